@@ -1,0 +1,27 @@
+"""stickslip: Coulomb friction and rigid contact as Lipschitz ODEs.
+
+Importing stickslip turns on JAX's float64 mode (``jax_enable_x64``): friction proxies move
+by F/K ~ 1e-5 m, which single precision cannot resolve.
+"""
+
+import jax as _jax
+
+_jax.config.update("jax_enable_x64", True)
+
+from . import errors, integrate, laws, nonsmooth, systems  # noqa: E402
+from ._version import __version__  # noqa: E402
+from .integrate import largest_stable_step, simulate, simulate_batch, stack_systems  # noqa: E402
+from .results import Results  # noqa: E402
+from .errors import (  # noqa: E402
+    InclusionError,
+    ModelError,
+    ParameterError,
+    SimulationError,
+    StickslipError,
+)
+
+__all__ = [
+    "__version__", "errors", "integrate", "laws", "nonsmooth", "systems",
+    "simulate", "simulate_batch", "stack_systems", "largest_stable_step", "Results",
+    "StickslipError", "ParameterError", "ModelError", "InclusionError", "SimulationError",
+]

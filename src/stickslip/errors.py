@@ -1,0 +1,50 @@
+"""The exceptions stickslip raises.
+
+Every error a user can cause is a :class:`StickslipError`. Messages follow one form: what is
+wrong (naming the parameter, body, joint or time), the offending value, and how to fix it::
+
+    `LuGre.mud` must be <= `LuGre.mus`; got mud=0.3, mus=0.2. Lower mud or raise mus.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "StickslipError",
+    "ParameterError",
+    "ModelError",
+    "InclusionError",
+    "SimulationError",
+]
+
+
+class StickslipError(Exception):
+    """Base class of every error stickslip raises on purpose."""
+
+
+class ParameterError(StickslipError, ValueError):
+    """A parameter has a value outside its allowed range (or is not finite)."""
+
+
+class ModelError(StickslipError, ValueError):
+    """A model is inconsistent: topology, degrees of freedom, redundancy, assembly."""
+
+
+class InclusionError(StickslipError, ValueError):
+    """A differential inclusion falls outside what SPEC §4's procedure can convert."""
+
+
+class SimulationError(StickslipError, RuntimeError):
+    """A run failed: it diverged, produced non-finite numbers, or a step could not be taken.
+
+    Attributes
+    ----------
+    time:
+        The simulation time [s] at (or just before) the failure, when known.
+    state:
+        A mapping of state names to their last finite values, when known.
+    """
+
+    def __init__(self, message: str, *, time: float | None = None, state: dict | None = None):
+        super().__init__(message)
+        self.time = time
+        self.state = state

@@ -1,0 +1,68 @@
+"""Fixed-step explicit Runge–Kutta integration as one jitted ``lax.scan``."""
+
+from __future__ import annotations
+
+import functools
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+from ._tableaus import FIXED_STEP_METHODS, ButcherTableau
+
+__all__ = ["rk_step", "solve_fixed_step", "solve_fixed_step_batch"]
+
+_STATIC = ("static", "method", "n_sub", "n_out")
+
+
+def rk_step(vector_field, tableau: ButcherTableau, t, x, dt):
+    """One explicit Runge–Kutta step of `tableau` (stages unrolled at trace time)."""
+    ks = []
+    for ci, row in zip(tableau.c, tableau.a):
+        xi = x
+        for aij, kj in zip(row, ks):
+            if aij != 0.0:
+                xi = xi + (dt * aij) * kj
+        ks.append(vector_field(t + ci * dt, xi))
+    increment = sum(bi * ki for bi, ki in zip(tableau.b, ks) if bi != 0.0)
+    return x + dt * increment
+
+
+def _integrate(dynamic, static, t0, x0, dt, method, n_sub, n_out):
+    system = eqx.combine(dynamic, static)
+    tableau = FIXED_STEP_METHODS[method]
+
+    def one_output(x, i_out):
+        def body(j, x):
+            t = t0 + (i_out * n_sub + j) * dt
+            return rk_step(system.vector_field, tableau, t, x, dt)
+        x = jax.lax.fori_loop(0, n_sub, body, x)   # unrolling measured 4x slower on CPU
+        return x, x
+
+    _, xs = jax.lax.scan(one_output, x0, jnp.arange(n_out))
+    xs = jnp.concatenate([x0[None], xs])
+    ts = t0 + jnp.arange(n_out + 1) * (n_sub * dt)
+    outputs = jax.vmap(system.outputs)(ts, xs)
+    return xs, outputs
+
+
+@functools.partial(jax.jit, static_argnames=_STATIC)
+def solve_fixed_step(dynamic, static, t0, x0, dt, *, method: str, n_sub: int, n_out: int):
+    """Integrate from (t0, x0): `n_out` outputs, each `n_sub` steps of size `dt` apart.
+
+    `dynamic`/`static` are the system split by ``eqx.partition(system, eqx.is_array)``.
+    Returns ``(xs, outputs)``: states of shape (n_out + 1, n_states), the initial state
+    first, and the system's extra channels at the same instants. Times are
+    ``t0 + k·n_sub·dt``, computed from the step index so they do not drift.
+    """
+    return _integrate(dynamic, static, t0, x0, dt, method, n_sub, n_out)
+
+
+@functools.partial(jax.jit, static_argnames=_STATIC)
+def solve_fixed_step_batch(dynamic, static, t0, x0, dt, *, method: str, n_sub: int,
+                           n_out: int):
+    """`solve_fixed_step` for a stacked batch: every array leaf of `dynamic` and `x0` has a
+    leading member axis. One compile for the whole batch."""
+    run = functools.partial(_integrate, static=static, t0=t0, dt=dt, method=method,
+                            n_sub=n_sub, n_out=n_out)
+    return jax.vmap(lambda d, x: run(d, x0=x))(dynamic, x0)

@@ -1,0 +1,21 @@
+"""Friction and contact laws behind one interface (DESIGN.md, "Laws").
+
+Friction: :class:`CoulombODE` (SPEC §2, eq. 9), :class:`LuGre` (SPEC §8) and the smoothed
+baseline :class:`TanhCoulomb`. Contact: :class:`UnilateralODE` (SPEC §3, eq. 15) and the
+penalty baselines :class:`KelvinVoigt`, :class:`HuntCrossley`. The contact tuning guide
+(restitution and penetration of `UnilateralODE`) is :mod:`stickslip.laws.contact_tuning`.
+"""
+
+from . import contact_tuning as contact_tuning
+from ._base import AbstractContactLaw as AbstractContactLaw
+from ._base import AbstractFrictionLaw as AbstractFrictionLaw
+from ._base import AbstractLaw as AbstractLaw
+from ._coulomb import CoulombODE as CoulombODE
+from ._lugre import LuGre as LuGre
+from ._penalty import HuntCrossley as HuntCrossley
+from ._penalty import KelvinVoigt as KelvinVoigt
+from ._regularised import TanhCoulomb as TanhCoulomb
+from ._unilateral import UnilateralODE as UnilateralODE
+
+ALL_LAWS = (CoulombODE, LuGre, TanhCoulomb, UnilateralODE, KelvinVoigt, HuntCrossley)
+"""Every law class, for the conformance suite and the docs."""

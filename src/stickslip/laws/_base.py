@@ -1,0 +1,134 @@
+"""The law interface every friction and contact model implements (DESIGN.md, "Laws").
+
+A *law* turns an input — a sliding velocity for friction, a gap for contact — into a force,
+possibly carrying a small internal state (Kikuuwe's proxy ``a`` or ``e``, LuGre's bristle
+``z``). Laws are immutable ``equinox.Module`` objects, so they are JAX pytrees: stack many for
+``vmap``, differentiate through their parameters, pass them into ``jit``.
+
+Contract for a new law (one class in one file, plus a re-export and a conformance entry):
+
+* ``n_states`` (class variable): rows of internal state; ``state_names`` names them.
+* ``parameter_rules`` (class variable): ``{field: "positive" | "nonnegative" | "finite"}``;
+  concrete values are checked at construction (traced values are skipped) and a bad one
+  raises :class:`~stickslip.errors.ParameterError` naming the law, the field and the fix.
+  Extra cross-field checks go in the final class's ``__check_init__``.
+* ``force_and_rate(...)``: pure ``jax.numpy``; returns ``(force, state_rate)``.
+  The force is the one **the law applies to the body** whose input it was given: friction
+  opposes the sliding velocity, contact pushes the body out of the wall (≥ 0 along the
+  gap's normal for the non-adhesive laws).
+  The state has shape ``(n_states, *input.shape)`` and its rate has the same shape.
+* ``linear_modes(mass, ...)``: eigenvalues [1/s] of the law coupled to a point mass in each
+  of its regimes; :func:`stickslip.simulate` uses them to reject fixed steps that are too
+  large for the stiffness.
+* ``example()`` (classmethod): a representative instance, used by the conformance suite.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from typing import Any, ClassVar
+
+import equinox as eqx
+import jax.numpy as jnp
+import numpy as np
+
+from .._validation import check_finite, check_nonnegative, check_positive
+from .._validation import is_traced as _is_tracer
+
+__all__ = ["AbstractLaw", "AbstractFrictionLaw", "AbstractContactLaw", "as_parameter"]
+
+_RULES = {"positive": check_positive, "nonnegative": check_nonnegative,
+          "finite": check_finite}
+
+
+def as_parameter(value: Any) -> Any:
+    """Convert a parameter to a float64 JAX array (None stays None; tracers pass through)."""
+    if value is None:
+        return None
+    return jnp.asarray(value, dtype=float)
+
+
+class AbstractLaw(eqx.Module):
+    """Base of all laws; see the module docstring for the contract."""
+
+    n_states: ClassVar[int]
+    state_names: ClassVar[tuple[str, ...]]
+    parameter_rules: ClassVar[dict[str, str]] = {}
+    parameter_help: ClassVar[dict[str, str]] = {}
+
+    def __check_init__(self) -> None:
+        name = type(self).__name__
+        for field, rule in self.parameter_rules.items():
+            value = getattr(self, field)
+            if value is not None:
+                hint = self.parameter_help.get(field, "")
+                _RULES[rule](name, field, value, hint)
+
+    def __repr__(self) -> str:
+        parts = []
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if value is None:
+                continue
+            arr = np.asarray(value) if not _is_tracer(value) else None
+            shown = (repr(float(arr)) if arr is not None and arr.ndim == 0
+                     else f"array{arr.shape}" if arr is not None else "traced")
+            parts.append(f"{field.name}={shown}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+    @classmethod
+    @abc.abstractmethod
+    def example(cls) -> "AbstractLaw":
+        """A representative instance (used by the conformance suite and the docs)."""
+
+    def initial_state(self, input_shape: tuple[int, ...] = ()) -> jnp.ndarray:
+        """Zero internal state for an input of shape `input_shape` (() for 1-D, (2,) for planar)."""
+        return jnp.zeros((self.n_states, *input_shape))
+
+    def linear_modes(self, mass: float, normal_force: float = 1.0) -> list[tuple[str, np.ndarray]]:
+        """Eigenvalues [1/s] of this law coupled to a point mass `mass` [kg], per regime.
+
+        Returns a list of ``(regime label, complex eigenvalues)``. The default is empty
+        (unknown); laws with stiff internal dynamics override it.
+        """
+        return []
+
+
+class AbstractFrictionLaw(AbstractLaw):
+    """A friction law: sliding velocity and normal force in, friction force out."""
+
+    @abc.abstractmethod
+    def force_and_rate(self, state: jnp.ndarray, velocity: jnp.ndarray,
+                       normal_force: jnp.ndarray) -> tuple[jnp.ndarray, jnp.ndarray]:
+        """Friction force on the body and the rate of the law's state.
+
+        Parameters
+        ----------
+        state: shape ``(n_states, *velocity.shape)``.
+        velocity: sliding velocity of the body relative to the surface [m/s] (or [rad/s]);
+            a scalar, or a vector for planar sliding.
+        normal_force: normal force pressing the surfaces together [N] (laws with a fixed
+            level ignore it).
+        """
+
+    @abc.abstractmethod
+    def level(self, normal_force: jnp.ndarray) -> jnp.ndarray:
+        """The static friction level: the largest |force| the law holds while stuck [N]."""
+
+
+class AbstractContactLaw(AbstractLaw):
+    """A contact law: gap (and its rate) in, normal contact force out."""
+
+    @abc.abstractmethod
+    def force_and_rate(self, state: jnp.ndarray, gap: jnp.ndarray,
+                       gap_rate: jnp.ndarray) -> tuple[jnp.ndarray, jnp.ndarray]:
+        """Normal contact force on the body (along the gap's normal) and the state rate.
+
+        Parameters
+        ----------
+        state: shape ``(n_states,)`` (per contact).
+        gap: signed distance to the wall [m]; negative means penetration (SPEC §3: the wall
+            occupies p ≤ 0).
+        gap_rate: its time derivative [m/s].
+        """

@@ -1,0 +1,94 @@
+"""The LuGre friction model (SPEC §8; Canudas de Wit et al. 1995)."""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar
+
+import equinox as eqx
+import jax.numpy as jnp
+import numpy as np
+
+from .._validation import check_at_most
+from ..nonsmooth import safe_norm
+from ._base import AbstractFrictionLaw, as_parameter
+
+__all__ = ["LuGre"]
+
+_G_FLOOR = 1e-12  # [m] smallest bristle deflection scale, guards N = 0 (no load, no bristles)
+
+
+class LuGre(AbstractFrictionLaw):
+    """LuGre bristle friction (SPEC §8, the MotionSolve composite element; Canudas de Wit 1995).
+
+    With v the sliding velocity and N the normal force::
+
+        F_c = mud·N,  F_s = mus·N                         (SPEC §8, with the [fix] F_s = mus·N)
+        g(v) = (F_c + (F_s − F_c)·exp(−(v/vs)²)) / k0
+        dz/dt = v − |v|·z / g(v)
+        force = −(k0·z + k1·dz/dt + k2·v)
+
+    LuGre is the comparison model of SPEC §2 Fig. 3: below the static level it still creeps
+    (drifts without bound under an oscillating load) — the behaviour `CoulombODE` removes.
+
+    Parameters (defaults are the tutorial's, SPEC §8)
+    ----------
+    mus: static friction coefficient μ_s [-] (0.3).
+    mud: dynamic (Coulomb) friction coefficient μ_d [-], ``mud <= mus`` (0.2).
+    vs: Stribeck velocity [m/s] (1e-3).
+    k0: bristle stiffness [N/m] (1e5).
+    k1: bristle damping [N·s/m] (√1e5).
+    k2: viscous friction coefficient [N·s/m] (0.4).
+
+    Notes
+    -----
+    For planar sliding (2-vector v) the isotropic form is used: |v| → ‖v‖, z a 2-vector.
+    """
+
+    mus: jnp.ndarray = eqx.field(converter=as_parameter, default=0.3)
+    mud: jnp.ndarray = eqx.field(converter=as_parameter, default=0.2)
+    vs: jnp.ndarray = eqx.field(converter=as_parameter, default=1e-3)
+    k0: jnp.ndarray = eqx.field(converter=as_parameter, default=1e5)
+    k1: jnp.ndarray = eqx.field(converter=as_parameter, default=math.sqrt(1e5))
+    k2: jnp.ndarray = eqx.field(converter=as_parameter, default=0.4)
+
+    n_states: ClassVar[int] = 1
+    state_names: ClassVar[tuple[str, ...]] = ("z",)
+    parameter_rules: ClassVar[dict[str, str]] = {
+        "mus": "nonnegative", "mud": "nonnegative", "vs": "positive", "k0": "positive",
+        "k1": "nonnegative", "k2": "nonnegative"}
+    parameter_help: ClassVar[dict[str, str]] = {
+        "mus": "Pass a static friction coefficient >= 0 (tutorial default 0.3).",
+        "mud": "Pass a dynamic friction coefficient >= 0 (tutorial default 0.2).",
+        "vs": "Pass a positive Stribeck velocity in m/s (tutorial default 1e-3).",
+        "k0": "Pass a positive bristle stiffness in N/m (tutorial default 1e5).",
+        "k1": "Pass a bristle damping >= 0 in N·s/m (tutorial default sqrt(1e5)).",
+        "k2": "Pass a viscous coefficient >= 0 in N·s/m (tutorial default 0.4).",
+    }
+
+    def __check_init__(self):
+        check_at_most("LuGre", "mud", self.mud, "mus", self.mus, "Lower mud or raise mus.")
+
+    @classmethod
+    def example(cls) -> "LuGre":
+        return cls()
+
+    def level(self, normal_force):
+        return self.mus * jnp.maximum(normal_force, 0.0)
+
+    def force_and_rate(self, state, velocity, normal_force):
+        z = state[0]
+        n = jnp.maximum(normal_force, 0.0)
+        speed = jnp.abs(velocity) if jnp.ndim(velocity) == 0 else safe_norm(velocity)[..., None]
+        f_c, f_s = self.mud * n, self.mus * n
+        g = (f_c + (f_s - f_c) * jnp.exp(-(speed / self.vs) ** 2)) / self.k0
+        z_rate = velocity - speed * z / jnp.maximum(g, _G_FLOOR)
+        force = -(self.k0 * z + self.k1 * z_rate + self.k2 * velocity)
+        return force, z_rate[None]
+
+    def linear_modes(self, mass, normal_force=1.0):
+        k0 = np.asarray(self.k0)
+        c = np.asarray(self.k1) + np.asarray(self.k2)
+        disc = np.sqrt(c ** 2 - 4 * mass * k0 + 0j)
+        return [("stick (M s² + (k1+k2) s + k0 = 0)",
+                 np.stack([(-c + disc) / (2 * mass), (-c - disc) / (2 * mass)]))]

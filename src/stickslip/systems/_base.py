@@ -1,0 +1,107 @@
+"""The system interface: one plain ODE ``ẋ = f(t, x)`` that every integrator runs.
+
+Contract for a system (an ``equinox.Module``; parameters that may vary in a batch are
+arrays, topology and callables are static):
+
+* ``state_names`` — the names of the state vector's components, in order; each becomes a
+  channel of the :class:`~stickslip.Results`.
+* ``initial_state()`` — the state at the start, a float64 vector.
+* ``vector_field(t, x)`` — pure ``jax.numpy``: the time derivative of the state.
+* ``outputs(t, x)`` — extra channels (forces, applied loads) as ``{name: scalar}``; pure.
+* ``units`` — ``{channel: unit}`` for states and outputs.
+* ``linear_modes()`` — ``[(label, eigenvalues [1/s])]`` of the stiff parts, per regime;
+  :func:`stickslip.simulate` rejects fixed steps outside the method's stability region.
+  The default linearises the vector field at the initial state.
+* ``parameters()`` — a flat ``{name: value}`` description for the Results metadata.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, Callable
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._validation import is_traced
+from ..errors import ParameterError
+from ..laws import AbstractLaw
+
+__all__ = ["AbstractSystem", "check_time_function", "law_parameters"]
+
+
+class AbstractSystem(eqx.Module):
+    """Base of all systems; see the module docstring for the contract."""
+
+    @property
+    @abc.abstractmethod
+    def state_names(self) -> tuple[str, ...]:
+        """Names of the state vector's components."""
+
+    @abc.abstractmethod
+    def initial_state(self) -> jnp.ndarray:
+        """State at the start of the run."""
+
+    @abc.abstractmethod
+    def vector_field(self, t: jnp.ndarray, x: jnp.ndarray) -> jnp.ndarray:
+        """dx/dt at time t [s]."""
+
+    def outputs(self, t: jnp.ndarray, x: jnp.ndarray) -> dict[str, jnp.ndarray]:
+        """Extra channels computed from (t, x); none by default."""
+        return {}
+
+    @property
+    def units(self) -> dict[str, str]:
+        return {}
+
+    def linear_modes(self) -> list[tuple[str, np.ndarray]]:
+        """Eigenvalues of the Jacobian of the vector field at the initial state."""
+        x0 = self.initial_state()
+        jac = jax.jacfwd(lambda x: self.vector_field(jnp.asarray(0.0), x))(x0)
+        return [("linearisation at the initial state", np.linalg.eigvals(np.asarray(jac)))]
+
+    def parameters(self) -> dict[str, Any]:
+        """Flat description of the parameters, for the Results metadata."""
+        out = {}
+        for name, value in vars(self).items():
+            if isinstance(value, AbstractLaw):
+                out.update(law_parameters(name, value))
+            elif isinstance(value, (jax.Array, np.ndarray, float, int)) and not is_traced(value):
+                arr = np.asarray(value)
+                out[name] = arr.tolist()
+            elif callable(value):
+                out[name] = getattr(value, "__name__", type(value).__name__)
+        return out
+
+
+def law_parameters(prefix: str, law: AbstractLaw) -> dict[str, Any]:
+    """``{prefix.field: value}`` for a law's parameters, plus ``prefix`` = its class name."""
+    out: dict[str, Any] = {prefix: type(law).__name__}
+    for name, value in vars(law).items():
+        if value is not None and not is_traced(value):
+            out[f"{prefix}.{name}"] = np.asarray(value).tolist()
+    return out
+
+
+def check_time_function(owner: str, name: str, fn: Callable | None,
+                        shape: tuple[int, ...]) -> None:
+    """Evaluate `fn(0.0)` once on the host and check it returns finite numbers of `shape`."""
+    if fn is None:
+        return
+    if not callable(fn):
+        raise ParameterError(f"`{owner}.{name}` must be a callable of time t [s] written with "
+                             f"jax.numpy; got {type(fn).__name__}. Pass e.g. "
+                             f"`lambda t: 0.5 * jnp.sin(t)`.")
+    try:
+        value = np.asarray(fn(jnp.asarray(0.0)))
+    except Exception as exc:  # the user's function failed: say which one and why
+        raise ParameterError(f"`{owner}.{name}(t)` failed at t=0: {exc!r}. It must take the "
+                             "time t [s] and use jax.numpy (no float() or if on t).") from exc
+    if value.shape != shape:
+        what = "a scalar" if shape == () else f"an array of shape {shape}"
+        raise ParameterError(f"`{owner}.{name}(t)` must return {what}; got shape "
+                             f"{value.shape} at t=0.")
+    if not np.all(np.isfinite(value)):
+        raise ParameterError(f"`{owner}.{name}(t)` returned a non-finite value at t=0: {value}.")

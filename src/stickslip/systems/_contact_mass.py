@@ -1,0 +1,85 @@
+"""A point mass above a rigid wall, under gravity (SPEC §3, eq. 16)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import equinox as eqx
+import jax.numpy as jnp
+import numpy as np
+
+from .._validation import check_finite, check_nonnegative, check_positive
+from ..errors import ParameterError
+from ..laws import AbstractContactLaw
+from ..laws._base import as_parameter
+from ._base import AbstractSystem, check_time_function
+
+__all__ = ["ContactMass"]
+
+
+def _zero_force(t):
+    return jnp.zeros_like(t)
+
+
+class ContactMass(AbstractSystem):
+    """A mass moving along p above a rigid wall at p ≤ 0, under gravity (SPEC §3, eq. 16).
+
+    ``M dv/dt = force(t) + f − M g``,  ``dp/dt = v``, plus the contact law's state rows,
+    where ``f`` ≥ 0 is the contact force on the mass (eq. 15b for `UnilateralODE`).
+
+    Parameters
+    ----------
+    M: mass [kg] > 0.
+    law: any contact law (`UnilateralODE`, `KelvinVoigt`, `HuntCrossley`).
+    g: gravitational acceleration towards the wall [m/s²] (default 9.81; 0 for none).
+    p0, v0: initial height above the wall [m] and velocity [m/s] (default 0, 0).
+    force: extra applied force [N] along +p as a callable of t (default none).
+
+    Channels: ``p`` [m], ``v`` [m/s], ``f`` contact force on the mass [N], ``fe`` [N], and
+    the law's state (``e`` for UnilateralODE) [m].
+    """
+
+    M: jnp.ndarray = eqx.field(converter=as_parameter)
+    law: AbstractContactLaw
+    g: jnp.ndarray = eqx.field(converter=as_parameter, default=9.81)
+    p0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
+    v0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
+    force: Callable = _zero_force
+
+    def __check_init__(self):
+        check_positive("ContactMass", "M", self.M, "Pass the mass in kg (> 0).")
+        check_nonnegative("ContactMass", "g", self.g,
+                          "Pass the gravitational acceleration towards the wall (e.g. 9.81).")
+        check_finite("ContactMass", "p0", self.p0)
+        check_finite("ContactMass", "v0", self.v0)
+        if not isinstance(self.law, AbstractContactLaw):
+            raise ParameterError(
+                f"`ContactMass.law` must be a contact law (UnilateralODE, KelvinVoigt, "
+                f"HuntCrossley); got {type(self.law).__name__}. Friction laws go in "
+                "FrictionMass.")
+        check_time_function("ContactMass", "force", self.force, ())
+
+    @property
+    def state_names(self):
+        return ("p", "v", *self.law.state_names)
+
+    @property
+    def units(self):
+        return {"p": "m", "v": "m/s", "f": "N", "fe": "N", "e": "m"}
+
+    def initial_state(self):
+        return jnp.concatenate([jnp.stack([self.p0, self.v0]),
+                                jnp.zeros(self.law.n_states)])
+
+    def vector_field(self, t, x):
+        f, law_rate = self.law.force_and_rate(x[2:], x[0], x[1])
+        acc = (self.force(t) + f) / self.M - self.g                 # eq. 16, first row
+        return jnp.concatenate([jnp.stack([x[1], acc]), law_rate])
+
+    def outputs(self, t, x):
+        f, _ = self.law.force_and_rate(x[2:], x[0], x[1])
+        return {"f": f, "fe": self.force(t)}
+
+    def linear_modes(self):
+        return [(f"{type(self.law).__name__} {label}", eig)
+                for label, eig in self.law.linear_modes(np.asarray(self.M))]

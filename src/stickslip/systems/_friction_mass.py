@@ -1,0 +1,99 @@
+"""A point mass with friction under an applied force (SPEC §2, eq. 10)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import equinox as eqx
+import jax.numpy as jnp
+import numpy as np
+
+from .._validation import check_finite, check_nonnegative, check_positive
+from ..errors import ParameterError
+from ..laws import AbstractFrictionLaw
+from ..laws._base import as_parameter
+from ._base import AbstractSystem, check_time_function
+
+__all__ = ["FrictionMass"]
+
+
+def _zero_force(t):
+    return jnp.zeros_like(t)
+
+
+class FrictionMass(AbstractSystem):
+    """A mass on a rough surface pushed by ``force(t)`` (SPEC §2, eq. 10 for `CoulombODE`).
+
+    ``M dv/dt = force(t) + f``,  ``dp/dt = v``, plus the friction law's own state rows,
+    where ``f`` is the friction force on the mass from `law` (``−K·sat(F/K, a + βv)`` for
+    `CoulombODE`, eq. 9-10).
+
+    Parameters
+    ----------
+    M: mass [kg] > 0.
+    law: any friction law (`CoulombODE`, `LuGre`, `TanhCoulomb`, …).
+    force: applied force f_e [N] as a callable of t [s] written with ``jax.numpy``
+        (default none).
+    N: normal force [N] handed to the law (default 1): it sets `LuGre`'s levels
+        (F_s = mus·N) and the level of a ``CoulombODE(mu=...)``; a ``CoulombODE(F=...)``
+        uses its own F.
+    p0, v0: initial position [m] and velocity [m/s].
+
+    Channels: ``p`` [m], ``v`` [m/s], ``f`` friction force on the mass [N], ``fe`` applied
+    force [N], and the law's states (``a`` for CoulombODE, ``z`` for LuGre) [m].
+
+    Examples
+    --------
+    >>> import stickslip as ss, jax.numpy as jnp
+    >>> block = ss.systems.FrictionMass(M=1.0, law=ss.laws.CoulombODE(F=0.5, K=1e4, beta=1e-3),
+    ...                                 force=lambda t: 0.4 * jnp.ones_like(t))
+    >>> res = ss.simulate(block, 1.0, dt=1e-4, dt_out=1e-2)
+    >>> abs(res["p"][-1]) < 0.5 / 1e4   # 0.4 N < F = 0.5 N: it never moves more than F/K
+    True
+    """
+
+    M: jnp.ndarray = eqx.field(converter=as_parameter)
+    law: AbstractFrictionLaw
+    force: Callable = _zero_force
+    N: jnp.ndarray = eqx.field(converter=as_parameter, default=1.0)
+    p0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
+    v0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
+
+    def __check_init__(self):
+        check_positive("FrictionMass", "M", self.M, "Pass the mass in kg (> 0).")
+        check_nonnegative("FrictionMass", "N", self.N, "Pass the normal force in newtons.")
+        check_finite("FrictionMass", "p0", self.p0)
+        check_finite("FrictionMass", "v0", self.v0)
+        if not isinstance(self.law, AbstractFrictionLaw):
+            raise ParameterError(
+                f"`FrictionMass.law` must be a friction law (CoulombODE, LuGre, TanhCoulomb); "
+                f"got {type(self.law).__name__}. Contact laws go in ContactMass.")
+        check_time_function("FrictionMass", "force", self.force, ())
+
+    @property
+    def state_names(self):
+        return ("p", "v", *self.law.state_names)
+
+    @property
+    def units(self):
+        return {"p": "m", "v": "m/s", "f": "N", "fe": "N", "a": "m", "z": "m"}
+
+    def initial_state(self):
+        return jnp.concatenate([jnp.stack([self.p0, self.v0]),
+                                jnp.zeros(self.law.n_states)])
+
+    def _friction(self, x):
+        return self.law.force_and_rate(x[2:], x[1], self.N)
+
+    def vector_field(self, t, x):
+        f, law_rate = self._friction(x)
+        acc = (self.force(t) + f) / self.M                       # eq. 10, first row
+        return jnp.concatenate([jnp.stack([x[1], acc]), law_rate])
+
+    def outputs(self, t, x):
+        f, _ = self._friction(x)
+        return {"f": f, "fe": self.force(t)}
+
+    def linear_modes(self):
+        return [(f"{type(self.law).__name__} {label}", eig)
+                for label, eig in self.law.linear_modes(np.asarray(self.M), np.asarray(self.N))]
