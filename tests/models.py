@@ -1,0 +1,61 @@
+"""Shared test models: small systems built once and reused across test modules."""
+
+from __future__ import annotations
+
+import equinox as eqx
+import jax.numpy as jnp
+
+import stickslip as ss
+from stickslip.laws._base import as_parameter
+
+F_LEVEL = 0.5      # [N] friction level of the Fig. 3 block (SPEC §2)
+K_PROXY = 1e4      # [N/m]
+BETA = 1e-3        # [s]
+
+
+def fig3_force(t):
+    """SPEC §2 Fig. 3 style load: above F = 0.5 N for a moment, then oscillating below it."""
+    return jnp.where(t < 1.0, 0.6 * t,
+                     jnp.where(t < 2.0, 0.6 - 0.2 * (t - 1.0),
+                               0.4 + 0.08 * jnp.sin(4 * jnp.pi * (t - 2.0))))
+
+
+def sliding_block(law=None, force=fig3_force, M=1.0, **kw):
+    law = law if law is not None else ss.laws.CoulombODE(F=F_LEVEL, K=K_PROXY, beta=BETA)
+    return ss.systems.FrictionMass(M=M, law=law, force=force, **kw)
+
+
+class LinearOscillator(ss.systems.AbstractSystem):
+    """x'' = −ω² x, x(0) = 1, x'(0) = 0: exact solution cos(ωt) (a smooth order-test problem)."""
+
+    omega: jnp.ndarray = eqx.field(converter=as_parameter, default=2.0)
+
+    @property
+    def state_names(self):
+        return ("x", "xd")
+
+    def initial_state(self):
+        return jnp.array([1.0, 0.0])
+
+    def vector_field(self, t, x):
+        return jnp.stack([x[1], -self.omega ** 2 * x[0]])
+
+    def exact(self, t):
+        return jnp.cos(self.omega * t)
+
+
+class BlowUp(ss.systems.AbstractSystem):
+    """x' = x² from x(0) = 1: finite-time blow-up at t = 1."""
+
+    @property
+    def state_names(self):
+        return ("x",)
+
+    def initial_state(self):
+        return jnp.array([1.0])
+
+    def vector_field(self, t, x):
+        return x * x
+
+    def linear_modes(self):
+        return []
