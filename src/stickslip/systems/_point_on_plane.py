@@ -33,8 +33,9 @@ class PointOnPlane(AbstractSystem):
     Parameters
     ----------
     M: mass [kg] > 0.
-    friction: a friction law with ``mu=`` (default ``CoulombODE(mu=0.5, K=1e4, beta=1e-3)``;
-        K2, β2 of eq. 21).
+    friction: a friction law with ``mu=`` (default ``CoulombODE(mu=0.5, K=1e4, beta=2e-2)``,
+        K2, β2 of eq. 21: the stick mode is critically damped for M = 1 kg, see
+        :meth:`CoulombODE.tuned`).
     contact: a contact law (default ``UnilateralODE(K=1e5, beta=2e-3, alpha=1e-3)``;
         K1, β1, α of eq. 22).
     g: gravity [m/s²] along −z (default 9.81).
@@ -49,7 +50,7 @@ class PointOnPlane(AbstractSystem):
 
     M: jnp.ndarray = eqx.field(converter=as_parameter)
     friction: AbstractFrictionLaw = eqx.field(
-        default_factory=lambda: CoulombODE(mu=0.5, K=1e4, beta=1e-3))
+        default_factory=lambda: CoulombODE(mu=0.5, K=1e4, beta=2e-2))
     contact: AbstractContactLaw = eqx.field(
         default_factory=lambda: UnilateralODE(K=1e5, beta=2e-3, alpha=1e-3))
     g: jnp.ndarray = eqx.field(converter=as_parameter, default=9.81)
