@@ -371,7 +371,7 @@ def compile_inclusion(di: DifferentialInclusion, K: float | Mapping | None = Non
     if problems:
         raise InclusionError(_join(f"cannot compile {di.name} (SPEC §4)", problems))
 
-    _warn_split_reactions(frictions)
+    _warn_split_reactions(frictions, di.parameters)
 
     for c, n in zip(contacts, _names("e", len(contacts))):
         c.name = n
@@ -409,7 +409,7 @@ def _state_key(order, *exprs) -> tuple[int, ...]:
     return tuple(sorted(order[s] for s in symbols if s in order))
 
 
-def _warn_split_reactions(frictions):
+def _warn_split_reactions(frictions, parameters):
     by_theta: dict = {}
     for f in frictions:
         by_theta.setdefault(f.theta, []).append(f)
@@ -418,7 +418,7 @@ def _warn_split_reactions(frictions):
             continue
         for other in group[1:]:
             ratio = sp.simplify(other.chi / group[0].chi)
-            if ratio.is_number:
+            if ratio.free_symbols <= set(parameters) and not ratio.has(Dio):
                 warnings.warn(
                     f"Sgn({', '.join(map(str, theta))}) appears with bounds `{group[0].chi}` "
                     f"and `{other.chi}`, which differ by the constant factor {ratio}; they get "

@@ -251,6 +251,14 @@ class CompiledInclusion(AbstractSystem):
         cannot be found, the linearisation at the initial state is added.
         """
         prog = self.program
+        if np.ndim(self.x0) == 2:   # a stacked batch: the modes of every member
+            members = [jax.tree.map(lambda a, i=i: a[i] if eqx.is_array(a) else a, self)
+                       for i in range(np.shape(self.x0)[0])]
+            per_member = [member.linear_modes() for member in members]
+            if len({len(m) for m in per_member}) > 1:
+                return [mode for m in per_member for mode in m]
+            return [(label, np.concatenate([np.ravel(m[k][1]) for m in per_member]))
+                    for k, (label, _) in enumerate(per_member[0])]
         modes: list[tuple[str, np.ndarray]] = []
         unresolved = prog.inverse_masses is None
         if not unresolved:
