@@ -55,6 +55,7 @@ def test_two_blocks_compiled_equals_hand_written_over_the_five_second_run():
     assert rc["f_e1"].max() > 1.0 and np.ptp(rc["p1y"]) > 1e-3   # contacts and sliding happen
 
 
+@pytest.mark.slow
 def test_two_blocks_equal_with_other_parameters_and_per_instance_constants():
     laws = dict(contacts=tuple(ss.laws.UnilateralODE(K=K, beta=2e-3, alpha=1e-3)
                                for K in (1e5, 2e5, 1e5)),
