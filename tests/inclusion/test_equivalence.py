@@ -68,3 +68,32 @@ def test_two_blocks_equal_with_other_parameters_and_per_instance_constants():
         di, K={"dio": 1e5, "sgn": 1e4}, beta={"dio": 2e-3, "sgn": 2e-2}, alpha=1e-3,
         overrides={"e2": dict(K=2e5), "v1y - v2y": dict(K=2e4, beta=1e-2)})
     _assert_same_run(compiled, hand, 1.0)
+
+
+def _state_strategy(n):
+    from hypothesis import strategies as st
+
+    return st.lists(st.floats(-0.05, 0.05, allow_nan=False), min_size=n, max_size=n)
+
+
+@pytest.fixture(scope="module")
+def two_block_fields():
+    import equinox as eqx
+
+    compiled, hand = examples.two_blocks_conveyor(), ss.systems.TwoBlocksConveyor()
+    field = eqx.filter_jit(lambda s, x: s.vector_field(jnp.asarray(0.0), x))
+    return lambda x: (field(compiled, x), field(hand, x))
+
+
+def test_two_blocks_vector_fields_agree_at_arbitrary_states(two_block_fields):
+    # every regime (penetrating or not, stuck or sliding proxies) at random states
+    from hypothesis import given, settings
+
+    @settings(max_examples=60, deadline=None)
+    @given(_state_strategy(14))
+    def check(values):
+        x = jnp.asarray(values) * jnp.asarray([1.0] * 4 + [100.0] * 4 + [0.01] * 6)
+        ours, theirs = two_block_fields(x)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-9)
+
+    check()

@@ -66,6 +66,9 @@ class _Program:
         self.inverse_masses = _inverse_masses([t, xs, ps, us, fs, ss_], xs, rates,
                                               contacts, frictions)
 
+    def __repr__(self) -> str:
+        return f"<compiled program of {self.name!r}: states {list(self.state_names)}>"
+
     # --- display --------------------------------------------------------------------------
 
     def display(self, system: "CompiledInclusion"):

@@ -191,7 +191,8 @@ def bouncing_ball(m: float = 1.0, g: float = 9.81, height: float = 1.0, speed: f
 
         d/dt vx ∈ −Dio(wall − x)/m,      d/dt vh ∈ Dio(h)/m − g
 
-    Two contacts (Step 1 only): e1 for the floor, e2 for the wall. With α = β (the
+    Two contacts (Step 1 only): e1 for the wall (its gap involves x, the first state), e2
+    for the floor. With α = β (the
     default here) the contacts are elastic; smaller α lowers the restitution (Fig. 5).
     """
     x, h, vx, vh = sp.symbols("x h vx vh")
