@@ -11,7 +11,7 @@ Measures, for SPEC §5 example 2 (two blocks on a conveyor, eq. 23-26):
 
 Usage::
 
-    python benchmarks/inclusion_compile.py [--repeats 7] [--out benchmarks/results/inclusion_compile.md]
+    python benchmarks/inclusion_compile.py [--repeats 15] [--out benchmarks/results/inclusion_compile.md]
 
 Writes a markdown table (and prints it).
 """
@@ -60,7 +60,7 @@ def _trace_and_compile(system):
 
 def main(argv=None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--out", type=Path,
                         default=Path(__file__).parent / "results" / "inclusion_compile.md")
     args = parser.parse_args(argv)
