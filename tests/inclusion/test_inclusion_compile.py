@@ -195,3 +195,11 @@ def test_docstring_examples_run(module):
         warnings.simplefilter("ignore")
         result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+
+
+def test_units_of_proxies_are_inferred_and_channels_can_be_named():
+    units = examples.two_blocks_conveyor().units
+    assert units == ss.systems.TwoBlocksConveyor().units | {
+        f"f_{k}{i}": "N" for k in "ea" for i in (1, 2, 3)} | {
+        k: v for k, v in units.items() if k.startswith("f_")}
+    assert units["e2"] == "m" and units["a3"] == "m" and units["f_a1"] == "N"

@@ -60,7 +60,9 @@ class DifferentialInclusion:
     initial:
         ``{state symbol: value}`` at t = 0 (states left out start at 0).
     units:
-        ``{state symbol: unit}`` for the Results (optional).
+        ``{state symbol or channel name: unit}`` for the Results (optional). Units of the
+        added proxies ``e…``/``a…`` are inferred from their arguments' states (``a`` of a
+        slip in "m/s" is in "m"); name a force channel (``"f_e1": "N"``) to give its unit.
     name:
         A name for the system (shown in the printed ODE and the Results metadata).
 

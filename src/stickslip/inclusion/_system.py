@@ -52,7 +52,7 @@ class _Program:
         self.friction_channels = tuple(
             tuple(f"f_{f.name}{ax}" for ax in "xy") if f.planar else (f"f_{f.name}",)
             for f in frictions)
-        self.units = dict(di.units)
+        self.units = _units(di, contacts, frictions)
 
         t, xs, ps, us = self.time, list(self.user_states), list(self.parameter_symbols), \
             list(self.input_symbols)
@@ -108,6 +108,28 @@ class _Program:
         params = [(p, v) for p, v in zip(self.parameter_symbols,
                                           np.asarray(system.parameter_values).tolist())]
         return rows, definitions, constants, params, t
+
+
+def _common_unit(di, exprs) -> str | None:
+    units = {di.units.get(str(sym)) for e in exprs for sym in e.free_symbols
+             if sym in di.states}
+    return units.pop() if len(units) == 1 and None not in units else None
+
+
+def _units(di, contacts, frictions) -> dict[str, str]:
+    """The user's units plus those of the proxies: e_i has the unit of its gap ψ_i, a_j the
+    unit of its slip θ_j times seconds (eq. 9: a + β θ is a displacement)."""
+    out = {str(s): u for s, u in di.units.items()}
+    for c in contacts:
+        unit = _common_unit(di, [c.psi])
+        if unit and c.name not in out:
+            out[c.name] = unit
+    for f in frictions:
+        unit = _common_unit(di, f.theta)
+        if unit and unit.endswith("/s"):
+            for name in ([f.name + ax for ax in "xy"] if f.planar else [f.name]):
+                out.setdefault(name, unit[:-2])
+    return out
 
 
 def _lambdify(args, exprs):

@@ -82,9 +82,11 @@ def point_on_plane(M: float = 1.0, mu: float = 0.5, g: float = 9.81,
     else:
         e0 = 0.0
     initial = dict(zip((x, y, z, vx, vy, vz), (*p0, *v0)))
+    units = {**{n: "m" for n in "xyz"}, **{f"v{n}": "m/s" for n in "xyz"},
+             **{n: "N" for n in ("f_e", "f_ax", "f_ay", "fex", "fey", "fez")}}
     di = DifferentialInclusion([x, y, z, vx, vy, vz], rates,
                                parameters={Ms: M, mus: mu, gs: g}, inputs=inputs,
-                               initial=initial, name="point on a plane (eq. 19)")
+                               initial=initial, units=units, name="point on a plane (eq. 19)")
     if not compiled:
         return di
     return compile_inclusion(di, K=K, beta=beta, alpha=alpha, initial={"e": e0})
@@ -126,7 +128,9 @@ def two_blocks_conveyor(M1: float = 1.0, M2: float = 2.0, Ks: float = 100.0,
         list(states), rates,
         parameters={M1s: M1, M2s: M2, Kss: Ks, gs: g, us: u, mu1: mu[0], mu2: mu[1],
                     mu3: mu[2]},
-        initial=dict(zip(states, x0)), name="two blocks on a conveyor (eq. 23)")
+        initial=dict(zip(states, x0)), name="two blocks on a conveyor (eq. 23)",
+        units={**{str(s): "m" for s in states[:4]}, **{str(s): "m/s" for s in states[4:]},
+               **{f"f_{k}{i}": "N" for k in "ea" for i in (1, 2, 3)}})
     if not compiled:
         return di
     K, beta, alpha = _constants(contact, friction)
@@ -149,7 +153,8 @@ def belt_stick_slip(m: float = 1.0, k: float = 100.0, F: float = 5.0,
     di = DifferentialInclusion([x, v], [v, (-ks * x - Fs * Sgn(v - u)) / ms],
                                parameters={ms: m, ks: k, Fs: F},
                                inputs={u: _constant(belt_speed)},
-                               initial={x: x0, v: v0}, name="mass-spring on a moving belt")
+                               initial={x: x0, v: v0}, name="mass-spring on a moving belt",
+                               units={x: "m", v: "m/s", "u": "m/s", "f_a": "N"})
     if not compiled:
         return di
     f = {**_FRICTION, **(friction or {})}
@@ -178,7 +183,9 @@ def incline(slope: float = 0.3, mu: float = 0.5, m: float = 1.0, g: float = 9.81
     depth = m * g * float(sp.cos(slope)) / K["dio"]
     di = DifferentialInclusion([s, n, vs, vn], rates,
                                parameters={slope_s: slope, mus: mu, ms: m, gs: g},
-                               initial={n: -depth}, name="block on an incline")
+                               initial={n: -depth}, name="block on an incline",
+                               units={s: "m", n: "m", vs: "m/s", vn: "m/s", "f_e": "N",
+                                      "f_a": "N"})
     if not compiled:
         return di
     return compile_inclusion(di, K=K, beta=beta, alpha=alpha, initial={"e": depth})
@@ -201,7 +208,9 @@ def bouncing_ball(m: float = 1.0, g: float = 9.81, height: float = 1.0, speed: f
     di = DifferentialInclusion([x, h, vx, vh],
                                [vx, vh, -Dio(L - x) / ms, Dio(h) / ms - gs],
                                parameters={ms: m, gs: g, L: wall},
-                               initial={h: height, vx: speed}, name="bouncing ball")
+                               initial={h: height, vx: speed}, name="bouncing ball",
+                               units={x: "m", h: "m", vx: "m/s", vh: "m/s", "f_e1": "N",
+                                      "f_e2": "N"})
     if not compiled:
         return di
     return compile_inclusion(di, K=c["K"], beta=c["beta"], alpha=c["alpha"])
