@@ -11,7 +11,8 @@ Measures, for SPEC §5 example 2 (two blocks on a conveyor, eq. 23-26):
 
 Usage::
 
-    python benchmarks/inclusion_compile.py [--repeats 15] [--out benchmarks/results/inclusion_compile.md]
+    python benchmarks/inclusion_compile.py [--repeats 15] \
+        [--out benchmarks/results/inclusion_compile.md]
 
 Writes a markdown table (and prints it).
 """

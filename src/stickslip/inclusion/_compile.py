@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
-from typing import Any, Mapping
+from typing import Mapping
 
 import sympy as sp
 
@@ -465,10 +465,12 @@ def _match_key(key, contacts, frictions, di):
 def _constants(contacts, frictions, K, beta, alpha, overrides, di) -> dict[str, dict]:
     out: dict[str, dict] = {}
     for c in contacts:
-        out[c.name] = {"K": _family_value(K, "dio", "K"), "beta": _family_value(beta, "dio", "beta"),
+        out[c.name] = {"K": _family_value(K, "dio", "K"),
+                       "beta": _family_value(beta, "dio", "beta"),
                        "alpha": _family_value(alpha, "dio", "alpha")}
     for f in frictions:
-        out[f.name] = {"K": _family_value(K, "sgn", "K"), "beta": _family_value(beta, "sgn", "beta")}
+        out[f.name] = {"K": _family_value(K, "sgn", "K"),
+                       "beta": _family_value(beta, "sgn", "beta")}
     families = {c.name: "dio" for c in contacts} | {f.name: "sgn" for f in frictions}
     problems = []
     for key, value in (overrides or {}).items():

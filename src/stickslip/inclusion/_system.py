@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import equinox as eqx
 import jax
@@ -12,7 +12,6 @@ import sympy as sp
 
 from .._validation import is_traced
 from ..errors import InclusionError, ParameterError
-from ..laws import CoulombODE, UnilateralODE
 from ..laws._base import as_parameter
 from ..systems import AbstractSystem
 from ..systems._base import law_parameters
@@ -95,13 +94,14 @@ class _Program:
             s = [sp.Symbol(f"s_{n}") for n in comps]
             for dummy, sym in zip(f.forces, s):
                 reps[dummy] = sym
+            theta = ", ".join(map(sp.sstr, f.theta))
+            note = (f"Step 2: replaces {sp.sstr(f.chi)}·Sgn("
+                    + (f"[{theta}])" if f.planar else f"{theta})"))
             if f.planar:
                 arg = sp.Matrix(a) + b * sp.Matrix(f.theta)
-                definitions.append((sp.Matrix(s), K * sat(chi / K, arg),
-                                    f"Step 2: replaces {sp.sstr(f.chi)}·Sgn([{', '.join(map(sp.sstr, f.theta))}])"))
+                definitions.append((sp.Matrix(s), K * sat(chi / K, arg), note))
             else:
-                definitions.append((s[0], K * sat(chi / K, a[0] + b * f.theta[0]),
-                                    f"Step 2: replaces {sp.sstr(f.chi)}·Sgn({sp.sstr(f.theta[0])})"))
+                definitions.append((s[0], K * sat(chi / K, a[0] + b * f.theta[0]), note))
             a_rows += [(ai, (si / K - ai) / b) for ai, si in zip(a, s)]
         rows = [(x, r.xreplace(reps)) for x, r in zip(self.user_states, self.rates)]
         rows += e_rows + a_rows
