@@ -12,6 +12,7 @@ import sympy as sp
 
 from .._validation import is_traced
 from ..errors import InclusionError, ParameterError
+from ..laws import CoulombODE, UnilateralODE
 from ..laws._base import as_parameter
 from ..systems import AbstractSystem
 from ..systems._base import law_parameters
@@ -199,6 +200,15 @@ class CompiledInclusion(AbstractSystem):
             raise ParameterError(f"`CompiledInclusion.x0` must have {n} values "
                                  f"({', '.join(self.program.state_names)}); got shape "
                                  f"{np.shape(self.x0)}.")
+        for field, kind, expected in (("contacts", UnilateralODE, self.program.contacts),
+                                      ("frictions", CoulombODE, self.program.frictions)):
+            laws = getattr(self, field)
+            if (not isinstance(laws, tuple) or len(laws) != len(expected)
+                    or not all(isinstance(law, kind) for law in laws)):
+                raise ParameterError(
+                    f"`CompiledInclusion.{field}` must be a tuple of {len(expected)} "
+                    f"{kind.__name__} (one per {'Dio' if kind is UnilateralODE else 'Sgn'} "
+                    f"instance: {[x.name for x in expected]}); got {laws!r}.")
         n_p = len(self.program.parameter_symbols)
         if not is_traced(self.parameter_values) and np.shape(self.parameter_values) != (n_p,):
             raise ParameterError(f"`CompiledInclusion.parameter_values` must have {n_p} "
