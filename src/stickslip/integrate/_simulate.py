@@ -245,7 +245,7 @@ def _initial(system, options):
     elif initial is not None:
         x0 = jnp.asarray(initial, dtype=float)
     else:
-        x0 = system.initial_state()
+        x0 = _initial_state(system)
     t0 = 0.0 if t0 is None else float(t0)
     n = len(system.state_names)
     if x0.shape != (n,):
@@ -254,6 +254,12 @@ def _initial(system, options):
     if not np.all(np.isfinite(np.asarray(x0))):
         raise ParameterError(f"`initial` state must be finite; got {np.asarray(x0)}.")
     return t0, x0
+
+
+@eqx.filter_jit
+def _initial_state(system):
+    """The system's initial state, compiled once per system structure (saves eager dispatch)."""
+    return system.initial_state()
 
 
 def _fixed_grid(t0, t_end, dt, dt_out):
