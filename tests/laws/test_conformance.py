@@ -77,16 +77,16 @@ def test_grad_through_parameters_is_finite(cls):
 
 
 @LAWS
-@pytest.mark.parametrize("bad", ["negative", "nan"])
+@pytest.mark.parametrize("bad", ["negative", "zero", "nan"])
 def test_each_parameter_rule_rejects_bad_values(cls, bad):
     law = cls.example()
     fields = {f.name: getattr(law, f.name) for f in dataclasses.fields(law)}
     for name, rule in cls.parameter_rules.items():
         if fields.get(name) is None:
             continue
-        value = {"negative": -1.0, "nan": float("nan")}[bad]
-        if rule == "finite" and bad == "negative":
-            continue
+        value = {"negative": -1.0, "zero": 0.0, "nan": float("nan")}[bad]
+        if (rule == "finite" and bad != "nan") or (rule == "nonnegative" and bad == "zero"):
+            continue     # allowed values for that rule
         kwargs = {k: float(v) for k, v in fields.items() if v is not None}
         kwargs[name] = value
         with pytest.raises(ss.ParameterError, match=rf"`{cls.__name__}\.{name}`"):
