@@ -75,6 +75,19 @@ def test_continuing_a_run_equals_one_run():
     np.testing.assert_allclose(second["p"], whole["p"][200:], rtol=1e-12, atol=1e-14)
 
 
+def test_parameter_change_between_segments_is_validated_and_continues():
+    block = sliding_block()
+    first = ss.simulate(block, 2.0, dt=1e-4, dt_out=1e-2)
+    stronger = block.replace(law=block.law.replace(F=1.0))
+    second = ss.simulate(stronger, 4.0, dt=1e-4, dt_out=1e-2, initial=first)
+    assert second["p"][0] == first["p"][-1]
+    assert np.abs(second["f"]).max() <= 1.0 and np.ptp(second["p"]) < 1.0 / 1e4
+    with pytest.raises(ss.ParameterError, match=r"`CoulombODE.F` must be >= 0"):
+        block.law.replace(F=-1.0)
+    with pytest.raises(ss.ParameterError, match=r"`FrictionMass.M` must be > 0"):
+        block.replace(M=0.0)
+
+
 def test_chunked_and_streamed_run_equals_single_call(tmp_path):
     block = sliding_block()
     whole = ss.simulate(block, 1.0, dt=1e-4, dt_out=1e-3)

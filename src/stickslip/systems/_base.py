@@ -62,6 +62,14 @@ class AbstractSystem(eqx.Module):
         jac = jax.jacfwd(lambda x: self.vector_field(jnp.asarray(0.0), x))(x0)
         return [("linearisation at the initial state", np.linalg.eigvals(np.asarray(jac)))]
 
+    def replace(self, **changes: Any) -> "AbstractSystem":
+        """A copy with some fields changed and validated again — e.g. to change a parameter
+        between run segments: ``ss.simulate(system.replace(law=new_law), t_end,
+        initial=previous_results)`` continues exactly from the previous run's last state."""
+        import dataclasses
+
+        return dataclasses.replace(self, **changes)
+
     def parameters(self) -> dict[str, Any]:
         """Flat description of the parameters, for the Results metadata."""
         out = {}
