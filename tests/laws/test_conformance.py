@@ -97,3 +97,14 @@ def test_each_parameter_rule_rejects_bad_values(cls, bad):
 def test_repr_shows_parameter_values(cls):
     text = repr(cls.example())
     assert text.startswith(cls.__name__ + "(") and "=" in text and "f64" not in text
+
+
+@pytest.mark.parametrize("cls", [c for c in ALL_LAWS if issubclass(c, ss.laws.AbstractContactLaw)],
+                         ids=lambda c: c.__name__)
+def test_contact_resting_state_is_an_equilibrium(cls):
+    law = cls.example()
+    for load in (0.0, 9.81, 250.0):
+        gap, state = law.resting_state(jnp.asarray(load))
+        force, rate = law.force_and_rate(state, gap, jnp.asarray(0.0))
+        assert float(force) == pytest.approx(load, rel=1e-12, abs=1e-12)
+        np.testing.assert_allclose(rate, 0.0, atol=1e-12)

@@ -141,3 +141,8 @@ class AbstractContactLaw(AbstractLaw):
             occupies p ≤ 0).
         gap_rate: its time derivative [m/s].
         """
+
+    @abc.abstractmethod
+    def resting_state(self, load: jnp.ndarray) -> tuple[jnp.ndarray, jnp.ndarray]:
+        """``(gap, state)`` at static equilibrium under a steady pressing `load` [N] ≥ 0,
+        so a host can start a body resting on the surface instead of dropping it."""
