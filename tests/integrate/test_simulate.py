@@ -75,6 +75,19 @@ def test_continuing_a_run_equals_one_run():
     np.testing.assert_allclose(second["p"], whole["p"][200:], rtol=1e-12, atol=1e-14)
 
 
+def test_parameter_change_between_segments_is_validated_and_continues():
+    block = sliding_block()
+    first = ss.simulate(block, 2.0, dt=1e-4, dt_out=1e-2)
+    stronger = block.replace(law=block.law.replace(F=1.0))
+    second = ss.simulate(stronger, 4.0, dt=1e-4, dt_out=1e-2, initial=first)
+    assert second["p"][0] == first["p"][-1]
+    assert np.abs(second["f"]).max() <= 1.0 and np.ptp(second["p"]) < 1.0 / 1e4
+    with pytest.raises(ss.ParameterError, match=r"`CoulombODE.F` must be >= 0"):
+        block.law.replace(F=-1.0)
+    with pytest.raises(ss.ParameterError, match=r"`FrictionMass.M` must be > 0"):
+        block.replace(M=0.0)
+
+
 def test_chunked_and_streamed_run_equals_single_call(tmp_path):
     block = sliding_block()
     whole = ss.simulate(block, 1.0, dt=1e-4, dt_out=1e-3)
@@ -160,3 +173,29 @@ def test_second_call_does_not_recompile():
     before = solve_fixed_step._cache_size()
     ss.simulate(sliding_block(M=3.0), 0.5, dt=1e-4, dt_out=1e-2)   # new values, same shapes
     assert solve_fixed_step._cache_size() == before
+
+
+class _LoopedOscillator(LinearOscillator):
+    trace_stages_once = True
+
+
+class _ProjectedOscillator(LinearOscillator):
+    """Keeps the energy x² + (ẋ/ω)² = 1 exactly by rescaling after every step."""
+
+    projects_after_step = True
+
+    def project(self, t, x):
+        scale = jnp.sqrt(x[0] ** 2 + (x[1] / self.omega) ** 2)
+        return x / scale
+
+
+def test_looped_stages_equal_unrolled_stages():
+    a = ss.simulate(LinearOscillator(), 2.0, dt=1e-2, dt_out=0.1, method="rk_gill")
+    b = ss.simulate(_LoopedOscillator(), 2.0, dt=1e-2, dt_out=0.1, method="rk_gill")
+    np.testing.assert_allclose(a["x"], b["x"], rtol=1e-13, atol=1e-15)
+
+
+def test_projection_runs_after_every_fixed_step():
+    res = ss.simulate(_ProjectedOscillator(), 5.0, dt=0.05, dt_out=0.05, method="euler")
+    energy = res["x"] ** 2 + (res["xd"] / 2.0) ** 2
+    np.testing.assert_allclose(energy, 1.0, rtol=1e-14)     # Euler alone would grow it

@@ -87,15 +87,11 @@ class PointOnPlane(AbstractSystem):
         return u
 
     def initial_state(self):
-        if self.p0 is None:   # resting on the plane: static penetration M g / K for eq. 15
-            depth = self.M * self.g / getattr(self.contact, "K", jnp.inf)
-            p0 = jnp.stack([0.0 * depth, 0.0 * depth, -depth])
-            e0 = depth if self.contact.n_states else None
+        if self.p0 is None:   # resting on the plane under its weight
+            gap, contact_state = self.contact.resting_state(self.M * self.g)
+            p0 = jnp.stack([jnp.zeros_like(gap), jnp.zeros_like(gap), gap])
         else:
-            p0, e0 = self.p0, None
-        contact_state = jnp.zeros(self.contact.n_states)
-        if e0 is not None:
-            contact_state = contact_state.at[0].set(e0)
+            p0, contact_state = self.p0, jnp.zeros(self.contact.n_states)
         return jnp.concatenate([p0, self.v0, contact_state,
                                 jnp.zeros(2 * self.friction.n_states)])
 
