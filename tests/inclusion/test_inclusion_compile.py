@@ -1,10 +1,8 @@
 """compile_inclusion: structure, determinism, overrides, printing, jit/vmap, light import."""
 
-import doctest
 import os
 import subprocess
 import sys
-import warnings
 
 import equinox as eqx
 import jax
@@ -183,18 +181,6 @@ def test_importing_stickslip_does_not_import_sympy():
     code = "import sys, stickslip; assert 'sympy' not in sys.modules; stickslip.inclusion.Sgn"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     subprocess.run([sys.executable, "-c", code], env=env, check=True)
-
-
-@pytest.mark.parametrize("module", ["_functions", "_inclusion", "_compile", "__init__"])
-def test_docstring_examples_run(module):
-    import importlib
-
-    name = "stickslip.inclusion" + ("" if module == "__init__" else f".{module}")
-    mod = importlib.import_module(name)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0
 
 
 def test_units_of_proxies_are_inferred_and_channels_can_be_named():
