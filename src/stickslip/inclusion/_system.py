@@ -234,8 +234,8 @@ class CompiledInclusion(AbstractSystem):
     def _evaluate(self, t, x):
         prog = self.program
         n, m = prog.n_user, len(prog.contacts)
-        xu = x[:n]
-        p = self.parameter_values
+        xu = [x[i] for i in range(n)]            # unpacked once, shared by the three stages
+        p = [self.parameter_values[i] for i in range(len(prog.parameter_symbols))]
         u = [jnp.asarray(fn(t), dtype=float) for fn in self.inputs]
         geometry = prog.geometry(t, xu, p, u) if prog.geometry else []
         forces, e_rates = [], []
