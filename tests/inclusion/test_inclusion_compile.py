@@ -189,3 +189,22 @@ def test_units_of_proxies_are_inferred_and_channels_can_be_named():
     assert {n: system.units[n] for n in system.state_names} == \
         {n: hand.units[n] for n in hand.state_names}          # e… and a… in m, inferred
     assert system.units["f_a1"] == "N"                          # a channel named by the user
+
+
+def test_named_instances_give_named_states_channels_and_override_keys():
+    x, v, h, w, m = sp.symbols("x v h w m")
+    rates = [v, w, -Dio(x, name="wall") / m - Sgn(v, name="air"),
+             Dio(h, name="floor") + Dio(x) - 1]        # Dio(x) again: the same instance
+    system = compile_inclusion(DI([x, h, v, w], rates, parameters={m: 1.0}),
+                               overrides={"floor": dict(K=2e5), "air": dict(beta=1e-2)})
+    assert system.state_names[4:] == ("e_wall", "e_floor", "a_air")
+    assert float(system.contacts[1].K) == 2e5 and float(system.frictions[0].beta) == 1e-2
+    out = system.outputs(jnp.asarray(0.0), system.initial_state())
+    assert set(out) == {"f_e_wall", "f_e_floor", "f_a_air"}
+    assert str(Sgn(-v, name="air")) == "-Sgn(v, name='air')"
+    with pytest.raises(ss.InclusionError, match="named both '(wall|door)' and"):
+        compile_inclusion(DI([x, v], [v, Dio(x, name="wall") + Dio(x, name="door")]))
+    with pytest.raises(ss.InclusionError, match="both named 'wall'"):
+        compile_inclusion(DI([x, v], [v, Dio(x, name="wall") + Dio(v, name="wall")]))
+    with pytest.raises(ss.InclusionError, match="identifier"):
+        Dio(x, name="a wall")

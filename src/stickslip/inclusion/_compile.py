@@ -29,7 +29,7 @@ import sympy as sp
 
 from ..errors import InclusionError
 from ..laws import CoulombODE, UnilateralODE
-from ._functions import Dio, Sgn, SgnComponent, is_dio, is_sgn
+from ._functions import Dio, Sgn, SgnComponent, is_dio, is_sgn, label_of
 from ._inclusion import DifferentialInclusion, _join
 
 __all__ = ["compile_inclusion", "DEFAULT_CONSTANTS"]
@@ -53,6 +53,7 @@ class _Contact:
     force: sp.Dummy
     name: str = ""
     first_seen: str = ""
+    label: str | None = None
 
 
 @dataclasses.dataclass
@@ -65,6 +66,7 @@ class _Friction:
     first_seen: str = ""
     used: set = dataclasses.field(default_factory=set)
     name: str = ""
+    label: str | None = None
 
     @property
     def planar(self) -> bool:
@@ -128,7 +130,18 @@ class _Analysis:
         if psi not in self.contacts:
             self.contacts[psi] = _Contact(psi, sp.Dummy(f"f{len(self.contacts) + 1}"),
                                           first_seen=where)
+        self._set_label(self.contacts[psi], label_of(dio), f"Dio({psi})", where)
         return self.contacts[psi].force
+
+    def _set_label(self, instance, label, shown, where):
+        if label is None or instance.label == label:
+            return
+        if instance.label is not None:
+            self.problems.append(
+                f"{where}: `{shown}` is named both '{instance.label}' and '{label}'; give one "
+                "instance one name.")
+            return
+        instance.label = label
 
     def _friction(self, sgn, cofactor, where):
         theta = tuple(sgn.theta) if isinstance(sgn, SgnComponent) else (sgn.args[0],)
@@ -175,6 +188,7 @@ class _Analysis:
                                             first_seen=where)
         friction = self.frictions[key]
         friction.used.add(component)
+        self._set_label(friction, label_of(sgn), f"{term}", where)
         return sign * friction.forces[component] / self._rewrite(denom, where)
 
 
@@ -229,8 +243,11 @@ def bound_problem(chi: sp.Expr, term: sp.Expr, where: str, di: DifferentialInclu
 
 # --- naming and constants -----------------------------------------------------------------
 
-def _names(prefix: str, count: int) -> list[str]:
-    return [prefix] if count == 1 else [f"{prefix}{i}" for i in range(1, count + 1)]
+def _names(prefix: str, instances) -> list[str]:
+    """``e`` (one instance), ``e1, e2, …`` (several), ``e_<label>`` for a labelled one."""
+    count = len(instances)
+    return [f"{prefix}_{inst.label}" if inst.label else prefix if count == 1 else
+            f"{prefix}{i}" for i, inst in enumerate(instances, start=1)]
 
 
 def _family_value(value, family: str, arg: str):
@@ -297,8 +314,9 @@ def compile_inclusion(di: DifferentialInclusion, K: float | Mapping | None = Non
     overrides:
         Per-instance constants ``{key: dict(K=..., beta=..., alpha=...)}`` (or a
         ``UnilateralODE`` / ``CoulombODE(mu=1, ...)``). A key is the instance's added state
-        name (``"e2"``, ``"a1"`` — its index), or its argument: the gap ψ of ``Dio(ψ)`` or
-        the slip θ of ``Sgn(θ)`` as a SymPy expression (or a string SymPy can parse).
+        name (``"e2"``, ``"a1"`` — its index), its label (``Dio(ψ, name="wall")`` →
+        ``"wall"``), or its argument: the gap ψ of ``Dio(ψ)`` or the slip θ of ``Sgn(θ)``
+        as a SymPy expression (or a string SymPy can parse).
     initial:
         ``{state: value}`` for any state, the added ``e_i``/``a_i`` included (by name or
         symbol); overrides ``di.initial``. Missing states start at 0.
@@ -373,10 +391,15 @@ def compile_inclusion(di: DifferentialInclusion, K: float | Mapping | None = Non
 
     _warn_split_reactions(frictions, di.parameters)
 
-    for c, n in zip(contacts, _names("e", len(contacts))):
+    for c, n in zip(contacts, _names("e", contacts)):
         c.name = n
-    for f, n in zip(frictions, _names("a", len(frictions))):
+    for f, n in zip(frictions, _names("a", frictions)):
         f.name = n
+    for group, what in ((contacts, "Dio"), (frictions, "Sgn")):
+        labels = [x.label for x in group if x.label]
+        for dup in sorted({lab for lab in labels if labels.count(lab) > 1}):
+            raise InclusionError(f"cannot compile {di.name}: two different {what} instances "
+                                 f"are both named '{dup}'; instance names must be unique.")
     taken = {str(s) for s in (*di.states, *di.parameters, *di.inputs)}
     if di.time is not None:
         taken.add(str(di.time))
@@ -433,6 +456,9 @@ def _match_key(key, contacts, frictions, di):
     names = {c.name: c for c in contacts} | {f.name: f for f in frictions}
     if isinstance(key, str) and key in names:
         return key
+    labels = {x.label: x.name for x in (*contacts, *frictions) if x.label}
+    if isinstance(key, str) and key in labels:
+        return labels[key]
     expr = key
     if isinstance(key, str):
         local = {str(s): s for s in (*di.states, *di.parameters, *di.inputs)}

@@ -7,10 +7,32 @@ them by the Lipschitz ODE laws (SPEC §4, Steps 1 and 2).
 
 from __future__ import annotations
 
+import re
+
 import sympy as sp
+from sympy.core.symbol import Str
 from sympy.matrices import MatrixBase
 
-__all__ = ["Sgn", "Dio", "SgnComponent", "sat", "is_sgn", "is_dio"]
+__all__ = ["Sgn", "Dio", "SgnComponent", "sat", "is_sgn", "is_dio", "label_of"]
+
+
+def _label(name) -> tuple:
+    """``()`` or ``(Str(name),)``: the optional instance label as a SymPy argument."""
+    if name is None:
+        return ()
+    if isinstance(name, Str):
+        return (name,)
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        from ..errors import InclusionError
+        raise InclusionError(f"an instance name must be an identifier such as 'wall'; got "
+                             f"{name!r}.")
+    return (Str(name),)
+
+
+def label_of(expr) -> str | None:
+    """The label given with ``name=`` to a Dio/Sgn instance, or None."""
+    last = expr.args[-1]
+    return last.name if isinstance(last, Str) else None
 
 
 class Dio(sp.Function):
@@ -21,6 +43,9 @@ class Dio(sp.Function):
     SPEC §4 replaces every distinct argument by a :class:`~stickslip.laws.UnilateralODE`
     force with its own proxy state ``e``.
 
+    ``Dio(gap, name="floor")`` labels the instance: its proxy state is then ``e_floor`` and
+    its force channel ``f_e_floor`` (instead of ``e1``, ``f_e1``).
+
     Examples
     --------
     >>> import sympy as sp
@@ -28,11 +53,21 @@ class Dio(sp.Function):
     >>> z = sp.Symbol("z")
     >>> Dio(z)
     Dio(z)
+    >>> Dio(z, name="floor").args[0]
+    z
     """
 
-    nargs = 1
+    nargs = (1, 2)
     is_real = True
     is_nonnegative = True
+
+    def __new__(cls, arg, name=None, **options):
+        return super().__new__(cls, arg, *_label(name), **options)
+
+    def _sympystr(self, printer):
+        label = label_of(self)
+        return "Dio(%s%s)" % (printer._print(self.args[0]),
+                              f", name='{label}'" if label else "")
 
     def _latex(self, printer):
         return r"\operatorname{dio}\left(%s\right)" % printer._print(self.args[0])
@@ -44,20 +79,21 @@ class Dio(sp.Function):
 class SgnComponent(sp.Function):
     """Component ``i`` of the planar ``sgn([θx, θy])`` (SPEC §1, eq. 1 with r = 2; eq. 19).
 
-    Arguments: ``(Tuple(θx, θy), i)``. Build it with ``Sgn(Matrix([θx, θy]))``, which
-    returns the 2-vector of both components.
+    Arguments: ``(Tuple(θx, θy), i[, label])``. Build it with ``Sgn(Matrix([θx, θy]))``,
+    which returns the 2-vector of both components.
     """
 
-    nargs = 2
+    nargs = (2, 3)
     is_real = True
 
     @classmethod
-    def eval(cls, theta, index):
+    def eval(cls, theta, index, *label):
         if not isinstance(theta, sp.Tuple) or len(theta) != 2:
-            raise TypeError("SgnComponent needs a Tuple of two components; use Sgn(Matrix([...])).")
+            raise TypeError("SgnComponent needs a Tuple of two components; use "
+                            "Sgn(Matrix([...])).")
         lead = theta[0] if theta[0] != 0 else theta[1]
         if lead.could_extract_minus_sign():
-            return -cls(sp.Tuple(*[-c for c in theta]), index)
+            return -cls(sp.Tuple(*[-c for c in theta]), index, *label)
         return None
 
     @property
@@ -74,7 +110,8 @@ class SgnComponent(sp.Function):
 
     def _sympystr(self, printer):
         inner = ", ".join(printer._print(c) for c in self.theta)
-        return "Sgn([%s])[%d]" % (inner, self.index)
+        label = label_of(self)
+        return "Sgn([%s]%s)[%d]" % (inner, f", name='{label}'" if label else "", self.index)
 
     def fdiff(self, argindex=1):  # pragma: no cover
         raise TypeError("Sgn is set-valued and has no derivative.")
@@ -91,6 +128,7 @@ class Sgn(sp.Function):
     contact force such as ``mu*Dio(z)``) and θ the sliding velocity; friction opposing the
     motion is ``-χ·Sgn(θ)``. Step 2 of SPEC §4 replaces each such term by a
     :class:`~stickslip.laws.CoulombODE` force with its own proxy state ``a``.
+    ``Sgn(v, name="belt")`` labels the instance (state ``a_belt``, channel ``f_a_belt``).
 
     Examples
     --------
@@ -103,10 +141,10 @@ class Sgn(sp.Function):
     (2, 1)
     """
 
-    nargs = 1
+    nargs = (1, 2)
     is_real = True
 
-    def __new__(cls, arg, **options):
+    def __new__(cls, arg, name=None, **options):
         if isinstance(arg, (list, tuple, MatrixBase)):
             comps = list(arg) if isinstance(arg, (list, tuple)) else list(sp.Matrix(arg))
             if len(comps) != 2:
@@ -116,16 +154,22 @@ class Sgn(sp.Function):
                     f"{len(comps)} components {comps}. Split a 3-D problem into a planar "
                     "tangential part and a normal part.")
             theta = sp.Tuple(*[sp.sympify(c) for c in comps])
-            return sp.Matrix([SgnComponent(theta, 0), SgnComponent(theta, 1)])
-        return super().__new__(cls, arg, **options)
+            label = _label(name)
+            return sp.Matrix([SgnComponent(theta, 0, *label), SgnComponent(theta, 1, *label)])
+        return super().__new__(cls, arg, *_label(name), **options)
 
     @classmethod
-    def eval(cls, arg):
+    def eval(cls, arg, *label):
         # sgn(-θ) = -sgn(θ) as sets: one canonical sign, so that action and reaction
         # (Sgn(v1 - v2) and Sgn(v2 - v1)) share one friction proxy.
         if arg.could_extract_minus_sign():
-            return -cls(-arg)
+            return -cls(-arg, *label)
         return None
+
+    def _sympystr(self, printer):
+        label = label_of(self)
+        return "Sgn(%s%s)" % (printer._print(self.args[0]),
+                              f", name='{label}'" if label else "")
 
     def _latex(self, printer):
         return r"\operatorname{sgn}\left(%s\right)" % printer._print(self.args[0])

@@ -198,19 +198,20 @@ def bouncing_ball(m: float = 1.0, g: float = 9.81, height: float = 1.0, speed: f
 
         d/dt vx ∈ −Dio(wall − x)/m,      d/dt vh ∈ Dio(h)/m − g
 
-    Two contacts (Step 1 only): e1 for the wall (its gap involves x, the first state), e2
-    for the floor. With α = β (the
+    Two labelled contacts (Step 1 only): proxies ``e_wall``, ``e_floor`` and forces
+    ``f_e_wall``, ``f_e_floor``. With α = β (the
     default here) the contacts are elastic; smaller α lowers the restitution (Fig. 5).
     """
     x, h, vx, vh = sp.symbols("x h vx vh")
     ms, gs, L = sp.symbols("m g L")
     c = {**_CONTACT, "alpha": _CONTACT["beta"], **(contact or {})}
     di = DifferentialInclusion([x, h, vx, vh],
-                               [vx, vh, -Dio(L - x) / ms, Dio(h) / ms - gs],
+                               [vx, vh, -Dio(L - x, name="wall") / ms,
+                                Dio(h, name="floor") / ms - gs],
                                parameters={ms: m, gs: g, L: wall},
                                initial={h: height, vx: speed}, name="bouncing ball",
-                               units={x: "m", h: "m", vx: "m/s", vh: "m/s", "f_e1": "N",
-                                      "f_e2": "N"})
+                               units={x: "m", h: "m", vx: "m/s", vh: "m/s",
+                                      "f_e_wall": "N", "f_e_floor": "N"})
     if not compiled:
         return di
     return compile_inclusion(di, K=c["K"], beta=c["beta"], alpha=c["alpha"])
