@@ -208,3 +208,13 @@ def test_named_instances_give_named_states_channels_and_override_keys():
         compile_inclusion(DI([x, v], [v, Dio(x, name="wall") + Dio(v, name="wall")]))
     with pytest.raises(ss.InclusionError, match="identifier"):
         Dio(x, name="a wall")
+
+
+def test_parameter_variants_reuse_the_compiled_run_without_retracing():
+    from stickslip.integrate._fixed_step import solve_fixed_step
+
+    system = examples.belt_stick_slip()
+    ss.simulate(system, 0.01, dt=1e-4)
+    before = solve_fixed_step._cache_size()
+    ss.simulate(system.with_parameters(F=4.0).with_initial(x=0.01), 0.01, dt=1e-4)
+    assert solve_fixed_step._cache_size() == before
