@@ -106,6 +106,8 @@ def test_defaults_mappings_and_overrides_set_the_law_constants():
         compile_inclusion(di, K={"contact": 1.0})
     with pytest.raises(ss.ParameterError, match="alpha"):
         compile_inclusion(di, alpha=1.0)           # alpha > beta: the law's own check
+    small = compile_inclusion(di, beta=5e-4, overrides={"e3": dict(beta=1e-4)})
+    assert [float(c.alpha) for c in small.contacts] == [2.5e-4, 2.5e-4, 5e-5]   # α = β/2
 
 
 def test_initial_values_of_added_states():

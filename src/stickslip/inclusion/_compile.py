@@ -40,7 +40,9 @@ DEFAULT_CONSTANTS: dict[str, dict[str, float]] = {
 }
 """Default law constants: Step 1 (``Dio``: K [N/m], β [s], α [s]) and Step 2 (``Sgn``:
 K [N/m], β [s]). They equal the defaults of the hand-written ``PointOnPlane`` and
-``TwoBlocksConveyor`` (critically damped stick mode for a 1 kg body)."""
+``TwoBlocksConveyor`` (critically damped stick mode for a 1 kg body). When α is not given
+for a contact it is half that contact's β (1e-3 s with the default β), so that a smaller β
+alone never breaks α ≤ β."""
 
 # discontinuous SymPy functions that may not multiply a Sgn (SPEC §4)
 _DISCONTINUOUS = (sp.sign, sp.Heaviside, sp.Piecewise, sp.floor, sp.ceiling, sp.frac,
@@ -310,7 +312,8 @@ def compile_inclusion(di: DifferentialInclusion, K: float | Mapping | None = Non
         Proxy time constant [s]: a number for every law, or ``{"dio": β_d, "sgn": β_s}``
         (default 2e-3 for contacts, 2e-2 for friction).
     alpha:
-        Contact low-pass time constant α [s], 0 < α ≤ β_d (default 1e-3).
+        Contact low-pass time constant α [s], 0 < α ≤ β_d (default β_d/2, i.e. 1e-3 with
+        the default β_d; α = β_d is elastic, smaller α more damped, SPEC §3 Fig. 5).
     overrides:
         Per-instance constants ``{key: dict(K=..., beta=..., alpha=...)}`` (or a
         ``UnilateralODE`` / ``CoulombODE(mu=1, ...)``). A key is the instance's added state
@@ -492,8 +495,9 @@ def _constants(contacts, frictions, K, beta, alpha, overrides, di) -> dict[str, 
     out: dict[str, dict] = {}
     for c in contacts:
         out[c.name] = {"K": _family_value(K, "dio", "K"),
-                       "beta": _family_value(beta, "dio", "beta"),
-                       "alpha": _family_value(alpha, "dio", "alpha")}
+                       "beta": _family_value(beta, "dio", "beta")}
+        if alpha is not None:
+            out[c.name]["alpha"] = _family_value(alpha, "dio", "alpha")
     for f in frictions:
         out[f.name] = {"K": _family_value(K, "sgn", "K"),
                        "beta": _family_value(beta, "sgn", "beta")}
@@ -512,6 +516,8 @@ def _constants(contacts, frictions, K, beta, alpha, overrides, di) -> dict[str, 
         out[target].update(_override_dict(key, value, families[target]))
     if problems:
         raise InclusionError(_join(f"cannot compile {di.name}", problems))
+    for c in contacts:                    # default α: half the contact's own β
+        out[c.name].setdefault("alpha", 0.5 * out[c.name]["beta"])
     return out
 
 

@@ -42,7 +42,8 @@ def _constant(value: float) -> Callable:
 def _constants(contact: Mapping | None, friction: Mapping | None):
     c = {**_CONTACT, **(contact or {})}
     f = {**_FRICTION, **(friction or {})}
-    return ({"dio": c["K"], "sgn": f["K"]}, {"dio": c["beta"], "sgn": f["beta"]}, c["alpha"])
+    alpha = (contact or {}).get("alpha", 0.5 * c["beta"])      # α = β/2 unless given
+    return ({"dio": c["K"], "sgn": f["K"]}, {"dio": c["beta"], "sgn": f["beta"]}, alpha)
 
 
 def point_on_plane(M: float = 1.0, mu: float = 0.5, g: float = 9.81,
