@@ -98,3 +98,24 @@ def test_two_blocks_vector_fields_agree_at_arbitrary_states(two_block_fields):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-9)
 
     check()
+
+
+def test_compiled_forces_respect_dio_and_the_friction_bound_at_arbitrary_states():
+    # SPEC §3-§4 invariants of the compiled laws: contact forces >= 0, |friction| <= χ
+    import equinox as eqx
+    from hypothesis import given, settings
+
+    system = examples.two_blocks_conveyor()
+    outputs = eqx.filter_jit(lambda s, x: s.outputs(jnp.asarray(0.0), x))
+    mus = {"f_a1": ("f_e1", 0.3), "f_a2": ("f_e2", 0.3), "f_a3": ("f_e3", 0.5)}
+
+    @settings(max_examples=60, deadline=None)
+    @given(_state_strategy(14))
+    def check(values):
+        x = jnp.asarray(values) * jnp.asarray([1.0] * 4 + [100.0] * 4 + [0.01] * 6)
+        out = {k: float(v) for k, v in outputs(system, x).items()}
+        for friction, (contact, mu) in mus.items():
+            assert out[contact] >= 0.0
+            assert abs(out[friction]) <= mu * out[contact] * (1 + 1e-12) + 1e-12
+
+    check()
