@@ -57,6 +57,16 @@ def test_two_blocks_compiled_equals_hand_written_over_the_figure_run():
 
 
 @pytest.mark.slow
+def test_two_blocks_with_stages_traced_once_equal_to_round_off():
+    compiled = ss.inclusion.compile_inclusion(examples.two_blocks_conveyor(compiled=False),
+                                              K={"dio": 1e5, "sgn": 1e4},
+                                              beta={"dio": 2e-3, "sgn": 2e-2},
+                                              trace_stages_once=True)
+    assert type(compiled).trace_stages_once
+    _assert_same_run(compiled, ss.systems.TwoBlocksConveyor(), 5.0)
+
+
+@pytest.mark.slow
 def test_two_blocks_equal_with_other_parameters_and_per_instance_constants():
     laws = dict(contacts=tuple(ss.laws.UnilateralODE(K=K, beta=2e-3, alpha=1e-3)
                                for K in (1e5, 2e5, 1e5)),
