@@ -20,6 +20,17 @@ from .errors import (  # noqa: E402
     StickslipError,
 )
 
+
+
+def __getattr__(name):
+    # `stickslip.inclusion` needs SymPy: imported on first use so `import stickslip` stays light
+    if name == "inclusion":
+        import importlib
+
+        return importlib.import_module(".inclusion", __name__)
+    raise AttributeError(f"module 'stickslip' has no attribute {name!r}")
+
+
 __all__ = [
     "__version__", "errors", "integrate", "laws", "nonsmooth", "systems",
     "simulate", "simulate_batch", "stack_systems", "largest_stable_step", "Results",
