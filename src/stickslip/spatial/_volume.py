@@ -1,0 +1,284 @@
+"""Contact volume of two convex polyhedra and the quantities SPEC §7 builds on it.
+
+* :func:`intersect` — the intersection polytope C of A and B as face polygons, each tagged
+  with the body it comes from (0 for A, 1 for B);
+* :func:`contact_geometry` — the normal (eq. 1–2), the contact plane through C's centroid,
+  its section polygon S, and Q, c of eq. 8–9 in closed form.
+
+Everything is in the world frame and in NumPy (host side): the contact force is a QP/LP per
+step (SPEC §7, DESIGN "Numerics").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._shapes import _area_vector, polyhedron_volume_centroid
+
+__all__ = ["Face", "ContactVolume", "ContactGeometry", "intersect", "clip_faces",
+           "contact_geometry", "normal_from_faces", "polygon_moments", "tangent_basis",
+           "skew"]
+
+EPS_V = 1e-12   # ε_v of eq. 2 (the paper's setting)
+
+
+@dataclass
+class ContactVolume:
+    """The intersection polytope C: face polygons (world frame [m]), their origin
+    (0: from body A, 1: from body B), outward unit normals and areas [m^2]."""
+
+    faces: list[np.ndarray]
+    origin: np.ndarray
+    normals: np.ndarray
+    areas: np.ndarray
+    volume: float
+    centroid: np.ndarray
+
+
+@dataclass
+class ContactGeometry:
+    """What the force computation needs from one contact volume (SPEC §7 steps 1–2)."""
+
+    volume: float            # [m^3]
+    normal: np.ndarray       # n_i, unit, from A towards B (eq. 1)
+    centroid: np.ndarray     # p_ig [m]
+    e1: np.ndarray           # in-plane basis, (n, e1, e2) right-handed
+    e2: np.ndarray
+    polygon: np.ndarray      # section polygon S vertices (L, 3) [m], counter-clockwise about n
+    Q: np.ndarray            # (6, 6) [m^2], eq. 9
+    c: np.ndarray            # (3, 6) [m^3], eq. 9
+    edge_normals: np.ndarray  # (L, 3) in-plane outward normals of S's edges
+    edge_offsets: np.ndarray  # (L,) distances of S's edges from p_ig [m] (>= 0)
+
+    @property
+    def nc(self) -> np.ndarray:
+        """nᵀ c (6,), the linear term of eq. 8."""
+        return self.normal @ self.c
+
+    @property
+    def r(self) -> np.ndarray:
+        """S's vertices relative to p_ig in the (e1, e2) frame, (L, 2) [m]."""
+        d = self.polygon - self.centroid
+        return np.column_stack([d @ self.e1, d @ self.e2])
+
+
+def skew(x: np.ndarray) -> np.ndarray:
+    """The cross-product matrix [x×] (eq. 7)."""
+    return np.array([[0.0, -x[2], x[1]], [x[2], 0.0, -x[0]], [-x[1], x[0], 0.0]])
+
+
+def clip_faces(faces: list[np.ndarray], origin: list[int], n: np.ndarray, d: float,
+               label: int, tol: float) -> tuple[list[np.ndarray], list[int]]:
+    """Clip a closed convex polyhedron (face polygons) by the half-space ``n·x <= d``.
+
+    The cut adds one cap face with outward normal `n`, tagged `label`.
+    """
+    svals = [pts @ n - d for pts in faces]
+    if max(s.max() for s in svals) <= tol:
+        return faces, origin                     # nothing to cut (also: a face on the plane)
+    if min(s.min() for s in svals) >= -tol:
+        return [], []                            # nothing left
+    out_faces, out_origin, cap = [], [], []
+    for pts, org, s in zip(faces, origin, svals):
+        if np.all(s <= tol):
+            out_faces.append(pts)
+            out_origin.append(org)
+            on = np.abs(s) <= tol
+            if on.any():
+                cap.append(pts[on])
+            continue
+        if np.all(s >= -tol):
+            on = np.abs(s) <= tol
+            if on.any():
+                cap.append(pts[on])
+            continue
+        kept = []
+        k = len(pts)
+        for i in range(k):
+            j = (i + 1) % k
+            si, sj = s[i], s[j]
+            if si <= tol:
+                kept.append(pts[i])
+                if si >= -tol:
+                    cap.append(pts[i][None])
+            if (si < -tol and sj > tol) or (si > tol and sj < -tol):
+                p = pts[i] + (si / (si - sj)) * (pts[j] - pts[i])
+                kept.append(p)
+                cap.append(p[None])
+        if len(kept) >= 3:
+            out_faces.append(np.array(kept))
+            out_origin.append(org)
+    if cap:
+        poly = _convex_polygon(np.concatenate(cap), n, tol)
+        if poly is not None:
+            out_faces.append(poly)
+            out_origin.append(label)
+    return out_faces, out_origin
+
+
+def _convex_polygon(points: np.ndarray, n: np.ndarray, tol: float) -> np.ndarray | None:
+    """Points on a plane with normal `n` → their convex polygon, counter-clockwise about n
+    (or None when it has no area)."""
+    e1, e2 = tangent_basis(n)
+    c = points.mean(axis=0)
+    uv = np.column_stack([(points - c) @ e1, (points - c) @ e2])
+    ang = np.arctan2(uv[:, 1], uv[:, 0])
+    order = np.argsort(ang)
+    pts, uv = points[order], uv[order]
+    keep = [0]
+    for i in range(1, len(pts)):
+        if np.linalg.norm(uv[i] - uv[keep[-1]]) > tol:
+            keep.append(i)
+    if len(keep) > 1 and np.linalg.norm(uv[keep[-1]] - uv[keep[0]]) <= tol:
+        keep.pop()
+    if len(keep) < 3:
+        return None
+    pts, uv = pts[keep], uv[keep]
+    # drop points that are not strict hull vertices (collinear or reflex from duplicates)
+    changed = True
+    while changed and len(pts) >= 3:
+        changed = False
+        k = len(pts)
+        for i in range(k):
+            a, b, cc = uv[i - 1], uv[i], uv[(i + 1) % k]
+            turn = (b[0] - a[0]) * (cc[1] - b[1]) - (b[1] - a[1]) * (cc[0] - b[0])
+            if turn <= tol * (np.linalg.norm(cc - a) + tol):
+                pts = np.delete(pts, i, axis=0)
+                uv = np.delete(uv, i, axis=0)
+                changed = True
+                break
+    if len(pts) < 3:
+        return None
+    return pts
+
+
+def tangent_basis(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """In-plane unit vectors (e1, e2) with (n, e1, e2) right-handed: e1 is world x projected
+    onto the plane (world y when n is close to x), e2 = n × e1."""
+    ref = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    e1 = ref - (ref @ n) * n
+    e1 /= np.linalg.norm(e1)
+    return e1, np.cross(n, e1)
+
+
+def _finish(faces: list[np.ndarray], origin: list[int], scale: float) -> ContactVolume | None:
+    if len(faces) < 4:
+        return None
+    av = np.array([_area_vector(p) for p in faces])
+    areas = np.linalg.norm(av, axis=1)
+    keep = areas > 1e-14 * scale * scale
+    faces = [f for f, k in zip(faces, keep) if k]
+    volume, centroid = polyhedron_volume_centroid(faces)
+    if volume <= 1e-15 * scale ** 3 or len(faces) < 4:
+        return None
+    return ContactVolume(faces, np.asarray(origin)[keep], av[keep] / areas[keep, None],
+                         areas[keep], volume, centroid)
+
+
+def intersect(faces_a: list[np.ndarray], planes_b: tuple[np.ndarray, np.ndarray],
+              scale: float) -> ContactVolume | None:
+    """C = A ∩ B for convex A (face polygons, world frame) and convex B (half-spaces
+    ``normals @ x <= offsets``). Faces kept from A are tagged 0, caps from B's planes 1.
+    Returns None when the volume is empty or has no volume."""
+    tol = 1e-12 * scale
+    faces, origin = list(faces_a), [0] * len(faces_a)
+    for n, d in zip(*planes_b):
+        faces, origin = clip_faces(faces, origin, n, d, 1, tol)
+        if len(faces) < 4:
+            return None
+    return _finish(faces, origin, scale)
+
+
+def normal_from_faces(volume: ContactVolume, eps_v: float = EPS_V) -> np.ndarray:
+    """n = norm(Σ_j sgn(P_j) S_j n_j), + for faces of A, − for faces of B (SPEC §7, eq. 1–2).
+    Zero when the sum is not larger than ε_v."""
+    sgn = np.where(volume.origin == 0, 1.0, -1.0)
+    p = (sgn * volume.areas) @ volume.normals
+    norm = np.linalg.norm(p)
+    return p / norm if norm > eps_v else np.zeros(3)
+
+
+def section_polygon(volume: ContactVolume, n: np.ndarray, point: np.ndarray,
+                    tol: float) -> np.ndarray | None:
+    """The polygon where the plane through `point` with normal `n` cuts C (CCW about n)."""
+    pts = []
+    for f in volume.faces:
+        s = (f - point) @ n
+        sn = np.roll(s, -1)
+        fn = np.roll(f, -1, axis=0)
+        on = np.abs(s) <= tol
+        if on.any():
+            pts.append(f[on])
+        cross = ((s < -tol) & (sn > tol)) | ((s > tol) & (sn < -tol))
+        if cross.any():
+            w = (s[cross] / (s[cross] - sn[cross]))[:, None]
+            pts.append(f[cross] + w * (fn[cross] - f[cross]))
+    if not pts:
+        return None
+    return _convex_polygon(np.concatenate(pts), n, tol)
+
+
+def polygon_moments(r: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """Area, first moment ∫ r dA and second moment ∫ r rᵀ dA of a planar polygon whose
+    vertices `r` (L, 3) are given relative to the moment origin (closed form, triangle fan)."""
+    a = r[0]
+    b, c = r[1:-1], r[2:]
+    cr = np.cross(b - a, c - a)
+    nrm = np.cross(r[1] - r[0], r[2] - r[0])
+    nrm = nrm / np.linalg.norm(nrm)
+    area_t = 0.5 * cr @ nrm
+    s = a + b + c
+    area = float(area_t.sum())
+    m1 = (area_t[:, None] * s).sum(axis=0) / 3.0
+    m2 = (np.einsum("t,ti,tj->ij", area_t, b, b) + np.einsum("t,ti,tj->ij", area_t, c, c)
+          + area_t.sum() * np.outer(a, a) + np.einsum("t,ti,tj->ij", area_t, s, s)) / 12.0
+    return area, m1, m2
+
+
+def contact_geometry(volume: ContactVolume, scale: float,
+                     eps_v: float = EPS_V) -> ContactGeometry | None:
+    """Normal (eq. 1–2), contact plane and section polygon, Q and c (eq. 8–9) of one
+    contact volume, in closed form.
+
+    Q = ∫_S J(p)ᵀ J(p) dA and c = ∫_S h(p) J(p) dA with J(p) = [1, −[(p − p_g)×]] (eq. 7, 9),
+    the sums over plane points read as integrals over the section polygon S. The depth h(p) is
+    the thickness of C along n through p, so c = ∫_{C'} J(proj x) dV over C' = C ∩ (S × ℝn),
+    a polyhedron volume integral. Returns None when the normal vanishes (eq. 2).
+    """
+    n = normal_from_faces(volume, eps_v)
+    if not np.any(n):
+        return None
+    tol = 1e-12 * scale
+    pg = volume.centroid
+    poly = section_polygon(volume, n, pg, tol)
+    if poly is None:
+        return None
+    e1, e2 = tangent_basis(n)
+    r = poly - pg
+    r = r - np.outer(r @ n, n)
+    poly = pg + r
+    area, m1, m2 = polygon_moments(r)
+    Q = np.zeros((6, 6))
+    Q[:3, :3] = area * np.eye(3)
+    Q[:3, 3:] = -skew(m1)
+    Q[3:, :3] = skew(m1)
+    Q[3:, 3:] = np.trace(m2) * np.eye(3) - m2
+    # edges of S: in-plane outward normals and their distances from p_g
+    edges = np.roll(r, -1, axis=0) - r
+    m = np.cross(edges, n)
+    m /= np.linalg.norm(m, axis=1)[:, None]
+    offsets = np.einsum("ij,ij->i", m, r)
+    # C' = C clipped by the prism over S (a no-op for a flat contact)
+    faces, origin = list(volume.faces), list(volume.origin)
+    for mj, dj in zip(m, offsets + m @ pg):
+        faces, origin = clip_faces(faces, origin, mj, dj, 2, tol)
+    vol_c, cen_c = polyhedron_volume_centroid(faces) if len(faces) >= 4 else (0.0, pg)
+    mom = vol_c * (cen_c - pg)
+    mom = mom - (mom @ n) * n                     # ∫ proj(x - p_g) dV
+    c = np.zeros((3, 6))
+    c[:, :3] = vol_c * np.eye(3)
+    c[:, 3:] = -skew(mom)
+    return ContactGeometry(volume.volume, n, pg, e1, e2, poly, Q, c, m,
+                           np.maximum(offsets, 0.0))
