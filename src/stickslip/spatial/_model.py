@@ -23,7 +23,7 @@ from ..results import Results
 from ._friction import (check_pyramid_sides, kinetic_correction, previous_kinetic,
                         previous_static, static_lp_feasible)
 from ._qp import solve_cone_qp
-from ._shapes import Polyhedron
+from ._shapes import Polyhedron, cross3
 from ._volume import ContactGeometry, contact_geometry, intersect, skew
 
 __all__ = ["Model", "BodyState", "ContactRecord"]
@@ -62,19 +62,25 @@ class ContactRecord:
 
 def quat_to_matrix(q: np.ndarray) -> np.ndarray:
     """Rotation matrices (..., 3, 3) of unit quaternions (..., 4) ordered (w, x, y, z)."""
-    w, x, y, z = np.moveaxis(q, -1, 0)
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
-    ], -2)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    R = np.empty(q.shape[:-1] + (3, 3))
+    R[..., 0, 0] = 1 - 2 * (y * y + z * z)
+    R[..., 0, 1] = 2 * (x * y - w * z)
+    R[..., 0, 2] = 2 * (x * z + w * y)
+    R[..., 1, 0] = 2 * (x * y + w * z)
+    R[..., 1, 1] = 1 - 2 * (x * x + z * z)
+    R[..., 1, 2] = 2 * (y * z - w * x)
+    R[..., 2, 0] = 2 * (x * z - w * y)
+    R[..., 2, 1] = 2 * (y * z + w * x)
+    R[..., 2, 2] = 1 - 2 * (x * x + y * y)
+    return R
 
 
 def _quat_rate(q: np.ndarray, w: np.ndarray) -> np.ndarray:
     """q̇ = ½ (0, ω) ⊗ q for world-frame angular velocity ω."""
     qw, qv = q[:, :1], q[:, 1:]
     dw = -np.einsum("ij,ij->i", w, qv)[:, None]
-    dv = w * qw + np.cross(w, qv)
+    dv = w * qw + cross3(w, qv)
     return 0.5 * np.concatenate([dw, dv], axis=1)
 
 
@@ -87,7 +93,7 @@ def _quat_exp_step(q: np.ndarray, w: np.ndarray, dt: float) -> np.ndarray:
     r = np.concatenate([[np.cos(angle / 2)], np.sin(angle / 2) * axis])
     w0, v0 = r[0], r[1:]
     w1, v1 = q[0], q[1:]
-    return np.concatenate([[w0 * w1 - v0 @ v1], w0 * v1 + w1 * v0 + np.cross(v0, v1)])
+    return np.concatenate([[w0 * w1 - v0 @ v1], w0 * v1 + w1 * v0 + cross3(v0, v1)])
 
 
 def _check_scalar(owner: str, name: str, value, *, positive: bool = False,
@@ -122,12 +128,21 @@ class Model:
     gravity: gravitational acceleration (3,) [m/s^2].
     k: penetration compensation gain k_i [1/s] (eq. 3); paper: 1000.
     lam: relaxation coefficient λ [-] of eq. 10 (paper: 0.001). Here it is made
-        dimensionless: the QP's regulariser is λ·diag(AᵀQA) (a Jacobi scaling), because the
-        paper does not give λ's units and λ = 0.001 in SI units with Q, c as area integrals
-        lets a kilogram-scale box sink through the ground.
+        dimensionless and acts on the components the normal pressure carries: the QP's
+        regulariser is λ·s_n (n nᵀ) on the force and λ·s_t (1 − n nᵀ) on the torque, s_n and
+        s_t the matching diagonal scale of AᵀQA (see docs/spatial.md for why: the paper gives
+        no units, λ = 0.001 in SI units lets a kilogram box sink, and regularising the
+        friction components makes a loaded box creep and rock).
     P: sides of the pyramid inscribed in the friction cone (>= 3); paper: 8.
     eps_v: threshold ε_v of the normalisation in eq. 2 and 32; paper: 1e-12.
     mu_s, mu_d: friction coefficients between bodies (the ground's come from `add_ground`).
+    kinetic_iterations: consistency passes after a kinetic correction (0 = the paper's
+        single pass): the slipping contacts' friction is fixed and eq. 16 re-solved for their
+        normal parts (f_n, τ_1, τ_2), then eq. 32–34 applied again. Without it the normal
+        pressure computed for a sticking contact stays in place after the friction drops,
+        and a pushed box rocks.
+    patch: the contact polygon S: "projection" (default; the contact volume projected onto
+        the contact plane) or "section" (the plane's section of the volume).
 
     Examples
     --------
@@ -142,13 +157,23 @@ class Model:
     """
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), *, k: float = 1000.0, lam: float = 1e-3,
-                 P: int = 8, eps_v: float = 1e-12, mu_s: float = 0.5, mu_d: float = 0.3):
+                 P: int = 8, eps_v: float = 1e-12, mu_s: float = 0.5, mu_d: float = 0.3,
+                 patch: str = "projection", kinetic_iterations: int = 2):
         self.gravity = _vec("Model", "gravity", gravity, 3)
         self.k = _check_scalar("Model", "k", k, positive=True)
         self.lam = _check_scalar("Model", "lam", lam, positive=True)
         self.P = check_pyramid_sides(P)
         self.eps_v = _check_scalar("Model", "eps_v", eps_v, positive=True)
         self.mu_s, self.mu_d = _check_mu("Model", mu_s, mu_d)
+        if patch not in ("projection", "section"):
+            raise ParameterError(f"`Model.patch` must be 'projection' or 'section'; got "
+                                 f"{patch!r}.")
+        self.patch = patch
+        self.lam_tilt = 0.0
+        if int(kinetic_iterations) != kinetic_iterations or kinetic_iterations < 0:
+            raise ParameterError(f"`Model.kinetic_iterations` must be an integer >= 0; got "
+                                 f"{kinetic_iterations!r}.")
+        self.kinetic_iterations = int(kinetic_iterations)
         self.bodies: list[_Body] = []
         self.ground: dict | None = None
 
@@ -267,21 +292,29 @@ class Model:
                 vol = intersect([va[f] for f in bod_a.shape.faces], (nb, db), scale)
             if vol is None:
                 continue
-            geo = contact_geometry(vol, scale, self.eps_v)
+            geo = contact_geometry(vol, scale, self.eps_v, self.patch)
             if geo is not None:
                 out.append((k, geo))
         return out
 
     # --- forces ------------------------------------------------------------------------------
+    def _mass_arrays(self):
+        key = len(self.bodies)
+        if getattr(self, "_mass_cache", (None,))[0] != key:
+            inertia = np.array([b.inertia for b in self.bodies])
+            self._mass_cache = (key, np.array([b.mass for b in self.bodies]), inertia,
+                                np.linalg.inv(inertia))
+        return self._mass_cache[1:]
+
     def _free_accel(self, X: np.ndarray, F: np.ndarray, T: np.ndarray):
         R = quat_to_matrix(X[:, 3:7])
-        inv_i = np.array([np.linalg.inv(b.inertia) for b in self.bodies])
-        Iw = R @ np.array([b.inertia for b in self.bodies]) @ np.swapaxes(R, 1, 2)
-        Iw_inv = R @ inv_i @ np.swapaxes(R, 1, 2)
+        mass, inertia, inv_i = self._mass_arrays()
+        Rt = np.swapaxes(R, 1, 2)
+        Iw = R @ inertia @ Rt
+        Iw_inv = R @ inv_i @ Rt
         w = X[:, 10:13]
-        mass = np.array([b.mass for b in self.bodies])
         acc = F / mass[:, None] + self.gravity
-        gyro = np.cross(w, np.einsum("bij,bj->bi", Iw, w))
+        gyro = cross3(w, np.einsum("bij,bj->bi", Iw, w))
         alpha = np.einsum("bij,bj->bi", Iw_inv, T - gyro)
         return acc, alpha, mass, Iw_inv
 
@@ -330,11 +363,18 @@ class Model:
             for mj, dj in zip(g.edge_normals, g.edge_offsets):         # p_n in S (24, 25)
                 row = np.zeros(6 * m)
                 row[6 * i:6 * i + 3] = -dj * g.normal
-                row[6 * i + 3:6 * i + 6] = np.cross(mj, g.normal)
+                row[6 * i + 3:6 * i + 6] = cross3(mj, g.normal)
                 rows.append(row)
         AQ = A.T @ Q
         Hq = AQ @ A
-        Hq[np.diag_indices_from(Hq)] *= 1.0 + self.lam                   # λ·diag(AᵀQA)
+        for i, (k, g) in enumerate(geos):                                # eq. 10's λ term
+            n = g.normal
+            Hf = Hq[6 * i:6 * i + 3, 6 * i:6 * i + 3]
+            Ht = Hq[6 * i + 3:6 * i + 6, 6 * i + 3:6 * i + 6]
+            tilt = np.eye(3) - np.outer(n, n)
+            Hq[6 * i:6 * i + 3, 6 * i:6 * i + 3] += self.lam * (n @ Hf @ n) * np.outer(n, n)
+            Hq[6 * i + 3:6 * i + 6, 6 * i + 3:6 * i + 6] += (self.lam_tilt * 0.5
+                                                             * np.trace(tilt @ Ht) * tilt)
         grad = AQ @ bvec - A.T @ cn                                      # eq. 16
         f = solve_cone_qp(Hq, grad, np.array(rows), x0)
         # friction: remove the friction components to find each contact's slip direction
@@ -344,39 +384,94 @@ class Model:
             f_normal[6 * i:6 * i + 3] = (fi @ g.normal) * g.normal
             f_normal[6 * i + 3:6 * i + 6] = ti - (ti @ g.normal) * g.normal
         v_trial = A @ f_normal + bvec
+        bases = [np.stack([g.normal, g.e1, g.e2]) for _, g in geos]
+        ws, sticks, dirs = [], [], []
+        for i, (k, g) in enumerate(geos):
+            fi, ti = f[6 * i:6 * i + 3], f[6 * i + 3:6 * i + 6]
+            ws.append(np.concatenate([bases[i] @ fi, bases[i] @ ti]))  # (f_n, f_1, f_2, τ_n, τ_1, τ_2)
+            vt = v_trial[6 * i:6 * i + 3]
+            om = v_trial[6 * i + 3:6 * i + 6]
+            vl = vt + cross3(om, g.polygon - g.centroid)               # slip at the vertices
+            vl2 = np.column_stack([vl @ g.e1, vl @ g.e2])
+            speed = np.linalg.norm(vl2, axis=1)
+            dirs.append(np.where(speed[:, None] > self.eps_v,
+                                 -vl2 / np.maximum(speed, 1e-300)[:, None], 0.0))
+        w_qp = [w.copy() for w in ws]
+
+        def judge(ws, slipping=()):
+            out_w, out_s = [], []
+            for i, (k, g) in enumerate(geos):
+                mu_s, mu_d = pairs[k][2], pairs[k][3]
+                w = ws[i]
+                if friction == "pyramid":
+                    stick = (i not in slipping
+                             and static_lp_feasible(w, g.r, mu_s, self.P, solver=lp_solver))
+                    if not stick:
+                        w = kinetic_correction(w, g.r, dirs[i], mu_d)     # eq. 32–34
+                else:
+                    stick = i not in slipping and previous_static(w, g.r, mu_s)
+                    if not stick:
+                        w = previous_kinetic(w, g.r, mu_d)
+                out_w.append(w)
+                out_s.append(stick)
+            return out_w, out_s
+
+        ws, sticks = judge(ws)
+        Hn = None
+        for _ in range(self.kinetic_iterations if not all(sticks) else 0):
+            # consistency pass: with the slipping contacts' friction fixed, re-solve eq. 16
+            # for their normal parts (f_n, τ_1, τ_2), then correct again
+            f0 = np.zeros(6 * m)
+            cols = []
+            for i, (k, g) in enumerate(geos):
+                if sticks[i]:
+                    cols += [6 * i + j for j in range(6)]
+                    continue
+                n, e1, e2 = bases[i]
+                f0[6 * i:6 * i + 3] = ws[i][1] * e1 + ws[i][2] * e2
+                f0[6 * i + 3:6 * i + 6] = ws[i][3] * n
+                cols.append((i, n, e1, e2))
+            Z = np.zeros((6 * m, sum(1 if isinstance(c, int) else 3 for c in cols)))
+            j = 0
+            for c in cols:
+                if isinstance(c, int):
+                    Z[c, j] = 1.0
+                    j += 1
+                else:
+                    i, n, e1, e2 = c
+                    Z[6 * i:6 * i + 3, j] = n
+                    Z[6 * i + 3:6 * i + 6, j + 1] = e1
+                    Z[6 * i + 3:6 * i + 6, j + 2] = e2
+                    j += 3
+            if Hn is None:
+                # slipping contacts: only the normal part of eq. 4's error (n·v_k − k h_k)
+                Qs = Q.copy()
+                for i, (k, g) in enumerate(geos):
+                    if not sticks[i]:
+                        Qs[6 * i:6 * i + 6, 6 * i:6 * i + 6] = g.Qn
+                AQs = A.T @ Qs
+                Hn = AQs @ A
+                Hn += Hq - AQ @ A                                        # the same λ terms
+                gn = AQs @ bvec - A.T @ cn
+            y0 = np.linalg.lstsq(Z, x0, rcond=None)[0]
+            y = solve_cone_qp(Z.T @ Hn @ Z, Z.T @ (Hn @ f0 + gn), np.array(rows) @ Z, y0)
+            f = f0 + Z @ y
+            ws = [np.concatenate([bases[i] @ f[6 * i:6 * i + 3], bases[i] @ f[6 * i + 3:6 * i + 6]])
+                  for i in range(m)]
+            ws, sticks = judge(ws, {i for i in range(m) if not sticks[i]})
         records = []
         for i, (k, g) in enumerate(geos):
-            a, b, mu_s, mu_d = pairs[k]
-            fi, ti = f[6 * i:6 * i + 3], f[6 * i + 3:6 * i + 6]
-            basis = np.stack([g.normal, g.e1, g.e2])
-            w = np.concatenate([basis @ fi, basis @ ti])    # (f_n, f_1, f_2, τ_n, τ_1, τ_2)
-            r = g.r
-            if friction == "pyramid":
-                stick = static_lp_feasible(w, r, mu_s, self.P, solver=lp_solver)
-            else:
-                stick = previous_static(w, r, mu_s)
-            if not stick:
-                if friction == "pyramid":
-                    vt = v_trial[6 * i:6 * i + 3]
-                    om = v_trial[6 * i + 3:6 * i + 6]
-                    rel = g.polygon - g.centroid
-                    vl = vt + np.cross(om, rel)                          # slip at the vertices
-                    vl2 = np.column_stack([vl @ g.e1, vl @ g.e2])
-                    speed = np.linalg.norm(vl2, axis=1)
-                    d = np.where(speed[:, None] > self.eps_v,
-                                 -vl2 / np.maximum(speed, 1e-300)[:, None], 0.0)
-                    w = kinetic_correction(w, r, d, mu_d)
-                else:
-                    w = previous_kinetic(w, r, mu_d)
-            fw, tw = basis.T @ w[:3], basis.T @ w[3:]
-            records.append(ContactRecord(k, g, f[6 * i:6 * i + 6].copy(),
-                                         np.concatenate([fw, tw]), bool(stick)))
+            a, b = pairs[k][0], pairs[k][1]
+            basis = bases[i]
+            fq = np.concatenate([basis.T @ w_qp[i][:3], basis.T @ w_qp[i][3:]])
+            fw, tw = basis.T @ ws[i][:3], basis.T @ ws[i][3:]
+            records.append(ContactRecord(k, g, fq, np.concatenate([fw, tw]), bool(sticks[i])))
             # force on B (+) and on A (−) at p_g, moved to the centres of mass (eq. 11)
             for body, sign in ((b, 1.0), (a, -1.0)):
                 if body < 0:
                     continue
                 Fc[body] += sign * fw
-                Tc[body] += sign * (tw + np.cross(g.centroid - X[body, :3], fw))
+                Tc[body] += sign * (tw + cross3(g.centroid - X[body, :3], fw))
         return Fc, Tc, records
 
     # --- simulation -----------------------------------------------------------------------

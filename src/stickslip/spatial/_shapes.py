@@ -85,7 +85,7 @@ class Polyhedron:
             p = self.vertices[f]
             for i in range(1, len(f) - 1):
                 a, b, c = p[0] - o, p[i] - o, p[i + 1] - o
-                vol = np.dot(a, np.cross(b, c)) / 6.0
+                vol = np.dot(a, cross3(b, c)) / 6.0
                 s = a + b + c
                 # ∫ x xᵀ over the tetrahedron (o, a, b, c)
                 second += vol / 20.0 * (np.outer(a, a) + np.outer(b, b) + np.outer(c, c)
@@ -182,22 +182,40 @@ def ConvexHull(points) -> Polyhedron:
 
 # --- polygon and polyhedron integrals ------------------------------------------------------
 
+def cross3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a × b over the last axis (3); much cheaper than ``np.cross`` for small arrays."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = a1 * b2 - a2 * b1
+    out[..., 1] = a2 * b0 - a0 * b2
+    out[..., 2] = a0 * b1 - a1 * b0
+    return out
+
+
+def next_rows(p: np.ndarray) -> np.ndarray:
+    """The rows of `p` shifted by one, cyclically (``np.roll(p, -1, axis=0)``)."""
+    return np.concatenate([p[1:], p[:1]])
+
+
 def _area_vector(p: np.ndarray) -> np.ndarray:
     """Newell's area vector ½ Σ p_i × p_{i+1} of a planar polygon (normal × area)."""
-    return 0.5 * np.cross(p, np.roll(p, -1, axis=0)).sum(axis=0)
+    return 0.5 * cross3(p, next_rows(p)).sum(axis=0)
 
 
 def polyhedron_volume_centroid(face_points: list[np.ndarray]) -> tuple[float, np.ndarray]:
     """Volume [m^3] and centroid [m] of a closed polyhedron given as face polygons
     (counter-clockwise seen from outside), by a fan of tetrahedra."""
-    tris = [np.stack([np.broadcast_to(p[0], (len(p) - 2, 3)), p[1:-1], p[2:]], axis=1)
-            for p in face_points if len(p) >= 3]
-    if not tris:
+    faces = [p for p in face_points if len(p) >= 3]
+    if not faces:
         return 0.0, np.zeros(3)
-    t = np.concatenate(tris)                       # (T, 3, 3)
-    o = t.reshape(-1, 3).mean(axis=0)
-    a, b, c = t[:, 0] - o, t[:, 1] - o, t[:, 2] - o
-    vol = np.einsum("ij,ij->i", a, np.cross(b, c)) / 6.0
+    counts = [len(p) - 2 for p in faces]
+    first = np.repeat(np.array([p[0] for p in faces]), counts, axis=0)
+    mid = np.concatenate([p[1:-1] for p in faces])
+    last = np.concatenate([p[2:] for p in faces])
+    o = first.mean(axis=0)
+    a, b, c = first - o, mid - o, last - o
+    vol = np.einsum("ij,ij->i", a, cross3(b, c)) / 6.0
     volume = float(vol.sum())
     if volume <= 0:
         return volume, o

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._shapes import _area_vector, polyhedron_volume_centroid
+from ._shapes import _area_vector, cross3, next_rows, polyhedron_volume_centroid
 
 __all__ = ["Face", "ContactVolume", "ContactGeometry", "intersect", "clip_faces",
            "contact_geometry", "normal_from_faces", "polygon_moments", "tangent_basis",
@@ -51,6 +51,7 @@ class ContactGeometry:
     c: np.ndarray            # (3, 6) [m^3], eq. 9
     edge_normals: np.ndarray  # (L, 3) in-plane outward normals of S's edges
     edge_offsets: np.ndarray  # (L,) distances of S's edges from p_ig [m] (>= 0)
+    Qn: np.ndarray = None     # (6, 6) [m^2], ∫ J_nᵀ J_n dA with J_n = nᵀ J (normal part of Q)
 
     @property
     def nc(self) -> np.ndarray:
@@ -160,7 +161,7 @@ def tangent_basis(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ref = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
     e1 = ref - (ref @ n) * n
     e1 /= np.linalg.norm(e1)
-    return e1, np.cross(n, e1)
+    return e1, cross3(n, e1)
 
 
 def _finish(faces: list[np.ndarray], origin: list[int], scale: float) -> ContactVolume | None:
@@ -206,8 +207,8 @@ def section_polygon(volume: ContactVolume, n: np.ndarray, point: np.ndarray,
     pts = []
     for f in volume.faces:
         s = (f - point) @ n
-        sn = np.roll(s, -1)
-        fn = np.roll(f, -1, axis=0)
+        sn = next_rows(s)
+        fn = next_rows(f)
         on = np.abs(s) <= tol
         if on.any():
             pts.append(f[on])
@@ -225,8 +226,8 @@ def polygon_moments(r: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     vertices `r` (L, 3) are given relative to the moment origin (closed form, triangle fan)."""
     a = r[0]
     b, c = r[1:-1], r[2:]
-    cr = np.cross(b - a, c - a)
-    nrm = np.cross(r[1] - r[0], r[2] - r[0])
+    cr = cross3(b - a, c - a)
+    nrm = cross3(r[1] - r[0], r[2] - r[0])
     nrm = nrm / np.linalg.norm(nrm)
     area_t = 0.5 * cr @ nrm
     s = a + b + c
@@ -237,8 +238,8 @@ def polygon_moments(r: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     return area, m1, m2
 
 
-def contact_geometry(volume: ContactVolume, scale: float,
-                     eps_v: float = EPS_V) -> ContactGeometry | None:
+def contact_geometry(volume: ContactVolume, scale: float, eps_v: float = EPS_V,
+                     patch: str = "projection") -> ContactGeometry | None:
     """Normal (eq. 1–2), contact plane and section polygon, Q and c (eq. 8–9) of one
     contact volume, in closed form.
 
@@ -246,13 +247,24 @@ def contact_geometry(volume: ContactVolume, scale: float,
     the sums over plane points read as integrals over the section polygon S. The depth h(p) is
     the thickness of C along n through p, so c = ∫_{C'} J(proj x) dV over C' = C ∩ (S × ℝn),
     a polyhedron volume integral. Returns None when the normal vanishes (eq. 2).
+
+    `patch` chooses S: ``"section"`` — the plane's section of C, as the paper's text reads;
+    ``"projection"`` (default) — C projected along n onto the plane, i.e. every plane point
+    with a positive depth h. The two agree for a flat contact; for a wedge (a slightly tilted
+    face) the section is a strip of the footprint, which made a resting box rock (see
+    docs/spatial.md).
     """
     n = normal_from_faces(volume, eps_v)
     if not np.any(n):
         return None
     tol = 1e-12 * scale
     pg = volume.centroid
-    poly = section_polygon(volume, n, pg, tol)
+    if patch == "section":
+        poly = section_polygon(volume, n, pg, tol)
+    else:
+        pts = np.concatenate(volume.faces)
+        pts = pts - np.outer((pts - pg) @ n, n)
+        poly = _convex_polygon(pts, n, tol)
     if poly is None:
         return None
     e1, e2 = tangent_basis(n)
@@ -266,19 +278,29 @@ def contact_geometry(volume: ContactVolume, scale: float,
     Q[3:, :3] = skew(m1)
     Q[3:, 3:] = np.trace(m2) * np.eye(3) - m2
     # edges of S: in-plane outward normals and their distances from p_g
-    edges = np.roll(r, -1, axis=0) - r
-    m = np.cross(edges, n)
+    edges = next_rows(r) - r
+    m = cross3(edges, n)
     m /= np.linalg.norm(m, axis=1)[:, None]
     offsets = np.einsum("ij,ij->i", m, r)
-    # C' = C clipped by the prism over S (a no-op for a flat contact)
-    faces, origin = list(volume.faces), list(volume.origin)
-    for mj, dj in zip(m, offsets + m @ pg):
-        faces, origin = clip_faces(faces, origin, mj, dj, 2, tol)
-    vol_c, cen_c = polyhedron_volume_centroid(faces) if len(faces) >= 4 else (0.0, pg)
+    # C' = C clipped by the prism over S (C itself for the projection)
+    if patch == "section":
+        faces, origin = list(volume.faces), list(volume.origin)
+        for mj, dj in zip(m, offsets + m @ pg):
+            faces, origin = clip_faces(faces, origin, mj, dj, 2, tol)
+        vol_c, cen_c = polyhedron_volume_centroid(faces) if len(faces) >= 4 else (0.0, pg)
+    else:
+        vol_c, cen_c = volume.volume, pg
     mom = vol_c * (cen_c - pg)
     mom = mom - (mom @ n) * n                     # ∫ proj(x - p_g) dV
     c = np.zeros((3, 6))
     c[:, :3] = vol_c * np.eye(3)
     c[:, 3:] = -skew(mom)
+    sn = skew(n)
+    Qn = np.zeros((6, 6))
+    Qn[:3, :3] = area * np.outer(n, n)
+    rn = cross3(m1, n)
+    Qn[:3, 3:] = np.outer(n, rn)
+    Qn[3:, :3] = np.outer(rn, n)
+    Qn[3:, 3:] = sn @ m2 @ sn.T
     return ContactGeometry(volume.volume, n, pg, e1, e2, poly, Q, c, m,
-                           np.maximum(offsets, 0.0))
+                           np.maximum(offsets, 0.0), Qn)
