@@ -136,8 +136,8 @@ class Model:
     P: sides of the pyramid inscribed in the friction cone (>= 3); paper: 8.
     eps_v: threshold ε_v of the normalisation in eq. 2 and 32; paper: 1e-12.
     mu_s, mu_d: friction coefficients between bodies (the ground's come from `add_ground`).
-    kinetic_iterations: consistency passes after a kinetic correction (0 = the paper's
-        single pass): the slipping contacts' friction is fixed and eq. 16 re-solved for their
+    kinetic_iterations: at most this many consistency passes after a kinetic correction
+        (0 = the paper's single pass; they stop when the wrench changes by < 1e-10): the slipping contacts' friction is fixed and eq. 16 re-solved for their
         normal parts (f_n, τ_1, τ_2), then eq. 32–34 applied again. Without it the normal
         pressure computed for a sticking contact stays in place after the friction drops,
         and a pushed box rocks.
@@ -158,7 +158,7 @@ class Model:
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), *, k: float = 1000.0, lam: float = 1e-3,
                  P: int = 8, eps_v: float = 1e-12, mu_s: float = 0.5, mu_d: float = 0.3,
-                 patch: str = "projection", kinetic_iterations: int = 2):
+                 patch: str = "projection", kinetic_iterations: int = 10):
         self.gravity = _vec("Model", "gravity", gravity, 3)
         self.k = _check_scalar("Model", "k", k, positive=True)
         self.lam = _check_scalar("Model", "lam", lam, positive=True)
@@ -458,7 +458,11 @@ class Model:
             f = f0 + Z @ y
             ws = [np.concatenate([bases[i] @ f[6 * i:6 * i + 3], bases[i] @ f[6 * i + 3:6 * i + 6]])
                   for i in range(m)]
+            previous = ws
             ws, sticks = judge(ws, {i for i in range(m) if not sticks[i]})
+            change = max(np.abs(a - b).max() for a, b in zip(ws, previous))
+            if change <= 1e-10 * max(np.abs(w).max() for w in ws):
+                break
         records = []
         for i, (k, g) in enumerate(geos):
             a, b = pairs[k][0], pairs[k][1]

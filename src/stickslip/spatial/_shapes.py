@@ -125,8 +125,8 @@ def Prism(polygon, height: float) -> Polyhedron:
     if not (np.isfinite(height) and height > 0):
         raise ParameterError(f"`Prism.height` must be > 0; got height={height!r}.")
     k = len(poly)
-    cross = [np.cross(poly[(i + 1) % k] - poly[i], poly[(i + 2) % k] - poly[(i + 1) % k])
-             for i in range(k)]
+    d = np.diff(np.vstack([poly, poly[:2]]), axis=0)
+    cross = [float(d[i, 0] * d[i + 1, 1] - d[i, 1] * d[i + 1, 0]) for i in range(k)]
     if min(cross) < 0 < max(cross) or max(cross) <= 0:
         raise ParameterError("`Prism.polygon` must be convex and counter-clockwise; got turns "
                              f"{np.round(cross, 6).tolist()}. Reorder the points or split the "
