@@ -377,25 +377,29 @@ class Model:
                                                              * np.trace(tilt @ Ht) * tilt)
         grad = AQ @ bvec - A.T @ cn                                      # eq. 16
         f = solve_cone_qp(Hq, grad, np.array(rows), x0)
-        # friction: remove the friction components to find each contact's slip direction
-        f_normal = f.copy()
-        for i, (k, g) in enumerate(geos):
-            fi, ti = f[6 * i:6 * i + 3], f[6 * i + 3:6 * i + 6]
-            f_normal[6 * i:6 * i + 3] = (fi @ g.normal) * g.normal
-            f_normal[6 * i + 3:6 * i + 6] = ti - (ti @ g.normal) * g.normal
-        v_trial = A @ f_normal + bvec
         bases = [np.stack([g.normal, g.e1, g.e2]) for _, g in geos]
-        ws, sticks, dirs = [], [], []
-        for i, (k, g) in enumerate(geos):
-            fi, ti = f[6 * i:6 * i + 3], f[6 * i + 3:6 * i + 6]
-            ws.append(np.concatenate([bases[i] @ fi, bases[i] @ ti]))  # (f_n, f_1, f_2, τ_n, τ_1, τ_2)
-            vt = v_trial[6 * i:6 * i + 3]
-            om = v_trial[6 * i + 3:6 * i + 6]
-            vl = vt + cross3(om, g.polygon - g.centroid)               # slip at the vertices
-            vl2 = np.column_stack([vl @ g.e1, vl @ g.e2])
-            speed = np.linalg.norm(vl2, axis=1)
-            dirs.append(np.where(speed[:, None] > self.eps_v,
-                                 -vl2 / np.maximum(speed, 1e-300)[:, None], 0.0))
+        ws = [np.concatenate([bases[i] @ f[6 * i:6 * i + 3], bases[i] @ f[6 * i + 3:6 * i + 6]])
+              for i in range(m)]                             # (f_n, f_1, f_2, τ_n, τ_1, τ_2)
+        dirs_cache: list = []
+
+        def slip_directions(i):
+            """Unit friction directions at S's vertices: opposite the slip the step would
+            have with only the normal parts of the QP's wrenches (eq. 32's norm(v_l))."""
+            if not dirs_cache:
+                f_normal = f.copy()
+                for j, (_, gj) in enumerate(geos):
+                    fj, tj = f[6 * j:6 * j + 3], f[6 * j + 3:6 * j + 6]
+                    f_normal[6 * j:6 * j + 3] = (fj @ gj.normal) * gj.normal
+                    f_normal[6 * j + 3:6 * j + 6] = tj - (tj @ gj.normal) * gj.normal
+                v_trial = A @ f_normal + bvec
+                for j, (_, gj) in enumerate(geos):
+                    vl = v_trial[6 * j:6 * j + 3] + cross3(v_trial[6 * j + 3:6 * j + 6],
+                                                           gj.polygon - gj.centroid)
+                    vl2 = np.column_stack([vl @ gj.e1, vl @ gj.e2])
+                    speed = np.sqrt((vl2 ** 2).sum(axis=1))
+                    dirs_cache.append(np.where(speed[:, None] > self.eps_v,
+                                               -vl2 / np.maximum(speed, 1e-300)[:, None], 0.0))
+            return dirs_cache[i]
         w_qp = [w.copy() for w in ws]
 
         def judge(ws, slipping=()):
@@ -407,7 +411,7 @@ class Model:
                     stick = (i not in slipping
                              and static_lp_feasible(w, g.r, mu_s, self.P, solver=lp_solver))
                     if not stick:
-                        w = kinetic_correction(w, g.r, dirs[i], mu_d)     # eq. 32–34
+                        w = kinetic_correction(w, g.r, slip_directions(i), mu_d)  # eq. 32–34
                 else:
                     stick = i not in slipping and previous_static(w, g.r, mu_s)
                     if not stick:

@@ -120,39 +120,35 @@ def clip_faces(faces: list[np.ndarray], origin: list[int], n: np.ndarray, d: flo
 
 
 def _convex_polygon(points: np.ndarray, n: np.ndarray, tol: float) -> np.ndarray | None:
-    """Points on a plane with normal `n` → their convex polygon, counter-clockwise about n
-    (or None when it has no area)."""
+    """Points on a plane with normal `n` → their convex hull polygon, counter-clockwise about
+    n (or None when it has no area). Andrew's monotone chain on the in-plane coordinates."""
     e1, e2 = tangent_basis(n)
-    c = points.mean(axis=0)
-    uv = np.column_stack([(points - c) @ e1, (points - c) @ e2])
-    ang = np.arctan2(uv[:, 1], uv[:, 0])
-    order = np.argsort(ang)
-    pts, uv = points[order], uv[order]
-    keep = [0]
-    for i in range(1, len(pts)):
-        if np.linalg.norm(uv[i] - uv[keep[-1]]) > tol:
-            keep.append(i)
-    if len(keep) > 1 and np.linalg.norm(uv[keep[-1]] - uv[keep[0]]) <= tol:
-        keep.pop()
-    if len(keep) < 3:
+    u = (points @ e1).tolist()
+    v = (points @ e2).tolist()
+    order = sorted(range(len(u)), key=lambda i: (u[i], v[i]))
+    tol2 = tol * tol
+
+    def turn(o, a, b):
+        return (u[a] - u[o]) * (v[b] - v[o]) - (v[a] - v[o]) * (u[b] - u[o])
+
+    def chain(idx):
+        out: list[int] = []
+        for i in idx:
+            if out and (u[i] - u[out[-1]]) ** 2 + (v[i] - v[out[-1]]) ** 2 <= tol2:
+                continue
+            while len(out) >= 2 and turn(out[-2], out[-1], i) <= tol * tol:
+                out.pop()
+            out.append(i)
+        return out
+
+    lower, upper = chain(order), chain(order[::-1])
+    hull = lower[:-1] + upper[:-1]
+    if len(hull) < 3:
         return None
-    pts, uv = pts[keep], uv[keep]
-    # drop points that are not strict hull vertices (collinear or reflex from duplicates)
-    changed = True
-    while changed and len(pts) >= 3:
-        changed = False
-        k = len(pts)
-        for i in range(k):
-            a, b, cc = uv[i - 1], uv[i], uv[(i + 1) % k]
-            turn = (b[0] - a[0]) * (cc[1] - b[1]) - (b[1] - a[1]) * (cc[0] - b[0])
-            if turn <= tol * (np.linalg.norm(cc - a) + tol):
-                pts = np.delete(pts, i, axis=0)
-                uv = np.delete(uv, i, axis=0)
-                changed = True
-                break
-    if len(pts) < 3:
+    area2 = sum(turn(hull[0], hull[k], hull[k + 1]) for k in range(1, len(hull) - 1))
+    if area2 <= tol:
         return None
-    return pts
+    return points[hull]
 
 
 def tangent_basis(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -164,10 +160,18 @@ def tangent_basis(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return e1, cross3(n, e1)
 
 
+def _area_vectors(faces: list[np.ndarray]) -> np.ndarray:
+    """Newell area vectors of many polygons at once (F, 3)."""
+    pts = np.concatenate(faces)
+    nxt = np.concatenate([np.concatenate([f[1:], f[:1]]) for f in faces])
+    starts = np.cumsum([0] + [len(f) for f in faces[:-1]])
+    return 0.5 * np.add.reduceat(cross3(pts, nxt), starts, axis=0)
+
+
 def _finish(faces: list[np.ndarray], origin: list[int], scale: float) -> ContactVolume | None:
     if len(faces) < 4:
         return None
-    av = np.array([_area_vector(p) for p in faces])
+    av = _area_vectors(faces)
     areas = np.linalg.norm(av, axis=1)
     keep = areas > 1e-14 * scale * scale
     faces = [f for f, k in zip(faces, keep) if k]
