@@ -36,7 +36,11 @@ def solve_cone_qp(H: np.ndarray, g: np.ndarray, G: np.ndarray, x0: np.ndarray,
             K[:n, :n] = H
             K[:n, n:] = Gw.T
             K[n:, :n] = Gw
-            sol = np.linalg.solve(K, np.concatenate([-grad, np.zeros(m)]))
+            rhs = np.concatenate([-grad, np.zeros(m)])
+            try:
+                sol = np.linalg.solve(K, rhs)
+            except np.linalg.LinAlgError:          # dependent working rows: least squares
+                sol = np.linalg.lstsq(K, rhs, rcond=None)[0]
             p, lam = sol[:n], sol[n:]
         else:
             p, lam = np.linalg.solve(H, -grad), np.zeros(0)
