@@ -155,3 +155,29 @@ def test_bad_input_gives_clear_errors():
         model.simulate(0.01, dt=1e-3, method="leapfrog")
     with pytest.raises(ss.ModelError, match="not in the model"):
         model.simulate(0.01, dt=1e-3, forces={"b": lambda t, s: (np.zeros(3), np.zeros(3))})
+
+
+def test_stack_of_three_carries_3mg_2mg_mg():
+    model = ss.spatial.Model(gravity=(0, 0, -G))
+    for i in range(3):
+        model.add_body(f"b{i}", mass=M, shape=ss.spatial.Box(SIDE, SIDE, SIDE),
+                       position=(0, 0, A + SIDE * i))
+    model.add_ground(mu_s=MU_S, mu_d=MU_D)
+    res = model.simulate(0.1, dt=1e-3, dt_out=0.01)
+    for name, load in (("ground-b0", 3), ("b0-b1", 2), ("b1-b2", 1)):
+        assert res[name + ".fn"][-1] == pytest.approx(load * M * G, rel=1e-9)
+        np.testing.assert_allclose(res[name + ".nz"][-1], 1.0, atol=1e-12)
+    assert res["ground-b2.active"][-1] == 0 and res["b0-b2.active"][-1] == 0
+
+
+def test_box_released_past_its_edge_tips_onto_its_side():
+    theta, hx, hz = np.radians(30), 0.05, 0.15
+    model = ss.spatial.Model(gravity=(0, 0, -G))
+    model.add_body("box", mass=M, shape=ss.spatial.Box(2 * hx, 0.1, 2 * hz),
+                   position=(0, 0, hx * np.sin(theta) + hz * np.cos(theta)),
+                   orientation=(np.cos(theta / 2), 0, np.sin(theta / 2), 0))
+    model.add_ground(mu_s=MU_S, mu_d=MU_D)
+    res = model.simulate(0.8, dt=1e-3, dt_out=0.01)
+    pitch = 2 * np.degrees(np.arctan2(res["box.qy"][-1], res["box.qw"][-1]))
+    assert pitch == pytest.approx(90.0, abs=0.1)
+    assert res["box.z"][-1] == pytest.approx(hx, abs=1e-6)

@@ -367,6 +367,9 @@ class Model:
                 rows.append(row)
         AQ = A.T @ Q
         Hq = AQ @ A
+        # a 1e-9 relative Tikhonov term on every component keeps eq. 16 well posed when the
+        # contact polygon is a sliver (Q nearly singular); far below any effect on the motion
+        Hq[np.diag_indices_from(Hq)] *= 1.0 + 1e-9
         for i, (k, g) in enumerate(geos):                                # eq. 10's λ term
             n = g.normal
             Hf = Hq[6 * i:6 * i + 3, 6 * i:6 * i + 3]
