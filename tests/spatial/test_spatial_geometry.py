@@ -188,3 +188,25 @@ def test_prism_and_hull_agree():
     hull = ss.spatial.ConvexHull(prism.vertices)
     assert prism.volume == pytest.approx(hull.volume, rel=1e-12)
     assert len(hull.faces) == 8
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_ground_fast_path_equals_general_clip(seed):
+    from stickslip.spatial._model import quat_to_matrix
+    from stickslip.spatial._volume import ground_contact_geometry
+
+    rng = np.random.default_rng(seed)
+    shape = ss.spatial.ConvexHull(rng.normal(size=(12, 3)) * 0.1) if seed % 2 else \
+        ss.spatial.Box(0.2, 0.1, 0.05)
+    q = rng.normal(size=4)
+    R = quat_to_matrix(q / np.linalg.norm(q))
+    v = np.array([0, 0, 0.02]) + shape.vertices @ R.T
+    fast = ground_contact_geometry(shape, v, 0.0, 1.0)
+    vol = intersect([v[f] for f in shape.faces], (np.array([[0.0, 0, 1]]), np.array([0.0])), 1.0)
+    vol.origin = 1 - vol.origin
+    ref = contact_geometry(vol, 1.0)
+    assert fast.volume == pytest.approx(ref.volume, rel=1e-9)
+    for name in ("normal", "centroid", "Q", "c", "Qn"):
+        np.testing.assert_allclose(getattr(fast, name), getattr(ref, name), rtol=1e-9,
+                                   atol=1e-12 * np.abs(getattr(ref, name)).max())
+    assert len(fast.polygon) == len(ref.polygon)

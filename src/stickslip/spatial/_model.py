@@ -24,7 +24,8 @@ from ._friction import (check_pyramid_sides, kinetic_correction, previous_kineti
                         previous_static, static_lp_feasible)
 from ._qp import solve_cone_qp
 from ._shapes import Polyhedron, cross3
-from ._volume import ContactGeometry, contact_geometry, intersect, skew
+from ._volume import (ContactGeometry, contact_geometry, ground_contact_geometry, intersect,
+                      skew)
 
 __all__ = ["Model", "BodyState", "ContactRecord"]
 
@@ -278,6 +279,11 @@ class Model:
             if a < 0:
                 h = self.ground["height"]
                 if vb[:, 2].min() >= h:
+                    continue
+                if self.patch == "projection":
+                    geo = ground_contact_geometry(body.shape, vb, h, scale)
+                    if geo is not None:
+                        out.append((k, geo))
                     continue
                 vol = intersect([vb[f] for f in body.shape.faces],
                                 (np.array([[0.0, 0.0, 1.0]]), np.array([h])), scale)

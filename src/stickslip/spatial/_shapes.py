@@ -95,6 +95,17 @@ class Polyhedron:
         cov = rho * second
         return np.trace(cov) * np.eye(3) - cov
 
+    def edge_arrays(self):
+        """Face edges as index arrays: (start vertex, end vertex, face) per directed edge, and
+        one vertex index per face (cached)."""
+        if getattr(self, "_edge_arrays", None) is None:
+            ei = np.concatenate(self.faces)
+            ej = np.concatenate([np.roll(f, -1) for f in self.faces])
+            ef = np.repeat(np.arange(len(self.faces)), [len(f) for f in self.faces])
+            fp = np.array([f[0] for f in self.faces])
+            self._edge_arrays = (ei, ej, ef, fp)
+        return self._edge_arrays
+
     def __repr__(self) -> str:
         return f"{self.name}({len(self.vertices)} vertices, {len(self.faces)} faces)"
 

@@ -271,6 +271,11 @@ def contact_geometry(volume: ContactVolume, scale: float, eps_v: float = EPS_V,
         poly = _convex_polygon(pts, n, tol)
     if poly is None:
         return None
+    return _plane_quantities(volume, n, pg, poly, patch, tol)
+
+
+def _plane_quantities(volume, n, pg, poly, patch, tol, vol_c=None, cen_c=None):
+    """Q, c, Qn and the polygon data of ContactGeometry from the plane (n, p_g) and S."""
     e1, e2 = tangent_basis(n)
     r = poly - pg
     r = r - np.outer(r @ n, n)
@@ -287,7 +292,9 @@ def contact_geometry(volume: ContactVolume, scale: float, eps_v: float = EPS_V,
     m /= np.linalg.norm(m, axis=1)[:, None]
     offsets = np.einsum("ij,ij->i", m, r)
     # C' = C clipped by the prism over S (C itself for the projection)
-    if patch == "section":
+    if vol_c is not None:
+        pass
+    elif patch == "section":
         faces, origin = list(volume.faces), list(volume.origin)
         for mj, dj in zip(m, offsets + m @ pg):
             faces, origin = clip_faces(faces, origin, mj, dj, 2, tol)
@@ -306,5 +313,58 @@ def contact_geometry(volume: ContactVolume, scale: float, eps_v: float = EPS_V,
     Qn[:3, 3:] = np.outer(n, rn)
     Qn[3:, :3] = np.outer(rn, n)
     Qn[3:, 3:] = sn @ m2 @ sn.T
-    return ContactGeometry(volume.volume, n, pg, e1, e2, poly, Q, c, m,
-                           np.maximum(offsets, 0.0), Qn)
+    return ContactGeometry(volume if np.isscalar(volume) else volume.volume, n, pg, e1, e2,
+                           poly, Q, c, m, np.maximum(offsets, 0.0), Qn)
+
+
+def ground_contact_geometry(shape, verts: np.ndarray, height: float, scale: float,
+                            patch: str = "projection") -> ContactGeometry | None:
+    """The contact of a convex body (world vertices `verts`) with the ground z <= `height`,
+    without building face polygons: C's volume and centroid from signed tetrahedra over the
+    clipped face boundaries (every face edge inside, every cut segment, and the cap's edges),
+    the normal of eq. 1 (+z: the cap is C's only face from the ground, and C is closed), and
+    for ``patch="projection"`` the polygon as the hull of C's vertices. Equal to
+    :func:`intersect` + :func:`contact_geometry` (tested); ``patch="section"`` falls back."""
+    ei, ej, ef, fp = shape.edge_arrays()
+    s = verts[:, 2] - height
+    si, sj = s[ei], s[ej]
+    pi, pj = verts[ei], verts[ej]
+    inside_i, inside_j = si <= 0, sj <= 0
+    cross = inside_i != inside_j
+    if not cross.any():
+        return None
+    w = np.where(cross, si / np.where(cross, si - sj, 1.0), 0.0)[:, None]
+    x = pi + w * (pj - pi)
+    both = inside_i & inside_j
+    leave = inside_i & ~inside_j
+    enter = ~inside_i & inside_j
+    nf = len(fp)
+    x_leave = np.zeros((nf, 3))
+    x_enter = np.zeros((nf, 3))
+    x_leave[ef[leave]] = x[leave]
+    x_enter[ef[enter]] = x[enter]
+    cut = np.zeros(nf, dtype=bool)
+    cut[ef[leave]] = True
+    cap_point = x[cross].mean(axis=0)
+    face_pts = verts[fp]
+    a = np.concatenate([pi[both], pi[leave], x[enter], x_leave[cut], x_enter[cut]])
+    b = np.concatenate([pj[both], x[leave], pj[enter], x_enter[cut], x_leave[cut]])
+    c = np.concatenate([face_pts[ef[both]], face_pts[ef[leave]], face_pts[ef[enter]],
+                        face_pts[cut], np.broadcast_to(cap_point, (int(cut.sum()), 3))])
+    o = cap_point
+    ca, aa, ba = c - o, a - o, b - o
+    vol = np.einsum("ij,ij->i", ca, cross3(aa, ba)) / 6.0
+    volume = float(vol.sum())
+    if volume <= 1e-15 * scale ** 3:
+        return None
+    pg = o + (vol[:, None] * (ca + aa + ba)).sum(axis=0) / (4.0 * volume)
+    n = np.array([0.0, 0.0, 1.0])
+    if patch != "projection":
+        return None
+    pts = np.concatenate([verts[s <= 0], x[cross]])
+    pts[:, 2] = pg[2]
+    tol = 1e-12 * scale
+    poly = _convex_polygon(pts, n, tol)
+    if poly is None:
+        return None
+    return _plane_quantities(volume, n, pg, poly, patch, tol, vol_c=volume, cen_c=pg)
