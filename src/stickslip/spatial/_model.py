@@ -312,16 +312,17 @@ class Model:
                                 np.linalg.inv(inertia))
         return self._mass_cache[1:]
 
-    def _free_accel(self, X: np.ndarray, F: np.ndarray, T: np.ndarray):
+    def _free_accel(self, X: np.ndarray, F: np.ndarray, T: np.ndarray, need_inv: bool = False):
+        """Accelerations from forces F and torques T (world, about the centres of mass):
+        v̇ = F/m + g, ω̇ = I_w⁻¹(T − ω × I_w ω), evaluated in the body frame."""
         R = quat_to_matrix(X[:, 3:7])
         mass, inertia, inv_i = self._mass_arrays()
-        Rt = np.swapaxes(R, 1, 2)
-        Iw = R @ inertia @ Rt
-        Iw_inv = R @ inv_i @ Rt
-        w = X[:, 10:13]
+        w_b = np.einsum("bji,bj->bi", R, X[:, 10:13])                  # Rᵀ ω
+        t_b = np.einsum("bji,bj->bi", R, T)
+        gyro = cross3(w_b, np.einsum("bij,bj->bi", inertia, w_b))
+        alpha = np.einsum("bij,bj->bi", R, np.einsum("bij,bj->bi", inv_i, t_b - gyro))
         acc = F / mass[:, None] + self.gravity
-        gyro = cross3(w, np.einsum("bij,bj->bi", Iw, w))
-        alpha = np.einsum("bij,bj->bi", Iw_inv, T - gyro)
+        Iw_inv = R @ inv_i @ np.swapaxes(R, 1, 2) if need_inv else None
         return acc, alpha, mass, Iw_inv
 
     def contact_wrenches(self, X: np.ndarray, F_app: np.ndarray, T_app: np.ndarray,
@@ -336,7 +337,7 @@ class Model:
         if not geos:
             return Fc, Tc, []
         pairs = self._pairs()
-        acc, alpha, mass, Iw_inv = self._free_accel(X, F_app, T_app)
+        acc, alpha, mass, Iw_inv = self._free_accel(X, F_app, T_app, need_inv=True)
         u = np.concatenate([X[:, 7:10], X[:, 10:13]], axis=1)            # (nb, 6)
         u_free = u + dt * np.concatenate([acc, alpha], axis=1)           # eq. 13 without f
         m = len(geos)
