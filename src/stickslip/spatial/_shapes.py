@@ -195,6 +195,10 @@ def ConvexHull(points) -> Polyhedron:
 
 def cross3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a × b over the last axis (3); much cheaper than ``np.cross`` for small arrays."""
+    if a.ndim == 1 and b.ndim == 1:
+        a0, a1, a2 = a.tolist()
+        b0, b1, b2 = b.tolist()
+        return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
     out = np.empty(a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape))
