@@ -512,10 +512,35 @@ class Model:
         return F, T
 
     def _rate(self, t, X, forces, Fc, Tc):
+        """Ẋ of the rigid-body equations with contact wrenches (Fc, Tc) held fixed."""
         F, T = self._applied(forces, t, X)
-        acc, alpha, _, _ = self._free_accel(X, F + Fc, T + Tc)
-        return np.concatenate([X[:, 7:10], _quat_rate(X[:, 3:7], X[:, 10:13]), acc, alpha],
-                              axis=1)
+        F, T = F + Fc, T + Tc
+        if len(self.bodies) > 8:
+            acc, alpha, _, _ = self._free_accel(X, F, T)
+            return np.concatenate([X[:, 7:10], _quat_rate(X[:, 3:7], X[:, 10:13]), acc,
+                                   alpha], axis=1)
+        # a few bodies: plain floats are several times cheaper than small NumPy calls
+        mass, inertia, inv_i = self._mass_arrays()
+        gx, gy, gz = self.gravity.tolist()
+        rows = []
+        for x, f, tq, m, Ib, Ii in zip(X.tolist(), F.tolist(), T.tolist(), mass.tolist(),
+                                       inertia.tolist(), inv_i.tolist()):
+            qw, qx, qy, qz = x[3:7]
+            wx, wy, wz = x[10:13]
+            R = _matrix_rows(qw, qx, qy, qz)
+            wb = [R[0][k] * wx + R[1][k] * wy + R[2][k] * wz for k in range(3)]     # Rᵀω
+            tb = [R[0][k] * tq[0] + R[1][k] * tq[1] + R[2][k] * tq[2] for k in range(3)]
+            Lb = [Ib[k][0] * wb[0] + Ib[k][1] * wb[1] + Ib[k][2] * wb[2] for k in range(3)]
+            rb = [tb[0] - (wb[1] * Lb[2] - wb[2] * Lb[1]), tb[1] - (wb[2] * Lb[0] - wb[0] * Lb[2]),
+                  tb[2] - (wb[0] * Lb[1] - wb[1] * Lb[0])]
+            ab = [Ii[k][0] * rb[0] + Ii[k][1] * rb[1] + Ii[k][2] * rb[2] for k in range(3)]
+            al = [R[k][0] * ab[0] + R[k][1] * ab[1] + R[k][2] * ab[2] for k in range(3)]
+            dq = [0.5 * (-(wx * qx + wy * qy + wz * qz)),
+                  0.5 * (wx * qw + (wy * qz - wz * qy)),
+                  0.5 * (wy * qw + (wz * qx - wx * qz)),
+                  0.5 * (wz * qw + (wx * qy - wy * qx))]
+            rows.append(x[7:10] + dq + [f[0] / m + gx, f[1] / m + gy, f[2] / m + gz] + al)
+        return np.array(rows)
 
     def simulate(self, t_end: float, *, dt: float = 1e-3, method: str = "rk_gill",
                  forces: Mapping[str, Callable] | Callable | None = None,
