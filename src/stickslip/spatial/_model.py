@@ -168,7 +168,6 @@ class Model:
             raise ParameterError(f"`Model.patch` must be 'projection' or 'section'; got "
                                  f"{patch!r}.")
         self.patch = patch
-        self.lam_tilt = 0.0
         if int(kinetic_iterations) != kinetic_iterations or kinetic_iterations < 0:
             raise ParameterError(f"`Model.kinetic_iterations` must be an integer >= 0; got "
                                  f"{kinetic_iterations!r}.")
@@ -378,11 +377,7 @@ class Model:
         for i, (k, g) in enumerate(geos):                                # eq. 10's λ term
             n = g.normal
             Hf = Hq[6 * i:6 * i + 3, 6 * i:6 * i + 3]
-            Ht = Hq[6 * i + 3:6 * i + 6, 6 * i + 3:6 * i + 6]
-            tilt = np.eye(3) - np.outer(n, n)
             Hq[6 * i:6 * i + 3, 6 * i:6 * i + 3] += self.lam * (n @ Hf @ n) * np.outer(n, n)
-            Hq[6 * i + 3:6 * i + 6, 6 * i + 3:6 * i + 6] += (self.lam_tilt * 0.5
-                                                             * np.trace(tilt @ Ht) * tilt)
         grad = AQ @ bvec - A.T @ cn                                      # eq. 16
         f = solve_cone_qp(Hq, grad, np.array(rows), x0)
         bases = [np.stack([g.normal, g.e1, g.e2]) for _, g in geos]
