@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import stickslip as ss
 
@@ -181,3 +183,40 @@ def test_box_released_past_its_edge_tips_onto_its_side():
     pitch = 2 * np.degrees(np.arctan2(res["box.qy"][-1], res["box.qw"][-1]))
     assert pitch == pytest.approx(90.0, abs=0.1)
     assert res["box.z"][-1] == pytest.approx(hx, abs=1e-6)
+
+
+@settings(max_examples=40)
+@given(fx=st.floats(-8, 8), fy=st.floats(-8, 8), tz=st.floats(-0.6, 0.6),
+       tx=st.floats(-0.3, 0.3), ty=st.floats(-0.3, 0.3))
+def test_contact_wrench_invariants_under_random_loads(fx, fy, tz, tx, ty):
+    # eq. 25 and the friction pyramid: f_n >= 0, the centre of pressure inside S, and a
+    # wrench judged static is one the LP (eq. 28–31) accepts
+    from stickslip.spatial._friction import static_lp_feasible
+    model = box_model()
+    X = SETTLED_STATE
+    Fc, Tc, (rec,) = model.contact_wrenches(X, np.array([[fx, fy, 0.0]]),
+                                            np.array([[tx, ty, tz]]), 1e-3)
+    g = rec.geometry
+    f, tau = rec.wrench[:3], rec.wrench[3:]
+    fn = f @ g.normal
+    assert fn >= 0
+    cop = np.cross(g.normal, tau) / fn
+    assert np.all(g.edge_normals @ cop <= g.edge_offsets + 1e-9)
+    basis = np.stack([g.normal, g.e1, g.e2])
+    w = np.concatenate([basis @ f, basis @ tau])
+    if rec.stick:
+        assert static_lp_feasible(w, g.r, MU_S, 8, solver="highs")
+    else:   # kinetic: the friction force is at most μ_d f_n
+        assert np.hypot(w[1], w[2]) <= MU_D * fn * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("kw", [dict(method="rk4"), dict(method="euler"),
+                                dict(lp_solver="highs"), dict(friction="previous"),
+                                dict(contact_update="stage")])
+def test_options_run_and_keep_the_box_on_the_ground(kw):
+    res = box_model().simulate(0.05, dt=1e-3, **kw)
+    assert abs(res["box.z"][-1] - A) < 1e-5
+    assert np.all(np.isfinite(res["ground-box.fn"]))
+
+
+SETTLED_STATE = box_model().simulate(0.02, dt=1e-3).final_state

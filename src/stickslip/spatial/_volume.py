@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._shapes import _area_vector, cross3, next_rows, polyhedron_volume_centroid
+from ._shapes import cross3, next_rows, polyhedron_volume_centroid
 
 __all__ = ["Face", "ContactVolume", "ContactGeometry", "intersect", "clip_faces",
            "contact_geometry", "normal_from_faces", "polygon_moments", "tangent_basis",
