@@ -127,11 +127,11 @@ class Model:
     gravity: gravitational acceleration (3,) [m/s^2].
     k: penetration compensation gain k_i [1/s] (eq. 3); paper: 1000.
     lam: relaxation coefficient λ [-] of eq. 10 (paper: 0.001). Here it is made
-        dimensionless and acts on the components the normal pressure carries: the QP's
-        regulariser is λ·s_n (n nᵀ) on the force and λ·s_t (1 − n nᵀ) on the torque, s_n and
-        s_t the matching diagonal scale of AᵀQA (see docs/spatial.md for why: the paper gives
-        no units, λ = 0.001 in SI units lets a kilogram box sink, and regularising the
-        friction components makes a loaded box creep and rock).
+        dimensionless and acts on the normal force only: the QP's regulariser is
+        λ·s_n·n nᵀ with s_n = nᵀ(AᵀQA)_ff n (see docs/spatial.md for why: the paper gives no
+        units, λ = 0.001 in SI units lets a kilogram box sink, and regularising the friction
+        components or the tilting torques makes a loaded box creep and rock). The resting
+        penetration is about λ g Δt / k.
     P: sides of the pyramid inscribed in the friction cone (>= 3); paper: 8.
     eps_v: threshold ε_v of the normalisation in eq. 2 and 32; paper: 1e-12.
     mu_s, mu_d: friction coefficients between bodies (the ground's come from `add_ground`).
