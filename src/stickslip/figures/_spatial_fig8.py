@@ -30,24 +30,35 @@ def bottom_load(force_x: float, torque_z: float):
     return {"box": lambda t, s: (F, T)}
 
 
-def sweep(n_force: int = 17, n_torque: int = 17, steps: int = 10):
+def _sweep_row(args):
+    """Static flags along the torque axis for one force (one worker's share of the grid)."""
+    friction, force, torques, steps, x0 = args
+    model = box_model()
+    return [bool(np.all(model.simulate(steps * 1e-3, dt=1e-3, forces=bottom_load(force, tau),
+                                       initial=x0, friction=friction)["ground-box.stick"][1:]
+                        == 1)) for tau in torques]
+
+
+def sweep(n_force: int = 17, n_torque: int = 17, steps: int = 10, workers: int = 1):
     """Simulate `steps` ms from rest for every (F, τ) on a grid, for both methods; a point is
-    static when every step was judged static. Returns the grid and the two boolean maps."""
+    static when every step was judged static. Returns the grid and the two boolean maps.
+    ``workers > 1`` spreads the grid's rows over that many processes."""
     model = box_model()
     x0 = model.simulate(0.05, dt=1e-3).final_state
     f_max = MU_S * MASS * G
     t_max = f_max * SIDE / np.sqrt(2)
     forces = np.linspace(0, 1.2 * f_max, n_force)
     torques = np.linspace(0, 1.2 * t_max, n_torque)
-    maps = {}
-    for friction in ("pyramid", "previous"):
-        static = np.zeros((n_force, n_torque), dtype=bool)
-        for i, f in enumerate(forces):
-            for j, tau in enumerate(torques):
-                res = model.simulate(steps * 1e-3, dt=1e-3, forces=bottom_load(f, tau),
-                                     initial=x0, friction=friction)
-                static[i, j] = bool(np.all(res["ground-box.stick"][1:] == 1))
-        maps[friction] = static
+    jobs = [(friction, f, torques, steps, x0) for friction in ("pyramid", "previous")
+            for f in forces]
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(workers) as pool:
+            rows = list(pool.map(_sweep_row, jobs))
+    else:
+        rows = [_sweep_row(job) for job in jobs]
+    maps = {"pyramid": np.array(rows[:n_force]), "previous": np.array(rows[n_force:])}
     return forces, torques, maps
 
 
