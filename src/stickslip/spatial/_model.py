@@ -355,20 +355,21 @@ class Model:
         bvec = J @ u_free.reshape(-1)
         Q = np.zeros((6 * m, 6 * m))
         cn = np.zeros(6 * m)
-        rows, x0 = [], np.zeros(6 * m)
+        x0 = np.zeros(6 * m)
+        n_rows = sum(len(g.edge_offsets) + 1 for _, g in geos)
+        rows = np.zeros((n_rows, 6 * m))
+        r0 = 0
         for i, (k, g) in enumerate(geos):
             sl = slice(6 * i, 6 * i + 6)
             Q[sl, sl] = g.Q
             cn[sl] = self.k * g.nc
             x0[6 * i:6 * i + 3] = g.normal
-            row = np.zeros(6 * m)                                        # f_n >= 0 (25)
-            row[6 * i:6 * i + 3] = -g.normal
-            rows.append(row)
-            for mj, dj in zip(g.edge_normals, g.edge_offsets):         # p_n in S (24, 25)
-                row = np.zeros(6 * m)
-                row[6 * i:6 * i + 3] = -dj * g.normal
-                row[6 * i + 3:6 * i + 6] = cross3(mj, g.normal)
-                rows.append(row)
+            L = len(g.edge_offsets)
+            rows[r0, 6 * i:6 * i + 3] = -g.normal                        # f_n >= 0 (25)
+            rows[r0 + 1:r0 + 1 + L, 6 * i:6 * i + 3] = -g.edge_offsets[:, None] * g.normal
+            rows[r0 + 1:r0 + 1 + L, 6 * i + 3:6 * i + 6] = cross3(g.edge_normals,
+                                                                  g.normal)  # p_n in S (24)
+            r0 += L + 1
         AQ = A.T @ Q
         Hq = AQ @ A
         # a 1e-9 relative Tikhonov term on every component keeps eq. 16 well posed when the
@@ -379,7 +380,7 @@ class Model:
             Hf = Hq[6 * i:6 * i + 3, 6 * i:6 * i + 3]
             Hq[6 * i:6 * i + 3, 6 * i:6 * i + 3] += self.lam * (n @ Hf @ n) * np.outer(n, n)
         grad = AQ @ bvec - A.T @ cn                                      # eq. 16
-        f = solve_cone_qp(Hq, grad, np.array(rows), x0)
+        f = solve_cone_qp(Hq, grad, rows, x0)
         bases = [np.stack([g.normal, g.e1, g.e2]) for _, g in geos]
         ws = [np.concatenate([bases[i] @ f[6 * i:6 * i + 3], bases[i] @ f[6 * i + 3:6 * i + 6]])
               for i in range(m)]                             # (f_n, f_1, f_2, τ_n, τ_1, τ_2)
@@ -461,7 +462,7 @@ class Model:
                 Hn += Hq - AQ @ A                                        # the same λ terms
                 gn = AQs @ bvec - A.T @ cn
             y0 = np.linalg.lstsq(Z, x0, rcond=None)[0]
-            y = solve_cone_qp(Z.T @ Hn @ Z, Z.T @ (Hn @ f0 + gn), np.array(rows) @ Z, y0)
+            y = solve_cone_qp(Z.T @ Hn @ Z, Z.T @ (Hn @ f0 + gn), rows @ Z, y0)
             f = f0 + Z @ y
             ws = [np.concatenate([bases[i] @ f[6 * i:6 * i + 3], bases[i] @ f[6 * i + 3:6 * i + 6]])
                   for i in range(m)]
