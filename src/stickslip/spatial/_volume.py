@@ -281,11 +281,17 @@ def _plane_quantities(volume, n, pg, poly, patch, tol, vol_c=None, cen_c=None):
     r = r - np.outer(r @ n, n)
     poly = pg + r
     area, m1, m2 = polygon_moments(r)
-    Q = np.zeros((6, 6))
-    Q[:3, :3] = area * np.eye(3)
-    Q[:3, 3:] = -skew(m1)
-    Q[3:, :3] = skew(m1)
-    Q[3:, 3:] = np.trace(m2) * np.eye(3) - m2
+    sk1 = skew(m1)
+    Q = np.empty((6, 6))
+    Q[:3, :3] = 0.0
+    Q[0, 0] = Q[1, 1] = Q[2, 2] = area
+    Q[:3, 3:] = -sk1
+    Q[3:, :3] = sk1
+    Q[3:, 3:] = -m2
+    tr = m2[0, 0] + m2[1, 1] + m2[2, 2]
+    Q[3, 3] += tr
+    Q[4, 4] += tr
+    Q[5, 5] += tr
     # edges of S: in-plane outward normals and their distances from p_g
     edges = next_rows(r) - r
     m = cross3(edges, n)
@@ -304,14 +310,15 @@ def _plane_quantities(volume, n, pg, poly, patch, tol, vol_c=None, cen_c=None):
     mom = vol_c * (cen_c - pg)
     mom = mom - (mom @ n) * n                     # ∫ proj(x - p_g) dV
     c = np.zeros((3, 6))
-    c[:, :3] = vol_c * np.eye(3)
+    c[0, 0] = c[1, 1] = c[2, 2] = vol_c
     c[:, 3:] = -skew(mom)
     sn = skew(n)
-    Qn = np.zeros((6, 6))
-    Qn[:3, :3] = area * np.outer(n, n)
+    # Qn = ∫ J_nᵀ J_n dA with J_n = [nᵀ, (r × n)ᵀ]
     rn = cross3(m1, n)
+    Qn = np.empty((6, 6))
+    Qn[:3, :3] = area * np.outer(n, n)
     Qn[:3, 3:] = np.outer(n, rn)
-    Qn[3:, :3] = np.outer(rn, n)
+    Qn[3:, :3] = Qn[:3, 3:].T
     Qn[3:, 3:] = sn @ m2 @ sn.T
     return ContactGeometry(volume if np.isscalar(volume) else volume.volume, n, pg, e1, e2,
                            poly, Q, c, m, np.maximum(offsets, 0.0), Qn)
