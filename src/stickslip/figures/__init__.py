@@ -6,6 +6,7 @@ function and append a :class:`FigureSpec` to ``FIGURES`` below.
 """
 
 from . import _example1_plane, _example2_conveyor, _fig3_stiction, _fig5_restitution
+from . import _spatial_fig8
 from ._registry import FigureSpec as FigureSpec
 from ._registry import make_figures as make_figures
 
@@ -18,4 +19,6 @@ FIGURES: list[FigureSpec] = [
                "SPEC §5 example 1", _example1_plane.make),
     FigureSpec("example2_conveyor", "Two blocks, a wall and a conveyor",
                "SPEC §5 example 2", _example2_conveyor.make),
+    FigureSpec("spatial_fig8", "Static-friction region: pyramidal LP vs previous method",
+               "SPEC §7, Wakisaka & Sugihara Fig. 8", _spatial_fig8.make),
 ]

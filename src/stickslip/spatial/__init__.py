@@ -1,0 +1,23 @@
+"""3-D rigid bodies with volume-based contact and a pyramidal friction constraint
+(SPEC §7; N. Wakisaka and T. Sugihara, "Rigid contact force computation based on contact
+volume with pyramidal approximation of frictional constraint").
+
+Host-side NumPy/SciPy: the contact force is a small QP and LP per step.
+"""
+
+from ._friction import static_friction_holds as static_friction_holds
+from ._model import BodyState as BodyState
+from ._model import ContactRecord as ContactRecord
+from ._model import Model as Model
+from ._shapes import Box as Box
+from ._shapes import ConvexHull as ConvexHull
+from ._shapes import Polyhedron as Polyhedron
+from ._shapes import Prism as Prism
+from ._volume import ContactGeometry as ContactGeometry
+from ._volume import ContactVolume as ContactVolume
+from ._volume import contact_geometry as contact_geometry
+from ._volume import intersect as intersect
+
+__all__ = ["Model", "BodyState", "ContactRecord", "Polyhedron", "Box", "Prism", "ConvexHull",
+           "ContactVolume", "ContactGeometry", "intersect", "contact_geometry",
+           "static_friction_holds"]
