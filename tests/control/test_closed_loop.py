@@ -1,0 +1,57 @@
+"""Closed-loop simulation with zero-order hold against the three plants."""
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import stickslip as ss
+
+GAINS = dict(F=20.0, H=0.2, K=1600.0, B=80.0, L=16000.0, T=1e-3)
+
+
+def test_naive_smc_chatters_and_psmc_does_not_on_a_mass_with_coulomb_friction():
+    block = ss.systems.FrictionMass(M=1.0, law=ss.laws.CoulombODE(F=2.0, K=1e4, beta=1e-3))
+    plant = ss.control.ActuatedSystem(block)
+    ref = lambda t: 0.1 * (t >= 0.01)  # noqa: E731
+    smc = ss.control.simulate_closed_loop(plant, ss.control.NaiveSMCParams(F=20.0, H=0.2,
+                                                                           T=1e-3), 1.5, ref)
+    psmc = ss.control.simulate_closed_loop(plant, ss.control.PSMCParams(**GAINS), 1.5, ref)
+    late = smc.t > 1.0
+    flips = lambda u: int(np.sum(np.abs(np.diff(np.sign(u[late]))) > 1))  # noqa: E731
+    assert flips(smc["u"]) > 100                        # ±F switching every few samples
+    assert flips(psmc["u"]) == 0
+    assert abs(psmc["p"][-1] - 0.1) < 1e-3
+    assert smc.meta["substeps"] >= 1 and "f" in smc.names   # plant friction channel kept
+
+
+def test_psmc_holds_a_single_link_arm_against_gravity():
+    arm = ss.control.SingleLinkArm(I=0.05, m=1.0, lc=0.1)    # gravity torque ≤ 0.98 N·m
+    ctrl = ss.control.PSMCParams(F=5.0, H=0.2, K=40.0, B=2.0, L=200.0, T=1e-3)
+    res = ss.control.simulate_closed_loop(arm, ctrl, 4.0, reference=1.0)
+    assert np.max(np.abs(res["u"])) <= 5.0
+    assert abs(res["q"][-1] - 1.0) < 1e-3                   # the integral removes gravity's offset
+    assert res.units["u"] == "N·m" and res.units["proxy"] == "rad"
+    assert res["proxy"].shape == res.t.shape
+
+
+def test_closed_loop_reports_divergence_with_the_sample():
+    plant = ss.control.MassPlant(M=1e-3)
+    wild = ss.control.PIDParams(K=1e6, L=0.0, B=0.0, T=1e-2)
+    with pytest.raises(ss.SimulationError, match=r"diverged at sample k=\d+ \(t="):
+        ss.control.simulate_closed_loop(plant, wild, 5.0, reference=1.0, substeps=1)
+
+
+def test_closed_loop_rejects_bad_arguments():
+    plant = ss.control.MassPlant(M=1.0)
+    ctrl = ss.control.PSMC(**GAINS)
+    with pytest.raises(ss.ParameterError, match="reference` is not finite at sample k=3"):
+        ss.control.simulate_closed_loop(plant, ctrl, 0.01,
+                                        reference=lambda t: jnp.where(t > 2.5e-3, jnp.nan, 0.))
+    with pytest.raises(ss.ParameterError, match="fixed-step"):
+        ss.control.simulate_closed_loop(plant, ctrl, 0.01, method="tsit5")
+    with pytest.raises(ss.ParameterError, match="`controller`"):
+        ss.control.simulate_closed_loop(plant, object(), 0.01)
+    with pytest.raises(ss.ParameterError, match="input_row"):
+        ss.control.ActuatedSystem(plant, input_row="w")
+    with pytest.raises(ss.ParameterError, match="`MassPlant.M` must be > 0"):
+        ss.control.MassPlant(M=0.0)
