@@ -22,16 +22,16 @@ GAINS = dict(F=20.0, H=0.2, K=1600.0, B=80.0, L=16000.0, T=1e-3)
 def _scan(params, refs, meas):
     def body(state, inputs):
         f, state = ss.control.psmc_step(state, inputs[0], inputs[1], params)
-        return state, (f, state.a1)
+        return state, (f, state.a1, state.da1)
     state0 = params.init_state(refs[0], meas[0])
-    _, (fs, a) = jax.lax.scan(body, state0, (refs, meas))
-    return fs, a
+    _, out = jax.lax.scan(body, state0, (refs, meas))
+    return out
 
 
 def _run(params, refs, meas):
     """PSMC over a sequence (one compile per sequence length)."""
-    fs, a = _scan(params, jnp.asarray(refs, dtype=float), jnp.asarray(meas, dtype=float))
-    return np.asarray(fs), np.asarray(a)
+    fs, a, da = _scan(params, jnp.asarray(refs, dtype=float), jnp.asarray(meas, dtype=float))
+    return np.asarray(fs), np.asarray(a), np.asarray(da)
 
 
 params_strategy = st.fixed_dictionaries(dict(
@@ -46,14 +46,14 @@ signals = st.lists(st.tuples(st.floats(-1, 1, **finite), st.floats(-1, 1, **fini
 def test_psmc_satisfies_its_discrete_inclusion_and_force_bound(p, seq):
     params = ss.control.PSMCParams(**p)
     refs, meas = np.array(seq).T
-    fs, a = _run(params, refs, meas)
+    fs, a, d = _run(params, refs, meas)
     F, H, K, B, L, T = (p[k] for k in "FHKBLT")
-    a_full = np.concatenate([[0.0, 0.0], a])           # a_{−1} = a_0 = 0 before the run
+    d_prev = np.concatenate([[0.0], d[:-1]])           # ∇a before the run is 0
     p_prev = np.concatenate([[meas[0]], meas[:-1]])
     pd_prev = np.concatenate([[refs[0]], refs[:-1]])
     for k in range(len(fs)):
-        ak, a1, a2 = a_full[k + 2], a_full[k + 1], a_full[k]
-        da, dda = (ak - a1) / T, (ak - 2 * a1 + a2) / T ** 2
+        ak = a[k]
+        da, dda = d[k] / T, (d[k] - d_prev[k]) / T ** 2
         scale = max(1.0, abs(fs[k]), B * abs(dda), K * abs(da), L * abs(ak))
         assert abs(fs[k]) <= F * (1 + 1e-14)
         # f_k = L a_k + K ∇a_k/T + B ∇²a_k/T²
@@ -83,7 +83,7 @@ def _pid_on_proxy(refs, meas, H, K, B, L, T):
 def test_psmc_with_large_F_is_discrete_pid_on_the_proxy(seq, p):
     refs, meas = np.array(seq).T
     params = ss.control.PSMCParams(**{**p, "F": 1e15})
-    fs, _ = _run(params, refs, meas)
+    fs, _, _ = _run(params, refs, meas)
     expected = _pid_on_proxy(refs, meas, *(p[k] for k in "HKBLT"))
     scale = np.max(np.abs(expected)) + 1.0
     np.testing.assert_allclose(fs, expected, rtol=0, atol=1e-9 * scale)
@@ -113,12 +113,34 @@ def test_psmc_small_step_is_pid_and_large_step_does_not_overshoot():
     assert abs(r_psmc["p"][-1] - 0.5) < 1e-3                 # and it does get there
 
 
+@given(p=params_strategy, seq=signals)
+def test_psmc_equals_the_slide_form_of_the_algorithm(p, seq):
+    """The implementation carries (a_{k−1}, ∇a_{k−1}); SPEC §6 prints the same recursion in
+    (a_{k−1}, a_{k−2}). Run the literal form and compare (to its own round-off)."""
+    refs, meas = np.array(seq).T
+    fs, _, _ = _run(ss.control.PSMCParams(**p), refs, meas)
+    F, H, K, B, L, T = (p[k] for k in "FHKBLT")
+    a1 = a2 = 0.0
+    p_prev, pd_prev, out = meas[0], refs[0], []
+    for pd, pk in zip(refs, meas):
+        sigma = pd - pk + H * ((pd - pd_prev) - (pk - p_prev)) / T
+        D = B + K * T + L * T * T
+        f_star = (D / (H + T) * sigma + (K * H - B + L * T * (2 * H + T)) / ((H + T) * T) * a1
+                  - (K * H - B + L * T * H) / ((H + T) * T) * a2)
+        f = F * min(1.0, max(-1.0, f_star / F))
+        a1, a2 = ((2 * B + K * T) * a1 - B * a2 + T * T * f) / D, a1
+        p_prev, pd_prev = pk, pd
+        out.append(f)
+    # the slide's form cancels terms of size ~(K/T)|a|: its round-off sets the tolerance
+    np.testing.assert_allclose(fs, out, rtol=0, atol=1e-6 * F)
+
+
 def test_stateful_psmc_matches_pure_step_and_reset():
     ctrl = ss.control.PSMC(**GAINS)
     params = ss.control.PSMCParams(**GAINS)
     rng = np.random.default_rng(1)
     refs, meas = rng.normal(size=(2, 20)) * 1e-3
-    expected, _ = _run(params, refs, meas)
+    expected, _, _ = _run(params, refs, meas)
     got = [ctrl.step(r, m) for r, m in zip(refs, meas)]
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-14)
     ctrl.reset()

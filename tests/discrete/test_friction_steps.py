@@ -55,7 +55,7 @@ def test_coulomb_mass_step_planar_velocity_is_isotropic():
        B=st.floats(1e-2, 1e3, **finite), T=period)
 def test_da_relaxation_step_satisfies_its_discrete_inclusion(e_prev, v, F, K, B, T):
     f, e = (float(a) for a in ss.discrete.da_relaxation_step(e_prev, v, F, K, B, T))
-    scale = max(1.0, (K * T + B) * abs(v), K * abs(e_prev))
+    scale = max(1.0, (K * T + B) * abs(v), (K + B / T) * abs(e_prev))
     # f_k = K e_k + B (e_k − e_{k−1})/T
     assert abs(f - (K * e + B * (e - e_prev) / T)) <= 1e-11 * scale
     # f_k ∈ F sgn(v_k − (e_k − e_{k−1})/T): test the argument scaled by (KT + B) > 0

@@ -64,12 +64,12 @@ class AbstractController(eqx.Module):
 # --- PSMC ----------------------------------------------------------------------------------
 
 class PSMCState(NamedTuple):
-    """PSMC state: ``a1 = a_{k−1}``, ``a2 = a_{k−2}`` [m·s] (a is the time integral of the
-    proxy–plant offset, so ∇a/T is that offset), and the previous measurement and
-    reference [m]."""
+    """PSMC state: ``a1 = a_{k−1}`` [m·s] (a is the time integral of the proxy–plant
+    offset), ``da1 = a_{k−1} − a_{k−2}`` [m·s] (so ``da1/T`` is the proxy–plant offset
+    q − p [m]), and the previous measurement and reference [m]."""
 
     a1: jnp.ndarray
-    a2: jnp.ndarray
+    da1: jnp.ndarray
     p_prev: jnp.ndarray
     pd_prev: jnp.ndarray
 
@@ -114,6 +114,16 @@ class PSMCParams(AbstractController):
 
     It solves ``f_k ∈ F sgn(p_{d,k} − q_k + H(∇p_{d,k} − ∇q_k)/T)``,
     ``f_k = L a_k + K ∇a_k/T + B ∇²a_k/T²`` with ``q_k = p_k + ∇a_k/T`` exactly.
+
+    Implemented in the algebraically identical form that carries ``a_{k−1}`` and
+    ``∇a_{k−1}`` instead of ``a_{k−1}`` and ``a_{k−2}``::
+
+        f*_k = (B + KT + LT²)/(H + T) σ_k + L a_{k−1} + (KH − B + LTH)/((H + T)T) ∇a_{k−1}
+        ∇a_k = (B ∇a_{k−1} + T² (f_k − L a_{k−1}))/(B + KT + LT²),   a_k = a_{k−1} + ∇a_k
+
+    The slide's form subtracts two terms of size ~(K/T)·a that nearly cancel (a_{k−1} ≈
+    a_{k−2}), losing about five digits at T = 1 ms; this form does not (it matters in
+    float32 on a microcontroller, and it is what makes the C export agree to 1e-12).
     """
 
     F: jnp.ndarray = eqx.field(converter=as_parameter)
@@ -163,18 +173,18 @@ class PSMCParams(AbstractController):
 
     def update(self, state: PSMCState, p_d, p) -> tuple[jnp.ndarray, PSMCState]:
         F, H, K, B, L, T = self.F, self.H, self.K, self.B, self.L, self.T
-        a1, a2 = state.a1, state.a2
+        a1, da1 = state.a1, state.da1
         sigma = p_d - p + H * ((p_d - state.pd_prev) - (p - state.p_prev)) / T
         D = B + K * T + L * T * T
-        f_star = (D / (H + T) * sigma
-                  + (K * H - B + L * T * (2.0 * H + T)) / ((H + T) * T) * a1
-                  - (K * H - B + L * T * H) / ((H + T) * T) * a2)
+        # f*_k of SPEC §6 with a_{k−2} = a_{k−1} − ∇a_{k−1} (same value, no cancellation)
+        f_star = D / (H + T) * sigma + L * a1 + (K * H - B + L * T * H) / ((H + T) * T) * da1
         f = sat(F, f_star)                          # = F sat(f*/F), theorem (4)
-        a = ((2.0 * B + K * T) * a1 - B * a2 + T * T * f) / D
-        return f, PSMCState(a, a1, jnp.asarray(p, dtype=float), jnp.asarray(p_d, dtype=float))
+        da = (B * da1 + T * T * (f - L * a1)) / D   # a_k − a_{k−1}
+        return f, PSMCState(a1 + da, da, jnp.asarray(p, dtype=float),
+                            jnp.asarray(p_d, dtype=float))
 
     def extras(self, state: PSMCState, p) -> dict[str, jnp.ndarray]:
-        return {"proxy": p + (state.a1 - state.a2) / self.T}
+        return {"proxy": p + state.da1 / self.T}
 
 
 def psmc_step(state: PSMCState, p_d, p, params) -> tuple[jnp.ndarray, PSMCState]:

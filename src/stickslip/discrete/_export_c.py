@@ -50,14 +50,14 @@ _PSMC = _Algorithm(
             ("L", "integral coupling gain K_i [N/(m s)] >= 0"),
             ("T", "sample period [s] > 0")),
     state=(("double", "a1", "a_{k-1}: integral of the proxy-plant offset [m s]"),
-           ("double", "a2", "a_{k-2} [m s]"),
+           ("double", "da1", "a_{k-1} - a_{k-2} [m s]; da1/T is the proxy-plant offset [m]"),
            ("double", "p_prev", "previous measured position [m]"),
            ("double", "pd_prev", "previous reference [m]"),
            ("int", "started", "0 until the first step (no derivative kick)"),
            ("unsigned long", "faults", "samples rejected for a non-finite input")),
     step_args="double p_d, double p",
     step_doc="Force f_k [N] for reference p_d and measured position p [m]; updates *s.",
-    init_body="    s->a1 = 0.0;\n    s->a2 = 0.0;\n    s->p_prev = 0.0;\n    s->pd_prev = 0.0;\n"
+    init_body="    s->a1 = 0.0;\n    s->da1 = 0.0;\n    s->p_prev = 0.0;\n    s->pd_prev = 0.0;\n"
               "    s->started = 0;\n    s->faults = 0;\n",
     check_body="""    if (!(prm->T > 0.0) || !isfinite(prm->T)) return 1;
     if (!(prm->F > 0.0) || !isfinite(prm->F)) return 2;
@@ -68,7 +68,7 @@ _PSMC = _Algorithm(
     return 0;
 """,
     step_body="""    const double F = prm->F, H = prm->H, K = prm->K, B = prm->B, L = prm->L, T = prm->T;
-    double sigma, D, f_star, f, a;
+    double sigma, D, f_star, f, da;
     if (!isfinite(p_d) || !isfinite(p)) {
         s->faults += 1;
         return 0.0;
@@ -80,13 +80,12 @@ _PSMC = _Algorithm(
     }
     sigma = p_d - p + H * ((p_d - s->pd_prev) - (p - s->p_prev)) / T;
     D = B + K * T + L * T * T;
-    f_star = D / (H + T) * sigma
-             + (K * H - B + L * T * (2.0 * H + T)) / ((H + T) * T) * s->a1
-             - (K * H - B + L * T * H) / ((H + T) * T) * s->a2;
+    /* f*_k of SPEC 6 with a_{k-2} = a_{k-1} - da_{k-1} (same value, no cancellation) */
+    f_star = D / (H + T) * sigma + L * s->a1 + (K * H - B + L * T * H) / ((H + T) * T) * s->da1;
     f = stickslip_sat(F, f_star);
-    a = ((2.0 * B + K * T) * s->a1 - B * s->a2 + T * T * f) / D;
-    s->a2 = s->a1;
-    s->a1 = a;
+    da = (B * s->da1 + T * T * (f - L * s->a1)) / D;
+    s->a1 = s->a1 + da;
+    s->da1 = da;
     s->p_prev = p;
     s->pd_prev = p_d;
     return f;
