@@ -66,8 +66,8 @@ class BrushTire(eqx.Module):
 
     @classmethod
     def example(cls) -> "BrushTire":
-        """A passenger-car-like patch: θ = K L²/(6 μ Fz) = 10 (force peak near 10 % slip)."""
-        return cls(L=0.2, K=6.0e6, B=100.0, mu=1.0, Fz=4000.0, R=0.3, n_cells=100)
+        """A passenger-car-like patch: θ = K L²/(6 μ Fz) = 4 (full sliding from 25 % slip)."""
+        return cls(L=0.2, K=2.4e6, B=100.0, mu=1.0, Fz=4000.0, R=0.3, n_cells=100)
 
     @property
     def nodes(self) -> jnp.ndarray:
