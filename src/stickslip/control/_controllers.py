@@ -302,9 +302,6 @@ def _params_of(params, cls):
     return params
 
 
-_UPDATE = eqx.filter_jit(lambda params, state, p_d, p: params.update(state, p_d, p))
-
-
 class _StatefulController:
     """Host-side loop wrapper: keeps the state and the step counter k."""
 
@@ -312,6 +309,9 @@ class _StatefulController:
 
     def __init__(self, **parameters: Any):
         self.params = self.params_class(**parameters)
+        # parameters baked in as constants: one compile per controller, ~20 µs per call
+        params = self.params
+        self._update = jax.jit(lambda state, p_d, p: params.update(state, p_d, p))
         self.reset()
 
     def reset(self) -> None:
@@ -335,10 +335,10 @@ class _StatefulController:
                     f"{float(value)} at step k={self.k} (t={self.k * self.T:g} s). Check the "
                     "sensor or the reference; the controller state was left unchanged.",
                     time=self.k * self.T)
-        p_d, p = jnp.asarray(float(p_d)), jnp.asarray(float(p))
+        p_d, p = float(p_d), float(p)
         if self.state is None:
             self.state = self.params.init_state(p_d, p)
-        f, self.state = _UPDATE(self.params, self.state, p_d, p)
+        f, self.state = self._update(self.state, p_d, p)
         self.k += 1
         return float(f)
 

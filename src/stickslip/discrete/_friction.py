@@ -178,11 +178,11 @@ class CoulombMass(_Loop):
         check_finite("CoulombMass", "v0", v0)
         self.M, self.F, self.T = float(M), float(F), float(T)
         self.p, self.v, self.k = float(p0), float(v0), 0
-        self._step = jax.jit(coulomb_mass_step)
+        self._step = jax.jit(lambda v, h: coulomb_mass_step(v, h, self.M, self.F, self.T))
 
     def step(self, h: float) -> float:
         h = self._check_input("h", h)
-        v, f = self._step(self.v, h, self.M, self.F, self.T)
+        v, f = self._step(self.v, h)
         self.v = float(v)
         self.p += self.T * self.v
         self.k += 1
@@ -202,11 +202,12 @@ class DARelaxation(_Loop):
         check_positive("DARelaxation", "T", T, "Pass the sample period in seconds.")
         self.F, self.K, self.B, self.T = float(F), float(K), float(B), float(T)
         self.e, self.k = 0.0, 0
-        self._step = jax.jit(da_relaxation_step)
+        self._step = jax.jit(lambda e, v: da_relaxation_step(e, v, self.F, self.K, self.B,
+                                                             self.T))
 
     def step(self, v: float) -> float:
         v = self._check_input("v", v)
-        f, e = self._step(self.e, v, self.F, self.K, self.B, self.T)
+        f, e = self._step(self.e, v)
         self.e = float(e)
         self.k += 1
         return float(f)
