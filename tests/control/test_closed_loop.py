@@ -55,3 +55,15 @@ def test_closed_loop_rejects_bad_arguments():
         ss.control.ActuatedSystem(plant, input_row="w")
     with pytest.raises(ss.ParameterError, match="`MassPlant.M` must be > 0"):
         ss.control.MassPlant(M=0.0)
+
+
+def test_second_closed_loop_run_with_new_gains_does_not_recompile():
+    from stickslip.control._closed_loop import _run
+
+    plant = ss.control.MassPlant(M=1.0)
+    ss.control.simulate_closed_loop(plant, ss.control.PSMCParams(**GAINS), 0.1, 0.01)
+    before = _run._cache_size()
+    res = ss.control.simulate_closed_loop(plant, ss.control.PSMCParams(**{**GAINS, "F": 5.0}),
+                                          0.1, 0.01)
+    assert _run._cache_size() == before
+    assert np.max(np.abs(res["u"])) <= 5.0

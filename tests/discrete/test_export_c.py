@@ -13,7 +13,7 @@ import pytest
 import stickslip as ss
 
 CC = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-pytestmark = pytest.mark.skipif(CC is None, reason="no C compiler (cc/gcc/clang) on PATH: "
+needs_cc = pytest.mark.skipif(CC is None, reason="no C compiler (cc/gcc/clang) on PATH: "
                                 "install one to check the generated C against Python")
 N = 20_000
 
@@ -84,6 +84,7 @@ def _inputs(name, rng):
     return rng.uniform(-2.0, 2.0, size=(N, 1))
 
 
+@needs_cc
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_generated_c_matches_python(name, tmp_path):
     params, n_in, emit, reference = CASES[name]
@@ -128,6 +129,7 @@ def test_export_c_of_a_configured_object_writes_its_parameters(tmp_path):
     assert "typedef struct" in text and "double H;  /* sliding-surface time constant" in text
 
 
+@needs_cc
 def test_generated_c_rejects_nonfinite_input_and_bad_parameters(tmp_path):
     ss.discrete.export_c("psmc", tmp_path)
     driver = tmp_path / "driver.c"
@@ -157,3 +159,13 @@ def test_export_c_rejects_unknown_algorithms(tmp_path):
         ss.discrete.export_c("lugre", tmp_path)
     with pytest.raises(ss.ParameterError, match="cannot export"):
         ss.discrete.export_c(3.0, tmp_path)
+
+
+def test_export_c_accepts_step_functions_and_configured_wrappers(tmp_path):
+    h, _ = ss.discrete.export_c(ss.discrete.coulomb_mass_step, tmp_path / "a")
+    assert h.name == "stickslip_coulomb_mass.h"
+    h, _ = ss.discrete.export_c(ss.control.psmc_step, tmp_path / "b")
+    assert h.name == "stickslip_psmc.h"
+    h, _ = ss.discrete.export_c(ss.discrete.DARelaxation(F=2.0, K=1e4, B=50.0, T=1e-3),
+                                tmp_path / "c")
+    assert "STICKSLIP_DA_RELAXATION_DEFAULT_PARAMS {2.0, 10000.0, 50.0, 0.001}" in h.read_text()
