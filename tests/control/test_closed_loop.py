@@ -67,3 +67,20 @@ def test_second_closed_loop_run_with_new_gains_does_not_recompile():
                                           0.1, 0.01)
     assert _run._cache_size() == before
     assert np.max(np.abs(res["u"])) <= 5.0
+
+
+class _PinnedMass(ss.control.MassPlant):
+    """A mass whose velocity the core's projection capability zeroes after every step."""
+
+    projects_after_step = True
+
+    def project(self, t, x):
+        return x.at[1].set(0.0)
+
+
+def test_closed_loop_honours_the_plant_projection_capability():
+    res = ss.control.simulate_closed_loop(_PinnedMass(M=1.0), ss.control.PSMCParams(**GAINS),
+                                          0.05, reference=1.0)
+    assert np.all(res["v"] == 0.0)
+    # each sample starts from rest again: p advances at most ½ (F/M) T² per sample
+    assert np.all(np.diff(res["p"]) <= 0.5 * 20.0 * 1e-3 ** 2 * (1 + 1e-9))

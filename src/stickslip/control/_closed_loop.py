@@ -19,7 +19,7 @@ from ..integrate._fixed_step import rk_step
 from ..integrate._tableaus import FIXED_STEP_METHODS
 from ..results import Results
 from ._controllers import AbstractController, _StatefulController
-from ._plants import AbstractPlant
+from ._plants import AbstractPlant, ActuatedSystem
 
 __all__ = ["simulate_closed_loop"]
 
@@ -32,7 +32,8 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
     At each sample t_k = t0 + kT the controller reads the reference p_d(t_k) and the
     measured position ``plant.measure(t_k, x_k)``, returns the force u_k, and the plant is
     integrated over [t_k, t_k + T] with u_k held, by the core's fixed-step Runge–Kutta
-    (`method`, `substeps` steps per sample).
+    (`method`, `substeps` steps per sample), honouring the plant's ``projects_after_step``
+    and ``trace_stages_once`` capabilities.
 
     Parameters
     ----------
@@ -130,6 +131,9 @@ def _reference_samples(reference, ts):
 def _run(dynamic, static, t0, refs, x0, *, n_sub, method):
     plant, controller = eqx.combine(dynamic, static)
     tableau = FIXED_STEP_METHODS[method]
+    # the core's class-variable capabilities (of the wrapped system for ActuatedSystem)
+    inner = type(plant.system) if isinstance(plant, ActuatedSystem) else type(plant)
+    looped, projects = inner.trace_stages_once, inner.projects_after_step
     T = controller.T
     h = T / n_sub
     c0 = controller.init_state(refs[0], plant.measure(t0, x0))
@@ -140,8 +144,10 @@ def _run(dynamic, static, t0, refs, x0, *, n_sub, method):
         y = plant.measure(t, x)
         u, c = controller.update(c, refs[k], y)
         field = lambda tt, xx: plant.controlled_field(tt, xx, u)  # noqa: E731 (u held: ZOH)
-        x_next = jax.lax.fori_loop(
-            0, n_sub, lambda j, xx: rk_step(field, tableau, t + j * h, xx, h), x)
+        def substep(j, xx):
+            xx = rk_step(field, tableau, t + j * h, xx, h, stages_in_loop=looped)
+            return plant.project(t + (j + 1) * h, xx) if projects else xx
+        x_next = jax.lax.fori_loop(0, n_sub, substep, x)
         return (x_next, c), (x, u, controller.extras(c, y))
 
     _, (xs, us, extras) = jax.lax.scan(sample, (x0, c0), jnp.arange(refs.shape[0]))

@@ -193,6 +193,9 @@ class ActuatedSystem(AbstractPlant):
     def measure(self, t, x):
         return x[self.system.state_names.index(self.measured_row)]
 
+    def project(self, t, x):
+        return self.system.project(t, x)
+
     def outputs(self, t, x):
         return self.system.outputs(t, x)
 
