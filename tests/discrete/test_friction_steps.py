@@ -100,6 +100,10 @@ def test_pure_steps_reject_nonpositive_period():
         ss.discrete.coulomb_mass_step(0.0, 1.0, 1.0, 1.0, 0.0)
     with pytest.raises(ss.ParameterError, match="`da_relaxation_step.B` must be > 0"):
         ss.discrete.da_relaxation_step(0.0, 1.0, 1.0, 1.0, -1.0, 1e-3)
+    with pytest.raises(ss.ParameterError, match="`coulomb_mass_step.F` must be >= 0"):
+        ss.discrete.coulomb_mass_step(0.0, 1.0, 1.0, -1.0, 1e-3)
+    with pytest.raises(ss.ParameterError, match="`sign_inclusion_step.T` must be finite"):
+        ss.discrete.sign_inclusion_step(0.0, 1.0, float("nan"))
 
 
 # --- T → 0: the discrete mass converges to the continuous eq. 10 solution ------------------

@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from .._validation import check_finite, check_positive
+from .._validation import check_finite, check_nonnegative, check_positive
 from ..errors import SimulationError
 from ..nonsmooth import sat
 
@@ -92,7 +92,7 @@ def coulomb_mass_step(v_prev: ArrayLike, h: ArrayLike, M: ArrayLike, F: ArrayLik
     """
     check_positive("coulomb_mass_step", "M", M, "Pass the mass in kg (> 0).")
     check_positive("coulomb_mass_step", "T", T, "Pass the sample period in seconds.")
-    check_finite("coulomb_mass_step", "F", F)
+    check_nonnegative("coulomb_mass_step", "F", F, "Pass the friction level in newtons.")
     v_prev, h = jnp.asarray(v_prev), jnp.asarray(h)
     f = sat(F, M * v_prev / T + h)
     v = v_prev + T * (h - f) / M
@@ -137,8 +137,8 @@ def da_relaxation_step(e_prev: ArrayLike, v: ArrayLike, F: ArrayLike, K: ArrayLi
     """
     check_positive("da_relaxation_step", "B", B, "Pass a positive damping in N·s/m.")
     check_positive("da_relaxation_step", "T", T, "Pass the sample period in seconds.")
-    check_finite("da_relaxation_step", "K", K)
-    check_finite("da_relaxation_step", "F", F)
+    check_nonnegative("da_relaxation_step", "K", K, "Pass a stiffness in N/m (>= 0).")
+    check_nonnegative("da_relaxation_step", "F", F, "Pass the friction level in newtons.")
     e_prev, v = jnp.asarray(e_prev), jnp.asarray(v)
     gain = K * T + B
     f = sat(F, gain * v + K * e_prev)
