@@ -84,3 +84,18 @@ def test_closed_loop_honours_the_plant_projection_capability():
     assert np.all(res["v"] == 0.0)
     # each sample starts from rest again: p advances at most ½ (F/M) T² per sample
     assert np.all(np.diff(res["p"]) <= 0.5 * 20.0 * 1e-3 ** 2 * (1 + 1e-9))
+
+
+@pytest.mark.parametrize("push, moves", [(1.5, False), (2.5, True)])
+def test_rendered_friction_holds_below_its_level_and_slides_above(push, moves):
+    """DA relaxation in closed loop: a 1 kg mass pushed by a constant force feels a rendered
+    2 N Coulomb friction (velocity from ∇p/T, one sample of delay)."""
+    plant = ss.control.MassPlant(M=1.0, disturbance=lambda t: push * jnp.ones_like(t))
+    ctrl = ss.control.RenderedFrictionParams(F=2.0, K=1e4, B=50.0, T=1e-3)
+    res = ss.control.simulate_closed_loop(plant, ctrl, 1.0)
+    assert np.max(np.abs(res["u"])) <= 2.0 * (1 + 1e-12)
+    if moves:
+        # a = (h − F)/M once sliding; the relaxation spring lets it start a little early
+        assert res["v"][-1] == pytest.approx((push - 2.0) * 1.0, rel=0.05)
+    else:
+        assert abs(res["p"][-1]) < 2.0 / 1e4 * 1.05 and abs(res["v"][-1]) < 1e-4

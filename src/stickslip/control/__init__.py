@@ -7,7 +7,9 @@ wrapper with ``.step(p_d, p) -> f`` for a loop:
   (Kikuuwe & Fujimoto, ICRA 2006): as accurate as PID for small errors, a slow overdamped
   recovery with |f| ≤ F for large ones, no chattering;
 * :class:`PID` / :func:`pid_step` and :class:`NaiveSMC` / :func:`naive_smc_step` — the
-  comparisons.
+  comparisons;
+* :class:`RenderedFriction` — Coulomb friction rendered on a device by DA relaxation
+  (haptics, admittance control).
 
 Plants (:class:`MassPlant`, :class:`SingleLinkArm`, :class:`ActuatedSystem` around any core
 system such as a ``FrictionMass``) and :func:`simulate_closed_loop` (zero-order hold, the
@@ -28,6 +30,9 @@ from ._controllers import PSMCState as PSMCState
 from ._controllers import naive_smc_step as naive_smc_step
 from ._controllers import pid_step as pid_step
 from ._controllers import psmc_step as psmc_step
+from ._controllers import RenderedFriction as RenderedFriction
+from ._controllers import RenderedFrictionParams as RenderedFrictionParams
+from ._controllers import RenderedFrictionState as RenderedFrictionState
 from ._plants import AbstractPlant as AbstractPlant
 from ._plants import ActuatedSystem as ActuatedSystem
 from ._plants import MassPlant as MassPlant

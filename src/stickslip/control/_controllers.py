@@ -32,7 +32,8 @@ from ..nonsmooth import sat
 
 __all__ = ["AbstractController", "PSMCParams", "PSMCState", "psmc_step", "PSMC",
            "PIDParams", "PIDState", "pid_step", "PID",
-           "NaiveSMCParams", "NaiveSMCState", "naive_smc_step", "NaiveSMC"]
+           "NaiveSMCParams", "NaiveSMCState", "naive_smc_step", "NaiveSMC",
+           "RenderedFrictionParams", "RenderedFrictionState", "RenderedFriction"]
 
 
 class AbstractController(eqx.Module):
@@ -291,6 +292,53 @@ def naive_smc_step(state: NaiveSMCState, p_d, p, params) -> tuple[jnp.ndarray, N
     return _params_of(params, NaiveSMCParams).update(state, p_d, p)
 
 
+# --- friction rendered by DA relaxation (haptics / admittance) -----------------------------
+
+class RenderedFrictionState(NamedTuple):
+    """State: the DA-relaxation deflection e [m] and the previous measured position [m]."""
+
+    e: jnp.ndarray
+    p_prev: jnp.ndarray
+
+
+class RenderedFrictionParams(AbstractController):
+    """Coulomb friction *rendered* on a device by its actuator (SPEC §6, DA relaxation):
+    the velocity is estimated as ``v_k = ∇p_k/T`` from the measured position and
+    :func:`~stickslip.discrete.da_relaxation_step` gives the friction f_k; the actuator applies
+    ``−f_k``. The reference p_d is not used.
+
+    F: rendered friction level [N] > 0.  K: relaxation stiffness [N/m] ≥ 0.
+    B: relaxation damping [N·s/m] > 0.  T: sample period [s] > 0.
+    """
+
+    F: jnp.ndarray = eqx.field(converter=as_parameter)
+    K: jnp.ndarray = eqx.field(converter=as_parameter)
+    B: jnp.ndarray = eqx.field(converter=as_parameter)
+    T: jnp.ndarray = eqx.field(converter=as_parameter)
+
+    def __check_init__(self):
+        owner = "RenderedFriction"
+        check_positive(owner, "T", self.T, "Pass the sample period in seconds.")
+        check_positive(owner, "F", self.F, "Pass the friction level in newtons.")
+        check_positive(owner, "B", self.B, "Pass a positive damping in N·s/m.")
+        check_finite(owner, "K", self.K)
+        K = concrete(self.K)
+        if K is not None and not np.all(K >= 0):
+            raise ParameterError(f"`RenderedFriction.K` must be >= 0; got K={float(np.min(K))}."
+                                 " Pass a stiffness in N/m.")
+
+    def init_state(self, p_d0, p0) -> RenderedFrictionState:
+        p0 = jnp.asarray(p0, dtype=float)
+        return RenderedFrictionState(jnp.zeros_like(p0), p0)
+
+    def update(self, state, p_d, p):
+        from ..discrete import da_relaxation_step
+
+        v = (p - state.p_prev) / self.T
+        f, e = da_relaxation_step(state.e, v, self.F, self.K, self.B, self.T)
+        return -f, RenderedFrictionState(e, jnp.asarray(p, dtype=float))
+
+
 # --- stateful wrappers ---------------------------------------------------------------------
 
 def _params_of(params, cls):
@@ -375,3 +423,10 @@ class NaiveSMC(_StatefulController):
     """Naive (chattering) sliding mode control for a loop: ``NaiveSMC(F=, H=, T=)``."""
 
     params_class = NaiveSMCParams
+
+
+class RenderedFriction(_StatefulController):
+    """Friction rendered by DA relaxation for a loop: ``RenderedFriction(F=, K=, B=, T=)``;
+    ``.step(p_d, p)`` returns the actuator force −f_k [N] (see :class:`RenderedFrictionParams`)."""
+
+    params_class = RenderedFrictionParams
