@@ -123,8 +123,8 @@ class PSMCParams(AbstractController):
         ∇a_k = (B ∇a_{k−1} + T² (f_k − L a_{k−1}))/(B + KT + LT²),   a_k = a_{k−1} + ∇a_k
 
     The slide's form subtracts two terms of size ~(K/T)·a that nearly cancel (a_{k−1} ≈
-    a_{k−2}), losing about five digits at T = 1 ms; this form does not (it matters in
-    float32 on a microcontroller, and it is what makes the C export agree to 1e-12).
+    a_{k−2}), losing several digits at T = 1 ms; this form does not (it is what makes the C
+    export agree with Python to 1e-12, and it would matter more in float32).
     """
 
     F: jnp.ndarray = eqx.field(converter=as_parameter)
