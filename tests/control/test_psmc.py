@@ -168,6 +168,13 @@ def test_psmc_rejects_bad_parameters_naming_the_condition(name, value, message):
         ss.control.PSMC(**{**GAINS, name: value})
 
 
+def test_psmc_positional_order_is_f_h_k_b_l_t_and_repr_shows_values():
+    params = ss.control.PSMCParams(20.0, 0.2, 1600.0, 80.0, 16000.0, 1e-3)
+    assert float(params.F) == 20.0 and float(params.T) == 1e-3
+    assert repr(params) == "PSMCParams(F=20.0, H=0.2, K=1600.0, B=80.0, L=16000.0, T=0.001)"
+    assert repr(ss.control.PSMC(**GAINS)).startswith("PSMC(F=20.0, H=0.2")
+
+
 def test_psmc_with_nominal_mass_checks_routh_hurwitz():
     ss.control.PSMC(**GAINS, M=1.0)                       # B·K = 128000 > M·L = 16000
     with pytest.raises(ss.ParameterError, match="B·K > M·L"):

@@ -48,7 +48,8 @@ class AbstractController(eqx.Module):
       (e.g. the PSMC proxy position); none by default.
     """
 
-    T: eqx.AbstractVar[jnp.ndarray]
+    # every final controller has a field ``T`` (the sample period [s]); it is not declared
+    # here as an abstract field because that would put T first in the positional order.
 
     @abc.abstractmethod
     def init_state(self, p_d0, p0) -> Any:
@@ -60,6 +61,30 @@ class AbstractController(eqx.Module):
 
     def extras(self, state, p) -> dict[str, jnp.ndarray]:
         return {}
+
+    def __repr__(self) -> str:
+        return _repr_fields(self)
+
+
+def _repr_fields(module) -> str:
+    """``Name(F=20.0, H=0.2, …)`` with concrete values (``traced`` inside jit)."""
+    import dataclasses
+
+    from .._validation import is_traced
+
+    parts = []
+    for field in dataclasses.fields(module):
+        value = getattr(module, field.name)
+        if value is None:
+            continue
+        if is_traced(value):
+            shown = "traced"
+        elif isinstance(value, (str, int)) or np.ndim(value) != 0:
+            shown = repr(value) if isinstance(value, (str, int)) else f"array{np.shape(value)}"
+        else:
+            shown = repr(float(value))
+        parts.append(f"{field.name}={shown}")
+    return f"{type(module).__name__}({', '.join(parts)})"
 
 
 # --- PSMC ----------------------------------------------------------------------------------
@@ -391,9 +416,7 @@ class _StatefulController:
         return float(f)
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={float(value):g}" for name, value in vars(self.params).items()
-                           if value is not None)
-        return f"{type(self).__name__}({fields})"
+        return type(self).__name__ + _repr_fields(self.params)[len(type(self.params).__name__):]
 
 
 class PSMC(_StatefulController):

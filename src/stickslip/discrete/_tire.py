@@ -64,6 +64,11 @@ class BrushTire(eqx.Module):
             raise ParameterError(f"`BrushTire.pressure` must be one of {_PRESSURES}; got "
                                  f"{self.pressure!r}.")
 
+    def __repr__(self) -> str:
+        from ..control._controllers import _repr_fields
+
+        return _repr_fields(self)
+
     @classmethod
     def example(cls) -> "BrushTire":
         """A passenger-car-like patch: θ = K L²/(6 μ Fz) = 4 (full sliding from 25 % slip)."""
