@@ -28,6 +28,7 @@ import numpy as np
 from .._validation import check_finite, check_positive, concrete
 from ..errors import ParameterError, SimulationError
 from ..laws._base import as_parameter
+from ..discrete._friction import da_relaxation_step
 from ..nonsmooth import sat
 
 __all__ = ["AbstractController", "PSMCParams", "PSMCState", "psmc_step", "PSMC",
@@ -357,8 +358,6 @@ class RenderedFrictionParams(AbstractController):
         return RenderedFrictionState(jnp.zeros_like(p0), p0)
 
     def update(self, state, p_d, p):
-        from ..discrete import da_relaxation_step
-
         v = (p - state.p_prev) / self.T
         f, e = da_relaxation_step(state.e, v, self.F, self.K, self.B, self.T)
         return -f, RenderedFrictionState(e, jnp.asarray(p, dtype=float))

@@ -154,11 +154,11 @@ class _Loop:
     def _check_input(self, name: str, value: float) -> float:
         value = float(value)
         if not math.isfinite(value):
+            t = self.k * float(self.T)
             raise SimulationError(
                 f"`{type(self).__name__}.step` got a non-finite {name}={value} at step "
-                f"k={self.k} (t={self.k * float(self.T):g} s). Check the sensor or the "
-                "upstream computation; the state was left unchanged.", time=self.k * float(
-                    self.T))
+                f"k={self.k} (t={t:g} s). Check the sensor or the upstream computation; the "
+                "state was left unchanged.", time=t)
         return value
 
 
