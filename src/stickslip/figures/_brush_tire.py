@@ -38,7 +38,9 @@ def make(out: Path) -> dict:
     xi = np.asarray(tire.nodes)
     bound = float(tire.mu) * np.asarray(tire.load_density())
     summary: dict = {"theta": tire.theta(), "peak_force_N": float(Fx.max()),
-                     "slip_at_peak": float(slips[np.argmax(Fx)]),
+                     "slip_ratio_at_999_permille_of_muFz": float(
+                         slips[np.argmax(Fx >= 0.999 * mu_fz)]),
+                     "brush_model_full_sliding_slip_ratio": 1.0 / (tire.theta() - 1.0),
                      "max_deviation_from_brush_model_N": float(np.max(np.abs(Fx - analytic))),
                      "stick_region_end_over_L": {}}
     for slip, row in zip(PROFILE_SLIPS, dens):
