@@ -99,3 +99,15 @@ def test_rendered_friction_holds_below_its_level_and_slides_above(push, moves):
         assert res["v"][-1] == pytest.approx((push - 2.0) * 1.0, rel=0.05)
     else:
         assert abs(res["p"][-1]) < 2.0 / 1e4 * 1.05 and abs(res["v"][-1]) < 1e-4
+
+
+def test_measurement_noise_is_seen_by_the_controller_and_psmc_stays_bounded():
+    plant = ss.control.MassPlant(M=1.0)
+    ctrl = ss.control.PSMCParams(**GAINS)
+    res = ss.control.simulate_closed_loop(plant, ctrl, 1.0, 0.5, noise=1e-4, seed=3)
+    again = ss.control.simulate_closed_loop(plant, ctrl, 1.0, 0.5, noise=1e-4, seed=3)
+    np.testing.assert_array_equal(res["u"], again["u"])             # reproducible
+    assert 0.5e-4 < np.std(res["measured"] - res["p"]) < 2e-4
+    assert np.max(np.abs(res["u"])) <= GAINS["F"]
+    with pytest.raises(ss.ParameterError, match="`noise`"):
+        ss.control.simulate_closed_loop(plant, ctrl, 1.0, 0.5, noise=-1.0)

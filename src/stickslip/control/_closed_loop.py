@@ -26,7 +26,8 @@ __all__ = ["simulate_closed_loop"]
 
 def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
                          reference: float | Callable = 0.0, *, substeps: int | None = None,
-                         method: str = "rk4", t0: float = 0.0) -> Results:
+                         method: str = "rk4", t0: float = 0.0, noise: float = 0.0,
+                         seed: int = 0) -> Results:
     """Run `controller` against `plant`, sampled every ``controller.T`` with zero-order hold.
 
     At each sample t_k = t0 + kT the controller reads the reference p_d(t_k) and the
@@ -48,11 +49,15 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
         to be stable, at least 1).
     method: ``"rk4"``, ``"rk_gill"`` or ``"euler"``.
     t0: start time [s].
+    noise: standard deviation of white Gaussian noise added to each measurement [m or rad]
+        (default 0); `seed` seeds it. The noisy value is what the controller sees
+        (channel ``measured``).
 
     Returns
     -------
     Results sampled at t_k with the plant states, the plant's outputs, ``u`` (the held
-    actuator force from t_k on), ``p_d`` and the controller's extras (``proxy`` for PSMC).
+    actuator force from t_k on), ``p_d``, ``measured`` (what the controller saw) and the
+    controller's extras (``proxy`` for PSMC).
 
     Raises
     ------
@@ -83,10 +88,14 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
                    "Pass a whole number of integrator steps per sample (>= 1).")
     ts = t0 + np.arange(n + 1) * T
     refs = _reference_samples(reference, ts)
+    if not (np.isfinite(noise) and noise >= 0):
+        raise ParameterError(f"`noise` must be a finite standard deviation >= 0; got {noise}.")
+    noise_samples = float(noise) * np.random.default_rng(seed).standard_normal(n + 1)
     dynamic, static = eqx.partition((plant, controller), eqx.is_array)
     start = time.perf_counter()
     xs, us, extras = _run(dynamic, static, jnp.asarray(t0), jnp.asarray(refs),
-                          plant.initial_state(), n_sub=substeps, method=method)
+                          jnp.asarray(noise_samples), plant.initial_state(), n_sub=substeps,
+                          method=method)
     wall = time.perf_counter() - start
     xs, us = np.asarray(xs), np.asarray(us)
     _check_finite(plant, ts, xs, us)
@@ -99,9 +108,10 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
     units = dict(plant.units)
     position_unit = units.get(plant.state_names[0], "m")
     units.update(u="N·m" if position_unit == "rad" else "N", p_d=position_unit,
-                 proxy=position_unit)
+                 proxy=position_unit, measured=position_unit)
     meta = {"system": type(plant).__name__, "controller": type(controller).__name__,
-            "method": method, "T": T, "substeps": substeps, "dt": T / substeps, "t0": t0,
+            "method": method, "T": T, "substeps": substeps, "noise": float(noise),
+            "seed": seed, "dt": T / substeps, "t0": t0,
             "t_end": float(t_end), "wall_time": wall, "parameters": plant.parameters(),
             "controller_parameters": {k: np.asarray(v).tolist()
                                       for k, v in vars(controller).items() if v is not None}}
@@ -128,7 +138,7 @@ def _reference_samples(reference, ts):
 
 
 @functools.partial(jax.jit, static_argnames=("static", "n_sub", "method"))
-def _run(dynamic, static, t0, refs, x0, *, n_sub, method):
+def _run(dynamic, static, t0, refs, noise, x0, *, n_sub, method):
     plant, controller = eqx.combine(dynamic, static)
     tableau = FIXED_STEP_METHODS[method]
     # the core's class-variable capabilities (of the wrapped system for ActuatedSystem)
@@ -136,19 +146,19 @@ def _run(dynamic, static, t0, refs, x0, *, n_sub, method):
     looped, projects = inner.trace_stages_once, inner.projects_after_step
     T = controller.T
     h = T / n_sub
-    c0 = controller.init_state(refs[0], plant.measure(t0, x0))
+    c0 = controller.init_state(refs[0], plant.measure(t0, x0) + noise[0])
 
     def sample(carry, k):
         x, c = carry
         t = t0 + k * T
-        y = plant.measure(t, x)
+        y = plant.measure(t, x) + noise[k]
         u, c = controller.update(c, refs[k], y)
         field = lambda tt, xx: plant.controlled_field(tt, xx, u)  # noqa: E731 (u held: ZOH)
         def substep(j, xx):
             xx = rk_step(field, tableau, t + j * h, xx, h, stages_in_loop=looped)
             return plant.project(t + (j + 1) * h, xx) if projects else xx
         x_next = jax.lax.fori_loop(0, n_sub, substep, x)
-        return (x_next, c), (x, u, controller.extras(c, y))
+        return (x_next, c), (x, u, {"measured": y, **controller.extras(c, y)})
 
     _, (xs, us, extras) = jax.lax.scan(sample, (x0, c0), jnp.arange(refs.shape[0]))
     return xs, us, extras
