@@ -111,3 +111,25 @@ def test_measurement_noise_is_seen_by_the_controller_and_psmc_stays_bounded():
     assert np.max(np.abs(res["u"])) <= GAINS["F"]
     with pytest.raises(ss.ParameterError, match="`noise`"):
         ss.control.simulate_closed_loop(plant, ctrl, 1.0, 0.5, noise=-1.0)
+
+
+def test_batch_of_gains_equals_separate_runs():
+    plant = ss.control.ActuatedSystem(
+        ss.systems.FrictionMass(M=1.0, law=ss.laws.CoulombODE(F=2.0, K=1e4, beta=1e-3)))
+    ctrls = [ss.control.PSMCParams(**{**GAINS, "F": F, "H": H}) for F, H in ((5.0, 0.3),
+                                                                           (20.0, 0.2))]
+    batch = ss.control.simulate_closed_loop(plant, ctrls, 0.5, 0.1)
+    assert batch.batch_shape == (2,) and batch.meta["batch_size"] == 2
+    for i, ctrl in enumerate(ctrls):
+        single = ss.control.simulate_closed_loop(plant, ctrl, 0.5, 0.1)
+        member = batch.member(i)
+        for name in ("p", "u", "proxy", "f"):
+            np.testing.assert_allclose(member[name], single[name], rtol=0, atol=1e-12)
+    with pytest.raises(ss.ParameterError, match="controller 1 of the batch differs"):
+        ss.control.simulate_closed_loop(plant, [ctrls[0], ss.control.PIDParams(
+            K=1.0, L=0.0, B=0.0, T=1e-3)], 0.5)
+    with pytest.raises(ss.SimulationError, match="batch member 1"):
+        ss.control.simulate_closed_loop(
+            ss.control.MassPlant(M=1e-3),
+            [ss.control.PIDParams(K=1.0, L=0.0, B=0.0, T=1e-2),
+             ss.control.PIDParams(K=1e6, L=0.0, B=0.0, T=1e-2)], 5.0, 1.0, substeps=1)
