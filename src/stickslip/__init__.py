@@ -9,7 +9,7 @@ import jax as _jax
 _jax.config.update("jax_enable_x64", True)
 
 from . import errors, integrate, laws, nonsmooth, systems  # noqa: E402
-from . import spatial  # noqa: E402
+from . import control, discrete, spatial  # noqa: E402
 from ._version import __version__  # noqa: E402
 from .integrate import largest_stable_step, simulate, simulate_batch, stack_systems  # noqa: E402
 from .results import Results  # noqa: E402
@@ -22,7 +22,6 @@ from .errors import (  # noqa: E402
 )
 
 
-
 def __getattr__(name):
     # `stickslip.inclusion` needs SymPy: imported on first use so `import stickslip` stays light
     if name == "inclusion":
@@ -33,7 +32,8 @@ def __getattr__(name):
 
 
 __all__ = [
-    "__version__", "errors", "integrate", "laws", "nonsmooth", "systems", "spatial",
+    "__version__", "errors", "integrate", "laws", "nonsmooth", "systems", "control", "discrete",
+    "spatial",
     "simulate", "simulate_batch", "stack_systems", "largest_stable_step", "Results",
     "StickslipError", "ParameterError", "ModelError", "InclusionError", "SimulationError",
 ]

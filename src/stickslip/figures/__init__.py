@@ -6,6 +6,7 @@ function and append a :class:`FigureSpec` to ``FIGURES`` below.
 """
 
 from . import _example1_plane, _example2_conveyor, _fig3_stiction, _fig5_restitution
+from . import _brush_tire, _da_stick_slip, _psmc_chattering, _psmc_step_response
 from . import _spatial_fig8
 from ._registry import FigureSpec as FigureSpec
 from ._registry import make_figures as make_figures
@@ -21,4 +22,12 @@ FIGURES: list[FigureSpec] = [
                "SPEC §5 example 2", _example2_conveyor.make),
     FigureSpec("spatial_fig8", "Static-friction region: pyramidal LP vs previous method",
                "SPEC §7, Wakisaka & Sugihara Fig. 8", _spatial_fig8.make),
+    FigureSpec("psmc_chattering", "Naive SMC chatters, PSMC does not",
+               "SPEC §6 (slides: sliding mode control)", _psmc_chattering.make),
+    FigureSpec("psmc_step_response", "PSMC vs PID: small and large step",
+               "SPEC §6 (slides: advantages of PSMC)", _psmc_step_response.make),
+    FigureSpec("da_stick_slip", "Stick–slip with several friction forces, DA relaxation",
+               "SPEC §6 (slides: DA relaxation)", _da_stick_slip.make),
+    FigureSpec("brush_tire", "Brush tire: force vs slip ratio, stick and slide regions",
+               "SPEC §6 (slides: vehicle simulation, SI2007)", _brush_tire.make),
 ]

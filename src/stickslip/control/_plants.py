@@ -1,0 +1,208 @@
+"""Plants for closed-loop simulation: systems with an actuator input u.
+
+A plant is a core :class:`~stickslip.systems.AbstractSystem` (so ``ss.simulate`` still runs
+it open loop with u = 0) plus
+
+* ``controlled_field(t, x, u)`` — ``ẋ`` with the actuator force/torque u applied;
+* ``measure(t, x)`` — the measured position the controller sees (p [m] or q [rad]).
+
+``vector_field(t, x)`` is ``controlled_field(t, x, 0)``.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Callable
+
+import equinox as eqx
+import jax.numpy as jnp
+import numpy as np
+
+from .._validation import check_finite, check_nonnegative, check_positive
+from ..errors import ParameterError
+from ..laws._base import as_parameter
+from ..systems import AbstractSystem
+from ..systems._base import check_time_function
+
+__all__ = ["AbstractPlant", "MassPlant", "SingleLinkArm", "ActuatedSystem"]
+
+
+def _no_disturbance(t):
+    return jnp.zeros_like(t)
+
+
+class AbstractPlant(AbstractSystem):
+    """A system with one actuator input; see the module docstring for the contract."""
+
+    @abc.abstractmethod
+    def controlled_field(self, t, x, u) -> jnp.ndarray:
+        """dx/dt with the actuator input u held."""
+
+    @abc.abstractmethod
+    def measure(self, t, x) -> jnp.ndarray:
+        """The measured position fed back to the controller."""
+
+    def vector_field(self, t, x):
+        return self.controlled_field(t, x, jnp.zeros(()))
+
+
+class MassPlant(AbstractPlant):
+    """A 1-DOF mass ``M p̈ = u + h(t)`` (SPEC §6's plant ``M p̈ = f + h``).
+
+    M: mass [kg] > 0.  disturbance: h(t) [N], a ``jax.numpy`` callable (default none).
+    p0, v0: initial position [m] and velocity [m/s].  Measured: p.
+    """
+
+    M: jnp.ndarray = eqx.field(converter=as_parameter)
+    disturbance: Callable = _no_disturbance
+    p0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
+    v0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
+
+    def __check_init__(self):
+        check_positive("MassPlant", "M", self.M, "Pass the mass in kg (> 0).")
+        check_finite("MassPlant", "p0", self.p0)
+        check_finite("MassPlant", "v0", self.v0)
+        check_time_function("MassPlant", "disturbance", self.disturbance, ())
+
+    @property
+    def state_names(self):
+        return ("p", "v")
+
+    @property
+    def units(self):
+        return {"p": "m", "v": "m/s", "h": "N"}
+
+    def initial_state(self):
+        return jnp.stack([self.p0, self.v0])
+
+    def controlled_field(self, t, x, u):
+        return jnp.stack([x[1], (u + self.disturbance(t)) / self.M])
+
+    def measure(self, t, x):
+        return x[0]
+
+    def outputs(self, t, x):
+        return {"h": self.disturbance(t)}
+
+
+class SingleLinkArm(AbstractPlant):
+    """A single link rotating about a horizontal axis under gravity:
+    ``I q̈ = u − m g l_c sin q − b q̇`` (q = 0 hanging down).
+
+    I: moment of inertia about the joint [kg·m²] > 0.  m: link mass [kg] ≥ 0.
+    lc: joint-to-centre-of-mass distance [m] ≥ 0.  g: gravity [m/s²] (9.81).
+    b: joint viscous damping [N·m·s/rad] ≥ 0.  q0, qd0: initial angle [rad] and rate.
+    Measured: q [rad]; the input u is a torque [N·m].
+    """
+
+    I: jnp.ndarray = eqx.field(converter=as_parameter)
+    m: jnp.ndarray = eqx.field(converter=as_parameter)
+    lc: jnp.ndarray = eqx.field(converter=as_parameter)
+    g: jnp.ndarray = eqx.field(converter=as_parameter, default=9.81)
+    b: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
+    q0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
+    qd0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
+
+    def __check_init__(self):
+        check_positive("SingleLinkArm", "I", self.I, "Pass the inertia in kg·m² (> 0).")
+        for name in ("m", "lc", "b"):
+            check_nonnegative("SingleLinkArm", name, getattr(self, name))
+        check_finite("SingleLinkArm", "g", self.g)
+        check_finite("SingleLinkArm", "q0", self.q0)
+        check_finite("SingleLinkArm", "qd0", self.qd0)
+
+    @property
+    def state_names(self):
+        return ("q", "qd")
+
+    @property
+    def units(self):
+        return {"q": "rad", "qd": "rad/s", "gravity": "N·m"}
+
+    def initial_state(self):
+        return jnp.stack([self.q0, self.qd0])
+
+    def gravity_torque(self, q):
+        return -self.m * self.g * self.lc * jnp.sin(q)
+
+    def controlled_field(self, t, x, u):
+        q, qd = x[0], x[1]
+        return jnp.stack([qd, (u + self.gravity_torque(q) - self.b * qd) / self.I])
+
+    def measure(self, t, x):
+        return x[0]
+
+    def outputs(self, t, x):
+        return {"gravity": self.gravity_torque(x[0])}
+
+    def linear_modes(self):
+        return []
+
+
+class ActuatedSystem(AbstractPlant):
+    """Any core system with an actuator added on one state row.
+
+    ``ẋ = system.vector_field(t, x) + gain·u·e_row`` where `input_row` names the velocity
+    row the actuator accelerates and `gain` is 1/mass (default ``1/system.M``); the
+    controller measures the state row `measured_row`. Example — a mass with Coulomb friction
+    (SPEC §2, eq. 10) under control::
+
+        block = ss.systems.FrictionMass(M=1.0, law=ss.laws.CoulombODE(F=2.0, K=1e4, beta=1e-3))
+        plant = ss.control.ActuatedSystem(block)             # u acts on "v", measures "p"
+    """
+
+    system: AbstractSystem
+    input_row: str = eqx.field(static=True, default="v")
+    measured_row: str = eqx.field(static=True, default="p")
+    gain: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
+
+    def __check_init__(self):
+        if not isinstance(self.system, AbstractSystem):
+            raise ParameterError(f"`ActuatedSystem.system` must be a stickslip system; got "
+                                 f"{type(self.system).__name__}.")
+        names = self.system.state_names
+        for field in ("input_row", "measured_row"):
+            if getattr(self, field) not in names:
+                raise ParameterError(f"`ActuatedSystem.{field}` must name a state of "
+                                     f"{type(self.system).__name__} {list(names)}; got "
+                                     f"{getattr(self, field)!r}.")
+        if self.gain is None and not hasattr(self.system, "M"):
+            raise ParameterError("`ActuatedSystem.gain` is required (1/mass [1/kg]) because "
+                                 f"{type(self.system).__name__} has no field M.")
+        if self.gain is not None:
+            check_finite("ActuatedSystem", "gain", self.gain)
+
+    @property
+    def state_names(self):
+        return self.system.state_names
+
+    @property
+    def units(self):
+        return self.system.units
+
+    def initial_state(self):
+        return self.system.initial_state()
+
+    def _gain(self):
+        return 1.0 / self.system.M if self.gain is None else self.gain
+
+    def controlled_field(self, t, x, u):
+        row = self.system.state_names.index(self.input_row)
+        return self.system.vector_field(t, x).at[row].add(self._gain() * u)
+
+    def measure(self, t, x):
+        return x[self.system.state_names.index(self.measured_row)]
+
+    def project(self, t, x):
+        return self.system.project(t, x)
+
+    def outputs(self, t, x):
+        return self.system.outputs(t, x)
+
+    def linear_modes(self):
+        return self.system.linear_modes()
+
+    def parameters(self):
+        return {**self.system.parameters(), "input_row": self.input_row,
+                "measured_row": self.measured_row,
+                "gain": None if self.gain is None else np.asarray(self.gain).tolist()}

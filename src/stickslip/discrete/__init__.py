@@ -1,0 +1,26 @@
+"""Discrete-time friction algorithms for real-time loops (SPEC §6, Kikuuwe's slides).
+
+Backward Euler turns each differential inclusion into an algebraic one that theorem (4)
+solves in closed form, so static friction holds exactly at any sample period:
+
+* :func:`sign_inclusion_step` — the implicit update for ``ẋ ∈ −sgn(x) − u``;
+* :func:`coulomb_mass_step` — a mass with Coulomb friction (Kikuuwe et al., T-RO 2006);
+* :func:`da_relaxation_step` — differential-algebraic relaxation for a device whose velocity
+  is measured (admittance / haptic rendering);
+* :func:`brush_tire_step` / :class:`BrushTire` — the brush tire model as a partial
+  differential-algebraic inclusion, discretised in space and time (Kikuuwe et al., SI2007);
+* :func:`export_c` — dependency-free C99 for each algorithm (and for PSMC,
+  :mod:`stickslip.control`).
+
+Stateful wrappers for a Python loop: :class:`CoulombMass`, :class:`DARelaxation`.
+"""
+
+from ._export_c import ALGORITHMS as ALGORITHMS
+from ._export_c import export_c as export_c
+from ._friction import CoulombMass as CoulombMass
+from ._friction import DARelaxation as DARelaxation
+from ._friction import coulomb_mass_step as coulomb_mass_step
+from ._friction import da_relaxation_step as da_relaxation_step
+from ._friction import sign_inclusion_step as sign_inclusion_step
+from ._tire import BrushTire as BrushTire
+from ._tire import brush_tire_step as brush_tire_step

@@ -1,0 +1,213 @@
+"""Discrete-time friction: backward Euler solved in closed form by theorem (4) (SPEC §6).
+
+Three pure step functions (``jax.numpy`` only: jit-, vmap- and grad-safe) and two small
+stateful wrappers for a Python control loop. Every update is the *exact* solution of its
+discrete inclusion, so static friction really holds at any sample period T: no chattering,
+no drift, no smoothing.
+
+Scalars throughout; a 2-vector velocity gives isotropic planar friction (``sat`` clips to a
+disc), and ``jax.vmap`` runs many independent elements at once.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+from jax.typing import ArrayLike
+
+from .._validation import check_finite, check_nonnegative, check_positive
+from ..errors import SimulationError
+from ..nonsmooth import sat
+
+__all__ = ["sign_inclusion_step", "coulomb_mass_step", "da_relaxation_step",
+           "CoulombMass", "DARelaxation"]
+
+
+def sign_inclusion_step(x_prev: ArrayLike, u: ArrayLike, T: ArrayLike) -> jnp.ndarray:
+    """One backward-Euler step of ``ẋ ∈ −sgn(x) − u`` (SPEC §6, "implicit Euler").
+
+    Parameters
+    ----------
+    x_prev: the state x_{k−1} (any unit; the sgn term has unit x/s).
+    u: the input u_k held over the step [x/s].
+    T: sample period [s] > 0.
+
+    Returns
+    -------
+    x_k, the unique solution of ``(x_k − x_{k−1})/T ∈ −sgn(x_k) − u_k``.
+
+    Notes
+    -----
+    With ``w = x_{k−1} − T u_k`` theorem (4) gives ``x_k = w − T sat(w/T)`` (the slide's
+    form); computed here as ``w − sat(T, w)``, which is the same number but exactly 0 in the
+    sliding set ``|w| ≤ T`` (forward Euler would chatter around 0 there).
+
+    Examples
+    --------
+    >>> import stickslip as ss
+    >>> float(ss.discrete.sign_inclusion_step(0.3, 0.0, 1e-3))   # moves down at rate 1
+    0.299
+    >>> float(ss.discrete.sign_inclusion_step(0.0005, 0.0, 1e-3))  # reaches 0 and stays
+    0.0
+    """
+    check_positive("sign_inclusion_step", "T", T, "Pass the sample period in seconds.")
+    w = jnp.asarray(x_prev) - T * jnp.asarray(u)
+    return w - sat(T, w)
+
+
+def coulomb_mass_step(v_prev: ArrayLike, h: ArrayLike, M: ArrayLike, F: ArrayLike,
+                      T: ArrayLike) -> tuple[jnp.ndarray, jnp.ndarray]:
+    """One step of a mass with Coulomb friction in discrete time (SPEC §6; Kikuuwe et al.,
+    IEEE T-RO 2006).
+
+    Solves ``M (v_k − v_{k−1})/T = h_k − f_k``, ``f_k ∈ F sgn(v_k)`` exactly.
+
+    Parameters
+    ----------
+    v_prev: velocity v_{k−1} [m/s] (a 2-vector for planar sliding).
+    h: every force on the mass except friction, h_k [N], held over the step.
+    M: mass [kg] > 0.
+    F: friction force level [N] ≥ 0.
+    T: sample period [s] > 0.
+
+    Returns
+    -------
+    ``(v_k, f_k)``: the new velocity [m/s] and the friction force [N] (the force *on* the
+    mass is ``−f_k``). Positions follow as ``p_k = p_{k−1} + T v_k``.
+
+    Notes
+    -----
+    ``f_k = F sat((M v_{k−1}/T + h_k)/F)`` (**[fix]** the slide has v_k inside sat, which is
+    unknown; v_{k−1} is right), computed as ``sat(F, M v_{k−1}/T + h_k)`` (same value, and
+    defined for F = 0); then ``v_k = v_{k−1} + T (h_k − f_k)/M``.
+
+    Examples
+    --------
+    >>> import stickslip as ss
+    >>> v, f = ss.discrete.coulomb_mass_step(0.0, 0.4, M=1.0, F=0.5, T=1e-3)
+    >>> float(v), float(f)            # 0.4 N < F = 0.5 N: it stays stuck, friction = 0.4 N
+    (0.0, 0.4)
+    """
+    check_positive("coulomb_mass_step", "M", M, "Pass the mass in kg (> 0).")
+    check_positive("coulomb_mass_step", "T", T, "Pass the sample period in seconds.")
+    check_nonnegative("coulomb_mass_step", "F", F, "Pass the friction level in newtons.")
+    v_prev, h = jnp.asarray(v_prev), jnp.asarray(h)
+    f = sat(F, M * v_prev / T + h)
+    v = v_prev + T * (h - f) / M
+    return v, f
+
+
+def da_relaxation_step(e_prev: ArrayLike, v: ArrayLike, F: ArrayLike, K: ArrayLike,
+                       B: ArrayLike, T: ArrayLike) -> tuple[jnp.ndarray, jnp.ndarray]:
+    """One step of differential-algebraic relaxation of friction (SPEC §6; Kikuuwe et al.,
+    IEEE T-RO 2006).
+
+    For a device whose velocity v is *measured* (admittance or haptic control), Coulomb
+    friction ``f ∈ F sgn(v)`` is relaxed through a massless proxy at deflection e, tied to
+    the device by a spring K and damper B: ``f ∈ F sgn(v − ė)``, ``f = K e + B ė``. Backward
+    Euler gives ``f_k ∈ F sgn(v_k − (e_k − e_{k−1})/T)``, ``f_k = K e_k + B (e_k − e_{k−1})/T``.
+
+    Parameters
+    ----------
+    e_prev: proxy deflection e_{k−1} [m].
+    v: measured device velocity v_k [m/s].
+    F: friction force level [N] ≥ 0.
+    K: relaxation stiffness [N/m] ≥ 0 (as large as the loop allows).
+    B: relaxation damping [N·s/m] > 0 (as large as the loop allows).
+    T: sample period [s] > 0.
+
+    Returns
+    -------
+    ``(f_k, e_k)``: the friction force resisting the motion [N] (apply ``−f_k`` to the
+    device) and the new deflection [m].
+
+    Notes
+    -----
+    ``f_k = F sat(((KT + B) v_k + K e_{k−1})/F)`` (computed as ``sat(F, ·)``) and
+    ``e_k = (B e_{k−1} + T f_k)/(KT + B)``.
+
+    Examples
+    --------
+    >>> import stickslip as ss
+    >>> f, e = ss.discrete.da_relaxation_step(0.0, 1.0, F=2.0, K=1e3, B=10.0, T=1e-3)
+    >>> float(f)   # moving at 1 m/s: (KT + B) v = 11 N > F, so the full 2 N
+    2.0
+    """
+    check_positive("da_relaxation_step", "B", B, "Pass a positive damping in N·s/m.")
+    check_positive("da_relaxation_step", "T", T, "Pass the sample period in seconds.")
+    check_nonnegative("da_relaxation_step", "K", K, "Pass a stiffness in N/m (>= 0).")
+    check_nonnegative("da_relaxation_step", "F", F, "Pass the friction level in newtons.")
+    e_prev, v = jnp.asarray(e_prev), jnp.asarray(v)
+    gain = K * T + B
+    f = sat(F, gain * v + K * e_prev)
+    e = (B * e_prev + T * f) / gain
+    return f, e
+
+
+# --- stateful wrappers for loop use --------------------------------------------------------
+
+class _Loop:
+    """Shared host-side bookkeeping: step counter and a finite-input check."""
+
+    def _check_input(self, name: str, value: float) -> float:
+        value = float(value)
+        if not math.isfinite(value):
+            t = self.k * float(self.T)
+            raise SimulationError(
+                f"`{type(self).__name__}.step` got a non-finite {name}={value} at step "
+                f"k={self.k} (t={t:g} s). Check the sensor or the upstream computation; the "
+                "state was left unchanged.", time=t)
+        return value
+
+
+class CoulombMass(_Loop):
+    """A mass with Coulomb friction stepped in a loop (wraps :func:`coulomb_mass_step`).
+
+    ``sim = CoulombMass(M=1.0, F=0.5, T=1e-3)``; each ``sim.step(h)`` applies the force h
+    [N] for one period and returns the friction force f_k [N]; ``sim.p``, ``sim.v`` hold the
+    position [m] and velocity [m/s].
+    """
+
+    def __init__(self, M: float, F: float, T: float, p0: float = 0.0, v0: float = 0.0):
+        check_positive("CoulombMass", "M", M, "Pass the mass in kg (> 0).")
+        check_positive("CoulombMass", "F", F, "Pass the friction level in newtons (> 0).")
+        check_positive("CoulombMass", "T", T, "Pass the sample period in seconds.")
+        check_finite("CoulombMass", "p0", p0)
+        check_finite("CoulombMass", "v0", v0)
+        self.M, self.F, self.T = float(M), float(F), float(T)
+        self.p, self.v, self.k = float(p0), float(v0), 0
+        self._step = jax.jit(lambda v, h: coulomb_mass_step(v, h, self.M, self.F, self.T))
+
+    def step(self, h: float) -> float:
+        h = self._check_input("h", h)
+        v, f = self._step(self.v, h)
+        self.v = float(v)
+        self.p += self.T * self.v
+        self.k += 1
+        return float(f)
+
+
+class DARelaxation(_Loop):
+    """Friction felt through a device with measured velocity (wraps
+    :func:`da_relaxation_step`): ``fr = DARelaxation(F=2.0, K=1e4, B=50.0, T=1e-3)``; each
+    ``fr.step(v)`` returns the friction force f_k [N] to resist the measured velocity v [m/s]
+    with (apply ``−f_k``); ``fr.e`` is the proxy deflection [m]."""
+
+    def __init__(self, F: float, K: float, B: float, T: float):
+        check_positive("DARelaxation", "F", F, "Pass the friction level in newtons (> 0).")
+        check_positive("DARelaxation", "K", K, "Pass a positive stiffness in N/m.")
+        check_positive("DARelaxation", "B", B, "Pass a positive damping in N·s/m.")
+        check_positive("DARelaxation", "T", T, "Pass the sample period in seconds.")
+        self.F, self.K, self.B, self.T = float(F), float(K), float(B), float(T)
+        self.e, self.k = 0.0, 0
+        self._step = jax.jit(lambda e, v: da_relaxation_step(e, v, self.F, self.K, self.B,
+                                                             self.T))
+
+    def step(self, v: float) -> float:
+        v = self._check_input("v", v)
+        f, e = self._step(self.e, v)
+        self.e = float(e)
+        self.k += 1
+        return float(f)
