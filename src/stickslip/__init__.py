@@ -9,6 +9,7 @@ import jax as _jax
 _jax.config.update("jax_enable_x64", True)
 
 from . import errors, integrate, laws, nonsmooth, systems  # noqa: E402
+from . import planar  # noqa: E402
 from ._version import __version__  # noqa: E402
 from .integrate import largest_stable_step, simulate, simulate_batch, stack_systems  # noqa: E402
 from .results import Results  # noqa: E402
@@ -21,7 +22,7 @@ from .errors import (  # noqa: E402
 )
 
 __all__ = [
-    "__version__", "errors", "integrate", "laws", "nonsmooth", "systems",
+    "__version__", "errors", "integrate", "laws", "nonsmooth", "planar", "systems",
     "simulate", "simulate_batch", "stack_systems", "largest_stable_step", "Results",
     "StickslipError", "ParameterError", "ModelError", "InclusionError", "SimulationError",
 ]
