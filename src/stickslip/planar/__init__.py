@@ -34,6 +34,7 @@ from ._forces import RotationalSpringDamper as RotationalSpringDamper
 from ._forces import TranslationalSpringDamper as TranslationalSpringDamper
 from ._model import Model as Model
 from ._system import PlanarSystem as PlanarSystem
+from . import examples as examples  # noqa: E402
 
 __all__ = [
     "Model", "Body", "Ground", "PlanarSystem", "AbstractConstraint", "AbstractForceElement",

@@ -25,7 +25,9 @@ def rotation(phi: jnp.ndarray) -> jnp.ndarray:
 
 def global_point(q: jnp.ndarray, s: jnp.ndarray) -> jnp.ndarray:
     """rᴾ = r + A(φ) s'ᴾ: a body-fixed point `s` of the body at pose `q` = (x, y, φ)."""
-    return q[:2] + rotation(q[2]) @ s
+    c, sn = jnp.cos(q[2]), jnp.sin(q[2])
+    sx, sy = s[0], s[1]
+    return jnp.stack([q[0] + c * sx - sn * sy, q[1] + sn * sx + c * sy])
 
 
 def cross2(a: jnp.ndarray, b: jnp.ndarray) -> jnp.ndarray:

@@ -108,7 +108,7 @@ class AbstractConstraint:
 
     def _d(self, qi, qj):
         """d_ij = r_jᴾ − r_iᴾ in the ground frame."""
-        return global_point(qj, jnp.asarray(self.point_j)) - global_point(qi, jnp.asarray(self.point_i))
+        return global_point(qj, self.point_j) - global_point(qi, self.point_i)
 
 
 # --- joints ------------------------------------------------------------------------------
@@ -278,7 +278,7 @@ class AbsoluteX(_SingleBody):
             self.value = float(global_point(jnp.asarray(pose_i), jnp.asarray(self.point_i))[0])
 
     def residual(self, qi, qj, t):
-        return jnp.atleast_1d(global_point(qi, jnp.asarray(self.point_i))[0] - self.value)
+        return jnp.atleast_1d(global_point(qi, self.point_i)[0] - self.value)
 
 
 class AbsoluteY(AbsoluteX):
@@ -294,7 +294,7 @@ class AbsoluteY(AbsoluteX):
             self.value = float(global_point(jnp.asarray(pose_i), jnp.asarray(self.point_i))[1])
 
     def residual(self, qi, qj, t):
-        return jnp.atleast_1d(global_point(qi, jnp.asarray(self.point_i))[1] - self.value)
+        return jnp.atleast_1d(global_point(qi, self.point_i)[1] - self.value)
 
 
 class AbsoluteAngle(_SingleBody):
@@ -328,7 +328,7 @@ class AbsoluteDistance(_SingleBody):
         self.distance = _positive(self.owner, "distance", distance, "m")
 
     def residual(self, qi, qj, t):
-        d = global_point(qi, jnp.asarray(self.point_i)) - jnp.asarray(self.ground_point)
+        d = global_point(qi, self.point_i) - jnp.asarray(self.ground_point)
         return jnp.atleast_1d((d @ d - self.distance ** 2) / (2 * self.distance))
 
 
@@ -424,7 +424,7 @@ class AbsoluteDriver(_Driver):
         if self.coordinate == "phi":
             value = qi[2]
         else:
-            value = global_point(qi, jnp.asarray(self.point_i))["xy".index(self.coordinate)]
+            value = global_point(qi, self.point_i)["xy".index(self.coordinate)]
         return jnp.atleast_1d(value - self.motion(t))
 
 

@@ -101,7 +101,7 @@ class TranslationalSpringDamper(AbstractForceElement):
         self.point_j = body_j.resolve_point(self.owner, "point_j", self._raw[1])
 
     def _length(self, qs):
-        d = global_point(qs[1], jnp.asarray(self.point_j)) - global_point(qs[0], jnp.asarray(self.point_i))
+        d = global_point(qs[1], self.point_j) - global_point(qs[0], self.point_i)
         return jnp.sqrt(d @ d)
 
     def generalized_force(self, qs, qds, t):
@@ -185,7 +185,7 @@ class PointForce(AbstractForceElement):
 
     def generalized_force(self, qs, qds, t):
         f = jnp.asarray(self.force(t, qs[0], qds[0]), dtype=float).reshape(2)
-        arm = global_point(qs[0], jnp.asarray(self.point)) - qs[0][:2]
+        arm = global_point(qs[0], self.point) - qs[0][:2]
         n = arm[0] * f[1] - arm[1] * f[0]
         return [jnp.stack([f[0], f[1], n])], jnp.sqrt(f @ f)
 
