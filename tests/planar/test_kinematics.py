@@ -75,7 +75,14 @@ def _all_joint_types_model():
 
 def test_phi_q_and_gamma_equal_finite_differences():
     m = _all_joint_types_model()
-    sys = m.system()
+    system = m.system()
+
+    class sys:  # jitted once: eager op-by-op evaluation is slow to dispatch
+        phi = staticmethod(jax.jit(lambda q, t: system.phi(q, t)))
+        phi_q = staticmethod(jax.jit(lambda q, t: system.phi_q(q, t)))
+        nu = staticmethod(jax.jit(lambda q, t: system.nu(q, t)))
+        phi_rate_and_gamma = staticmethod(jax.jit(
+            lambda q, qd, t: system.phi_rate_and_gamma(q, qd, t)))
     rng = np.random.default_rng(3)
     q = jnp.asarray(m._q() + 0.05 * rng.standard_normal(9))
     qd = jnp.asarray(rng.standard_normal(9))
@@ -110,12 +117,16 @@ def test_gear_slider_dof_is_18_minus_16():
     assert m.dof() == 2
 
 
-def test_gear_ratio_and_quick_return_stroke():
+def test_gear_train_turns_at_the_ratio_of_pitch_radii():
     m = examples.gear_slider(omega=1.0)
     res = m.kinematics(np.linspace(0.0, 1.0, 5))
     # external gears turn opposite ways at the ratio of the pitch radii (0.1 / 0.15)
     np.testing.assert_allclose(res["gear3.phid"], -res["gear2.phid"] * 0.1 / 0.15, atol=1e-10)
     np.testing.assert_allclose(res["gear4.phid"], res["gear2.phid"], atol=1e-10)
+
+
+@pytest.mark.slow
+def test_quick_return_ram_strokes_slower_forward_than_back():
     qr = examples.quick_return(omega=2 * math.pi)
     res = qr.kinematics(np.linspace(0.0, 1.0, 201))
     x = res["tool.x"]

@@ -228,10 +228,9 @@ class Model:
     def _kernels(self):
         """Jitted Φ, Φ_q (host-side helpers for assembly, rank checks)."""
         if "phi" not in self._compiled:
-            sys = self.system()
-            static = sys.layout  # noqa: F841  (kept alive by the closures)
             self._compiled["phi"] = jax.jit(lambda s, q, t: s.phi(q, t))
             self._compiled["phi_q"] = jax.jit(lambda s, q, t: s.phi_q(q, t))
+            self._compiled["nu"] = jax.jit(lambda s, q, t: s.nu(q, t))
         return self._compiled["phi"], self._compiled["phi_q"]
 
     def _phi(self, q, t=0.0):
@@ -350,7 +349,8 @@ class Model:
     def _consistent_velocity(self, q, qd, t, keep=None):
         sys = self.system()
         J = self._phi_q(q, t)
-        nu = np.asarray(sys.nu(jnp.asarray(q), jnp.asarray(float(t))))
+        self._kernels()
+        nu = np.asarray(self._compiled["nu"](sys, jnp.asarray(q), jnp.asarray(float(t))))
         if keep is not None:
             J, nu = J[keep], nu[keep]
         if J.shape[0] == 0:
@@ -597,10 +597,14 @@ class Model:
         key = ("kinematics", with_lambda)
         if key not in self._compiled:
             self._compiled[key] = jax.jit(_make_kinematic_scan(with_lambda))
-        q, qd, qdd, lam, resid, ok, sigma, left = self._compiled[key](
+        q, qd, qdd, lam, resid, ok, J = self._compiled[key](
             sys, jnp.asarray(self._q()), jnp.asarray(times), jnp.asarray(tol))
         q, qd, qdd, lam = (np.asarray(a) for a in (q, qd, qdd, lam))
-        resid, ok, sigma = np.asarray(resid), np.asarray(ok), np.asarray(sigma)
+        resid, ok = np.asarray(resid), np.asarray(ok)
+        J = np.nan_to_num(np.asarray(J))
+        left, sv, _ = np.linalg.svd(J)                   # on the host: cheap, no compile
+        sigma = sv[:, -1] / np.maximum(sv[:, 0], 1e-300)
+        left = left[:, :, -1]
         bad = (~ok) | (sigma < _RANK_TOL) | ~np.all(np.isfinite(q), axis=1)
         if bad.any():
             k = int(np.argmax(bad))
@@ -699,10 +703,8 @@ def _make_kinematic_scan(with_lambda: bool):
                 lam = jnp.linalg.solve(J.T, Q - sys.masses * qdd)
             else:
                 lam = jnp.zeros(J.shape[0])
-            u, s, _ = jnp.linalg.svd(J)
-            sigma = s[-1] / s[0]
             ok = err <= 1e3 * tol
-            return q, (q, qd, qdd, lam, err, ok, sigma, u[:, -1])
+            return q, (q, qd, qdd, lam, err, ok, J)
 
         _, out = jax.lax.scan(body, q0, times)
         return out
