@@ -36,7 +36,8 @@ def freudenstein(theta2, a, b, c, d, branch=+1):
     A = np.cos(theta2) - K1 - K2 * np.cos(theta2) + K3
     B = -2 * np.sin(theta2)
     C = K1 - (K2 + 1) * np.cos(theta2) + K3
-    return 2 * np.arctan2(-B + branch * np.sqrt(B ** 2 - 4 * A * C), 2 * A)
+    with np.errstate(invalid="ignore"):      # NaN where the loop cannot close
+        return 2 * np.arctan2(-B + branch * np.sqrt(B ** 2 - 4 * A * C), 2 * A)
 
 
 def four_bar(a=1.0, b=2.5, c=2.0, d=2.5, omega=2 * math.pi, theta0=0.3, driven=True,
@@ -46,6 +47,7 @@ def four_bar(a=1.0, b=2.5, c=2.0, d=2.5, omega=2 * math.pi, theta0=0.3, driven=T
     θ0 [rad] unless ``driven=False``."""
     m = Model(gravity=gravity, name="four_bar")
     th4 = float(freudenstein(theta0, a, b, c, d, branch=-1))
+    th4 = th4 if math.isfinite(th4) else math.pi / 2          # cannot close: a rough guess
     crank_tip = np.array([a * math.cos(theta0), a * math.sin(theta0)])
     rocker_tip = np.array([d + c * math.cos(th4), c * math.sin(th4)])
     th3 = math.atan2(*(rocker_tip - crank_tip)[::-1])
