@@ -364,7 +364,8 @@ class _Driver(AbstractConstraint):
     prefix = "driver"
 
     def describe(self) -> str:
-        j = f" and {self.body_j.name!r}" if self.body_j is not None else ""
+        j = (f" and {self.body_j.name!r}"
+             if self.body_j is not None and not self.body_j.is_ground else "")
         return f"{type(self).__name__} {self.name!r} on {self.body_i.name!r}{j}"
 
 

@@ -569,6 +569,27 @@ class Model:
                        meta={"analysis": "equilibrium", "model": self.name},
                        final_state=np.concatenate([q, np.zeros(n)]))
 
+    # --- seeing it -------------------------------------------------------------------------
+    def plot_trajectory(self, results: Results, bodies=None, ax=None):
+        """Plot the paths of the bodies' centres of mass; returns the matplotlib axes."""
+        from ._plotting import plot_trajectory
+
+        return plot_trajectory(self, results, bodies, ax)
+
+    def plot_coupler_curve(self, results: Results, body, point=(0.0, 0.0), ax=None):
+        """Plot the path of a body-fixed point (x', y') [m] or named point."""
+        from ._plotting import plot_coupler_curve
+
+        return plot_coupler_curve(self, results, body, point, ax)
+
+    def animate(self, results: Results, path, fps: int = 30, duration: float | None = None,
+                trace: tuple | None = None):
+        """Write an animation (``.gif``; ``.mp4`` with ffmpeg) of `results`; returns the
+        path. ``trace=(body, point)`` draws the path of a body point."""
+        from ._plotting import animate
+
+        return animate(self, results, path, fps=fps, duration=duration, trace=trace)
+
     # --- internals --------------------------------------------------------------------------
     def _times(self, times):
         times = np.atleast_1d(np.asarray(times, dtype=float))
