@@ -90,7 +90,13 @@ def test_inverse_dynamics_torque_reproduces_driven_motion_in_forward_dynamics():
     expected = theta0 + omega * fwd.t
     assert np.max(np.abs(fwd["crank.phi"] - expected)) < 1e-6
     assert np.max(np.abs(fwd["crank.phid"] - omega)) < 1e-5
-    # and forward dynamics of the driven model reports the same effort
+
+
+@pytest.mark.slow
+def test_forward_dynamics_of_driven_crank_reports_the_inverse_dynamics_effort():
+    driven = examples.slider_crank(omega=3.0)
+    times = np.linspace(0.0, 1.0, 4001)
+    inv = driven.inverse_dynamics(times)
     run = driven.simulate(1.0, dt=5e-4, dt_out=0.01)
     np.testing.assert_allclose(run["motor.effort"], np.interp(run.t, times, inv["motor.effort"]),
                                atol=1e-6 * np.max(np.abs(inv["motor.effort"])) + 1e-9)

@@ -19,6 +19,7 @@ constants and the bodies are resolved by :class:`Model` when it validates.
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Callable, ClassVar, Sequence
 
@@ -68,6 +69,19 @@ class AbstractConstraint:
     n_equations: ClassVar[int]
     is_driver: ClassVar[bool] = False
     prefix: ClassVar[str] = "joint"
+    # the numeric attributes `residual` reads: elements of one class (and one
+    # `group_key`) are evaluated together, vmapped over these (None: never grouped)
+    traced_parameters: ClassVar[tuple[str, ...] | None] = None
+
+    def group_key(self):
+        """Elements with equal keys share one vmapped residual (STYLE: group by type)."""
+        return (type(self),) if self.traced_parameters is not None else (type(self), id(self))
+
+    def with_parameters(self, params: dict) -> "AbstractConstraint":
+        """A shallow copy whose traced parameters are replaced (for the vmapped group)."""
+        clone = copy.copy(self)
+        clone.__dict__.update(params)
+        return clone
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0),
                  name: str | None = None):
@@ -132,6 +146,7 @@ class RevoluteJoint(AbstractConstraint):
 
     n_equations = 2
     prefix = "revolute"
+    traced_parameters = ("point_i", "point_j")
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), *,
                  name: str | None = None, friction=None):
@@ -154,6 +169,7 @@ class TranslationalJoint(AbstractConstraint):
 
     n_equations = 2
     prefix = "translational"
+    traced_parameters = ("point_i", "point_j", "axis_i", "angle")
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0),
                  axis_i=(1.0, 0.0), *, angle: float | None = None, name: str | None = None,
@@ -182,6 +198,7 @@ class RevoluteRevoluteJoint(AbstractConstraint):
 
     n_equations = 1
     prefix = "coupler"
+    traced_parameters = ("point_i", "point_j", "length")
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), *,
                  length: float, name: str | None = None):
@@ -199,6 +216,7 @@ class RevoluteTranslationalJoint(AbstractConstraint):
 
     n_equations = 1
     prefix = "revolute_translational"
+    traced_parameters = ("point_i", "point_j", "axis_i", "distance")
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0),
                  axis_i=(1.0, 0.0), *, distance: float = 0.0, name: str | None = None):
@@ -225,6 +243,10 @@ class GearJoint(AbstractConstraint):
 
     n_equations = 1
     prefix = "gear"
+    traced_parameters = ("point_i", "point_j", "radius_i", "radius_j", "phase", "theta0")
+
+    def group_key(self):
+        return (type(self), self.internal)
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), *,
                  radius_i: float, radius_j: float, internal: bool = False,
@@ -238,7 +260,7 @@ class GearJoint(AbstractConstraint):
 
     def _raw(self, qi, qj):
         d = self._d(qi, qj)
-        e0 = jnp.array([math.cos(self.theta0), math.sin(self.theta0)])
+        e0 = jnp.stack([jnp.cos(self.theta0), jnp.sin(self.theta0)])
         theta = self.theta0 + jnp.arctan2(cross2(e0, d), e0 @ d)
         sign = -1.0 if self.internal else 1.0
         return self.radius_i * (qi[2] - theta) + sign * self.radius_j * (qj[2] - theta)
@@ -268,6 +290,7 @@ class AbsoluteX(_SingleBody):
 
     n_equations = 1
     prefix = "absolute_x"
+    traced_parameters = ("point_i", "value")
 
     def __init__(self, body, point=(0.0, 0.0), *, x: float | None = None, name=None):
         super().__init__(body, point, name)
@@ -302,6 +325,7 @@ class AbsoluteAngle(_SingleBody):
 
     n_equations = 1
     prefix = "absolute_phi"
+    traced_parameters = ("value",)
 
     def __init__(self, body, *, phi: float | None = None, name=None):
         super().__init__(body, (0.0, 0.0), name)
@@ -320,6 +344,7 @@ class AbsoluteDistance(_SingleBody):
 
     n_equations = 1
     prefix = "absolute_distance"
+    traced_parameters = ("point_i", "ground_point", "distance")
 
     def __init__(self, body, point=(0.0, 0.0), *, ground_point=(0.0, 0.0), distance: float,
                  name=None):

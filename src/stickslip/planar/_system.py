@@ -46,7 +46,33 @@ class Layout:
         self.rows = tuple(rows)
         self.n_rows = start
         self.n_kinematic = sum(c.n_equations for c in self.constraints if not c.is_driver)
+        self.groups, self.row_order = self._group()
         self.n_coordinates = 3 * len(self.bodies)
+
+    def _group(self):
+        """Constraint groups (same class and key), each evaluated by one vmapped residual,
+        and the permutation that puts their stacked rows back in the order of addition."""
+        keyed: dict = {}
+        for k, c in enumerate(self.constraints):
+            keyed.setdefault(c.group_key(), []).append(k)
+        groups, order = [], []
+        for members in keyed.values():
+            elements = [self.constraints[k] for k in members]
+            proto = elements[0]
+            slot = lambda b: 0 if b.is_ground else self.index[id(b)] + 1  # noqa: E731
+            idx_i = np.array([slot(e.body_i) for e in elements])
+            idx_j = np.array([slot(e.body_j) for e in elements])
+            params = None
+            if proto.traced_parameters is not None and len(elements) > 1:
+                params = {name: np.stack([np.asarray(getattr(e, name), dtype=float)
+                                          for e in elements])
+                          for name in proto.traced_parameters}
+            groups.append((proto, elements, idx_i, idx_j, params))
+            for k in members:
+                order.extend(range(*self.rows[k]))
+        inverse = np.empty(len(order), dtype=int)
+        inverse[np.asarray(order, dtype=int)] = np.arange(len(order))
+        return tuple(groups), inverse
 
     def row_owner(self, row: int):
         for c, (a, b) in zip(self.constraints, self.rows):
@@ -99,9 +125,19 @@ class PlanarSystem(AbstractSystem):
     # --- constraints ------------------------------------------------------------------------
     def phi(self, q, t):
         """Φ(q, t): all constraint rows (kinematic and driving), shape (n_rows,)."""
-        parts = [c.residual(self._pose(q, c.body_i), self._pose(q, c.body_j), t)
-                 for c in self.layout.constraints]
-        return jnp.concatenate(parts) if parts else jnp.zeros(0)
+        if not self.layout.constraints:
+            return jnp.zeros(0)
+        poses = jnp.concatenate([jnp.zeros((1, 3), dtype=q.dtype), q.reshape(-1, 3)])
+        parts = []
+        for proto, elements, idx_i, idx_j, params in self.layout.groups:
+            if params is None:
+                parts.extend(e.residual(poses[a], poses[b], t)
+                             for e, a, b in zip(elements, idx_i, idx_j))
+            else:
+                rows = jax.vmap(lambda p, qi, qj: proto.with_parameters(p).residual(qi, qj, t))(
+                    params, poses[idx_i], poses[idx_j])
+                parts.append(rows.reshape(-1))
+        return jnp.concatenate(parts)[self.layout.row_order]
 
     def phi_q(self, q, t):
         """Φ_q (n_rows × n_c) by forward-mode differentiation."""
