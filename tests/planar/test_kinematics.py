@@ -134,3 +134,30 @@ def test_quick_return_ram_strokes_slower_forward_than_back():
     # quick return: the cutting (leftward) stroke takes longer than the return stroke
     left = np.mean(np.diff(x) < 0)
     assert left > 0.55
+
+
+@pytest.mark.parametrize("kind", ["flat", "roller"])
+def test_cam_follower_lift_equals_closed_form(kind):
+    R, e, r = 0.05, 0.015, 0.01
+    m = examples.cam_follower(kind=kind, R=R, e=e, roller=r, omega=2 * math.pi)
+    t = np.linspace(0.0, 1.0, 41)
+    res = m.kinematics(t)
+    phi = 2 * math.pi * t
+    if kind == "flat":          # the top of the offset circle
+        lift = e * np.sin(phi) + R
+    else:                       # the pitch circle (R + r) met on the y axis
+        lift = e * np.sin(phi) + np.sqrt((R + r) ** 2 - (e * np.cos(phi)) ** 2)
+    assert np.max(np.abs(res["follower.y"] - lift)) < 1e-10
+    # velocity and acceleration of the flat-faced follower: e ω cos φ, −e ω² sin φ
+    if kind == "flat":
+        w = 2 * math.pi
+        assert np.max(np.abs(res["follower.yd"] - e * w * np.cos(phi))) < 1e-9
+        assert np.max(np.abs(res["follower.ydd"] + e * w ** 2 * np.sin(phi))) < 1e-8
+
+
+def test_sampled_cam_profile_is_interpolated_smoothly():
+    alphas = np.linspace(0.0, 2 * np.pi, 32, endpoint=False)
+    exact = lambda a: 0.05 + 0.01 * np.cos(a) + 0.004 * np.sin(3 * a)  # noqa: E731
+    profile = ss.planar.trigonometric_profile(alphas, exact(alphas))
+    a = np.linspace(0.0, 2 * np.pi, 101)
+    np.testing.assert_allclose(np.asarray(profile(jnp.asarray(a))), exact(a), atol=1e-13)

@@ -9,6 +9,8 @@ analyses: :meth:`~Model.dof`, :meth:`~Model.assemble`, :meth:`~Model.kinematics`
 """
 
 from ._body import Body as Body
+from ._cam import CamFollowerJoint as CamFollowerJoint
+from ._cam import trigonometric_profile as trigonometric_profile
 from ._body import Ground as Ground
 from ._elements import AbsoluteAngle as AbsoluteAngle
 from ._elements import AbsoluteDistance as AbsoluteDistance
@@ -39,7 +41,7 @@ from . import examples as examples  # noqa: E402
 __all__ = [
     "Model", "Body", "Ground", "PlanarSystem", "AbstractConstraint", "AbstractForceElement",
     "RevoluteJoint", "TranslationalJoint", "RevoluteRevoluteJoint",
-    "RevoluteTranslationalJoint", "GearJoint", "AbsoluteX", "AbsoluteY", "AbsoluteAngle",
+    "RevoluteTranslationalJoint", "GearJoint", "CamFollowerJoint", "trigonometric_profile", "AbsoluteX", "AbsoluteY", "AbsoluteAngle",
     "AbsoluteDistance", "RotationalDriver", "TranslationalDriver", "AbsoluteDriver",
     "RelativeDriver", "DistanceDriver", "constant_speed", "smooth_ramp",
     "TranslationalSpringDamper", "RotationalSpringDamper", "PointForce", "BodyTorque",
