@@ -63,6 +63,7 @@ def test_slider_crank_conserves_energy_with_small_residual(projection):
     assert abs(math.degrees(res["crank.phi"][-1]) - (-30.495)) < 0.01
 
 
+@pytest.mark.slow
 def test_slider_crank_adaptive_method_runs_through_core_simulate():
     model = examples.slider_crank()
     res = model.simulate(2.0, method="tsit5", dt_out=0.01, rtol=1e-10, atol=1e-12)
