@@ -27,10 +27,12 @@ def test_problems_are_collected_and_raised_once():
     m.add(P.RotationalDriver(m.ground, "nobody", angle=lambda t: t, name="motor"))
     m.add(P.RevoluteJoint(m.ground, crank, point_j="missing_point", name="pin2"))
     m.add(P.RevoluteJoint(m.ground, crank, name="pin2"))
+    m.add(P.RevoluteJoint(crank, crank, name="loop"))
     with pytest.raises(ss.ModelError) as info:
         m.dof()
     text = str(info.value)
-    assert "4 problem(s)" in text
+    assert "5 problem(s)" in text
+    assert "'loop' connects body 'crank' to itself" in text
     assert "'pin'" in text and "'stranger'" in text
     assert "'motor'" in text and "'nobody'" in text
     assert "missing_point" in text

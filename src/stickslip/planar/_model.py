@@ -130,6 +130,10 @@ class Model:
                     f"model.add_body first, or pass model.ground.")
                 ok = False
             bodies.append(body)
+        if ok and len(bodies) == 2 and bodies[0] is bodies[1]:
+            self._problems.append(f"{kind} {element.name!r} connects body {bodies[0].name!r} "
+                                  "to itself; pass two different bodies (or model.ground).")
+            ok = False
         if ok:
             try:
                 element.bind(*bodies)
