@@ -6,6 +6,7 @@ import equinox as eqx
 import jax.numpy as jnp
 
 import stickslip as ss
+from stickslip.figures._fig3_stiction import stiction_load
 from stickslip.laws._base import as_parameter
 
 F_LEVEL = 0.5      # [N] friction level of the Fig. 3 block (SPEC §2)
@@ -13,11 +14,7 @@ K_PROXY = 1e4      # [N/m]
 BETA = 1e-3        # [s]
 
 
-def fig3_force(t):
-    """SPEC §2 Fig. 3 style load: above F = 0.5 N for a moment, then oscillating below it."""
-    return jnp.where(t < 1.0, 0.6 * t,
-                     jnp.where(t < 2.0, 0.6 - 0.2 * (t - 1.0),
-                               0.4 + 0.08 * jnp.sin(4 * jnp.pi * (t - 2.0))))
+fig3_force = stiction_load   # SPEC §2 Fig. 3 style load, shared with the figure
 
 
 def sliding_block(law=None, force=fig3_force, M=1.0, **kw):

@@ -44,11 +44,16 @@ __all__ = [
 
 
 def safe_norm(x: ArrayLike, axis: int = -1) -> jnp.ndarray:
-    """Euclidean norm along `axis` whose gradient is finite (zero) at x = 0."""
+    """Euclidean norm along `axis`: scaled so tiny vectors do not underflow to 0, and with a
+    finite gradient at x = 0."""
     x = jnp.asarray(x)
-    sq = jnp.sum(x * x, axis=axis)
-    positive = sq > 0
-    return jnp.where(positive, jnp.sqrt(jnp.where(positive, sq, 1.0)), 0.0)
+    largest = jnp.max(jnp.abs(x), axis=axis, keepdims=True)
+    nonzero = largest > 0
+    scaled = x / jnp.where(nonzero, largest, 1.0)
+    sq = jnp.where(nonzero[..., 0] if axis == -1 else jnp.squeeze(nonzero, axis),
+                   jnp.sum(scaled * scaled, axis=axis), 1.0)
+    largest = jnp.squeeze(largest, axis)
+    return jnp.where(largest > 0, largest * jnp.sqrt(sq), 0.0)
 
 
 def sat(Z: ArrayLike, x: ArrayLike) -> jnp.ndarray:

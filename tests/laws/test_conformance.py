@@ -77,16 +77,16 @@ def test_grad_through_parameters_is_finite(cls):
 
 
 @LAWS
-@pytest.mark.parametrize("bad", ["negative", "nan"])
+@pytest.mark.parametrize("bad", ["negative", "zero", "nan"])
 def test_each_parameter_rule_rejects_bad_values(cls, bad):
     law = cls.example()
     fields = {f.name: getattr(law, f.name) for f in dataclasses.fields(law)}
     for name, rule in cls.parameter_rules.items():
         if fields.get(name) is None:
             continue
-        value = {"negative": -1.0, "nan": float("nan")}[bad]
-        if rule == "finite" and bad == "negative":
-            continue
+        value = {"negative": -1.0, "zero": 0.0, "nan": float("nan")}[bad]
+        if (rule == "finite" and bad != "nan") or (rule == "nonnegative" and bad == "zero"):
+            continue     # allowed values for that rule
         kwargs = {k: float(v) for k, v in fields.items() if v is not None}
         kwargs[name] = value
         with pytest.raises(ss.ParameterError, match=rf"`{cls.__name__}\.{name}`"):
@@ -97,3 +97,14 @@ def test_each_parameter_rule_rejects_bad_values(cls, bad):
 def test_repr_shows_parameter_values(cls):
     text = repr(cls.example())
     assert text.startswith(cls.__name__ + "(") and "=" in text and "f64" not in text
+
+
+@pytest.mark.parametrize("cls", [c for c in ALL_LAWS if issubclass(c, ss.laws.AbstractContactLaw)],
+                         ids=lambda c: c.__name__)
+def test_contact_resting_state_is_an_equilibrium(cls):
+    law = cls.example()
+    for load in (0.0, 9.81, 250.0):
+        gap, state = law.resting_state(jnp.asarray(load))
+        force, rate = law.force_and_rate(state, gap, jnp.asarray(0.0))
+        assert float(force) == pytest.approx(load, rel=1e-12, abs=1e-12)
+        np.testing.assert_allclose(rate, 0.0, atol=1e-12)

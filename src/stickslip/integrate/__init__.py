@@ -10,5 +10,6 @@ from ._simulate import largest_stable_step as largest_stable_step
 from ._simulate import simulate as simulate
 from ._simulate import simulate_batch as simulate_batch
 from ._simulate import stack_systems as stack_systems
+from ._simulate import trajectory as trajectory
 from ._tableaus import FIXED_STEP_METHODS as FIXED_STEP_METHODS
 from ._tableaus import ButcherTableau as ButcherTableau

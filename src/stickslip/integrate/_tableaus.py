@@ -21,18 +21,23 @@ class ButcherTableau:
     b: tuple[float, ...]
     c: tuple[float, ...]
 
-    def stability(self, z: np.ndarray) -> np.ndarray:
-        """Stability function R(z) = 1 + z bᵀ (I − zA)⁻¹ 1 for the test equation x' = λx."""
-        A = np.zeros((len(self.b), len(self.b)))
+    def stability_coefficients(self) -> np.ndarray:
+        """Coefficients c_k of R(z) = Σ_k c_k z^k, c_0 = 1, c_k = bᵀ A^(k−1) 1 (explicit RK)."""
+        s = len(self.b)
+        A = np.zeros((s, s))
         for i, row in enumerate(self.a):
             A[i, : len(row)] = row
-        b = np.asarray(self.b)
+        b, vec = np.asarray(self.b), np.ones(s)
+        coeffs = [1.0]
+        for _ in range(s):
+            coeffs.append(float(b @ vec))
+            vec = A @ vec
+        return np.asarray(coeffs)
+
+    def stability(self, z: np.ndarray) -> np.ndarray:
+        """Stability function R(z) for the test equation x' = λx, z = λh (vectorised)."""
         z = np.atleast_1d(np.asarray(z, dtype=complex))
-        ones = np.ones(len(b))
-        out = np.empty(z.shape, dtype=complex)
-        for idx, zi in np.ndenumerate(z):
-            out[idx] = 1 + zi * b @ np.linalg.solve(np.eye(len(b)) - zi * A, ones)
-        return out
+        return np.polyval(self.stability_coefficients()[::-1], z)
 
 
 _S2 = math.sqrt(2.0)

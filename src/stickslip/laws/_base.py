@@ -77,6 +77,15 @@ class AbstractLaw(eqx.Module):
             parts.append(f"{field.name}={shown}")
         return f"{type(self).__name__}({', '.join(parts)})"
 
+    def replace(self, **changes: Any) -> "AbstractLaw":
+        """A copy with some parameters changed, validated again (laws are immutable).
+
+        >>> import stickslip as ss
+        >>> ss.laws.LuGre().replace(mus=0.5).mus.item()
+        0.5
+        """
+        return dataclasses.replace(self, **changes)
+
     @classmethod
     @abc.abstractmethod
     def example(cls) -> "AbstractLaw":
@@ -132,3 +141,8 @@ class AbstractContactLaw(AbstractLaw):
             occupies p ≤ 0).
         gap_rate: its time derivative [m/s].
         """
+
+    @abc.abstractmethod
+    def resting_state(self, load: jnp.ndarray) -> tuple[jnp.ndarray, jnp.ndarray]:
+        """``(gap, state)`` at static equilibrium under a steady pressing `load` [N] ≥ 0,
+        so a host can start a body resting on the surface instead of dropping it."""

@@ -84,6 +84,20 @@ class CoulombODE(AbstractFrictionLaw):
         self.F, self.mu, self.K, self.beta = F, mu, K, beta
 
     @classmethod
+    def tuned(cls, mass: float, K: float, *, F=None, mu=None, damping_ratio: float = 1.0
+              ) -> "CoulombODE":
+        """A CoulombODE whose stick mode on `mass` [kg] has the given damping ratio.
+
+        While stuck the body sits on the proxy spring K and damper K·β, so its stick mode is
+        ``M s² + Kβ s + K = 0`` with damping ratio ``ζ = β√(K/M)/2``. A lightly damped stick
+        mode (ζ ≪ 1) rings after every stop and overshoots under sudden loads — a load step
+        below F can then break the contact loose for a moment. ``β = 2ζ√(M/K)``; ζ = 1
+        (critical) is the safe default. See docs/tuning.md for the accuracy trade-off.
+        """
+        beta = 2.0 * damping_ratio * (mass / K) ** 0.5
+        return cls(F=F, K=K, beta=beta, mu=mu)
+
+    @classmethod
     def example(cls) -> "CoulombODE":
         return cls(F=0.5, K=1e4, beta=1e-3)
 

@@ -43,6 +43,9 @@ class KelvinVoigt(AbstractContactLaw):
     def force_and_rate(self, state, gap, gap_rate):
         return jnp.where(gap < 0, -self.k * gap - self.c * gap_rate, 0.0), state
 
+    def resting_state(self, load):
+        return -load / self.k, jnp.zeros(0)
+
     def linear_modes(self, mass, normal_force=1.0):
         k, c = np.asarray(self.k), np.asarray(self.c)
         disc = np.sqrt(c ** 2 - 4 * mass * k + 0j)
@@ -84,3 +87,6 @@ class HuntCrossley(AbstractContactLaw):
         depth = jnp.maximum(-gap, 0.0)
         f = depth ** self.n * (self.k - self.lam * gap_rate)
         return jnp.where(gap < 0, f, 0.0), state
+
+    def resting_state(self, load):
+        return -((load / self.k) ** (1.0 / self.n)), jnp.zeros(0)

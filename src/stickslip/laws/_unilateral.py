@@ -75,6 +75,10 @@ class UnilateralODE(AbstractContactLaw):
         e_rate = jnp.maximum(-e / self.beta, -(gap + e) / self.alpha)           # eq. 15a
         return f, e_rate[None]
 
+    def resting_state(self, load):
+        depth = load / self.K          # ė = 0 and f = K e = load ⇒ e = −p = load/K
+        return -depth, jnp.reshape(depth, (1,))
+
     def contact_matrix(self, mass):
         """Jacobian of d/dt [p, ṗ, e] for a mass in the pressing branch (eq. 16, linear)."""
         K, beta, alpha = (np.asarray(x, dtype=float) for x in (self.K, self.beta, self.alpha))

@@ -13,12 +13,20 @@ arrays, topology and callables are static):
   :func:`stickslip.simulate` rejects fixed steps outside the method's stability region.
   The default linearises the vector field at the initial state.
 * ``parameters()`` — a flat ``{name: value}`` description for the Results metadata.
+
+Optional capabilities, declared as class variables (never sniffed):
+
+* ``projects_after_step = True`` — the fixed-step integrators call ``project(t, x)`` after
+  every step (e.g. to put a constrained mechanism back on its constraint manifold).
+* ``trace_stages_once = True`` — the Runge–Kutta stages run in a loop, so a large vector
+  field is traced and compiled once instead of once per stage (3–4× less compile time for
+  big models; slightly slower per step for tiny ones).
 """
 
 from __future__ import annotations
 
 import abc
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 import equinox as eqx
 import jax
@@ -35,6 +43,9 @@ __all__ = ["AbstractSystem", "check_time_function", "law_parameters"]
 class AbstractSystem(eqx.Module):
     """Base of all systems; see the module docstring for the contract."""
 
+    projects_after_step: ClassVar[bool] = False
+    trace_stages_once: ClassVar[bool] = False
+
     @property
     @abc.abstractmethod
     def state_names(self) -> tuple[str, ...]:
@@ -47,6 +58,11 @@ class AbstractSystem(eqx.Module):
     @abc.abstractmethod
     def vector_field(self, t: jnp.ndarray, x: jnp.ndarray) -> jnp.ndarray:
         """dx/dt at time t [s]."""
+
+    def project(self, t: jnp.ndarray, x: jnp.ndarray) -> jnp.ndarray:
+        """Map a state back onto the system's admissible set after a fixed step (identity
+        unless the system sets ``projects_after_step``)."""
+        return x
 
     def outputs(self, t: jnp.ndarray, x: jnp.ndarray) -> dict[str, jnp.ndarray]:
         """Extra channels computed from (t, x); none by default."""
@@ -61,6 +77,14 @@ class AbstractSystem(eqx.Module):
         x0 = self.initial_state()
         jac = jax.jacfwd(lambda x: self.vector_field(jnp.asarray(0.0), x))(x0)
         return [("linearisation at the initial state", np.linalg.eigvals(np.asarray(jac)))]
+
+    def replace(self, **changes: Any) -> "AbstractSystem":
+        """A copy with some fields changed and validated again — e.g. to change a parameter
+        between run segments: ``ss.simulate(system.replace(law=new_law), t_end,
+        initial=previous_results)`` continues exactly from the previous run's last state."""
+        import dataclasses
+
+        return dataclasses.replace(self, **changes)
 
     def parameters(self) -> dict[str, Any]:
         """Flat description of the parameters, for the Results metadata."""

@@ -45,10 +45,10 @@ class FrictionMass(AbstractSystem):
     Examples
     --------
     >>> import stickslip as ss, jax.numpy as jnp
-    >>> block = ss.systems.FrictionMass(M=1.0, law=ss.laws.CoulombODE(F=0.5, K=1e4, beta=1e-3),
-    ...                                 force=lambda t: 0.4 * jnp.ones_like(t))
+    >>> law = ss.laws.CoulombODE.tuned(mass=1.0, K=1e4, F=0.5)   # critically damped proxy
+    >>> block = ss.systems.FrictionMass(M=1.0, law=law, force=lambda t: 0.4 * jnp.ones_like(t))
     >>> res = ss.simulate(block, 1.0, dt=1e-4, dt_out=1e-2)
-    >>> abs(res["p"][-1]) < 0.5 / 1e4   # 0.4 N < F = 0.5 N: it never moves more than F/K
+    >>> bool(abs(res["p"]).max() <= 0.4 / 1e4)   # 0.4 N < F = 0.5 N: held by the proxy spring
     True
     """
 

@@ -33,8 +33,9 @@ class PointOnPlane(AbstractSystem):
     Parameters
     ----------
     M: mass [kg] > 0.
-    friction: a friction law with ``mu=`` (default ``CoulombODE(mu=0.5, K=1e4, beta=1e-3)``;
-        K2, β2 of eq. 21).
+    friction: a friction law with ``mu=`` (default ``CoulombODE(mu=0.5, K=1e4, beta=2e-2)``,
+        K2, β2 of eq. 21: the stick mode is critically damped for M = 1 kg, see
+        :meth:`CoulombODE.tuned`).
     contact: a contact law (default ``UnilateralODE(K=1e5, beta=2e-3, alpha=1e-3)``;
         K1, β1, α of eq. 22).
     g: gravity [m/s²] along −z (default 9.81).
@@ -49,7 +50,7 @@ class PointOnPlane(AbstractSystem):
 
     M: jnp.ndarray = eqx.field(converter=as_parameter)
     friction: AbstractFrictionLaw = eqx.field(
-        default_factory=lambda: CoulombODE(mu=0.5, K=1e4, beta=1e-3))
+        default_factory=lambda: CoulombODE(mu=0.5, K=1e4, beta=2e-2))
     contact: AbstractContactLaw = eqx.field(
         default_factory=lambda: UnilateralODE(K=1e5, beta=2e-3, alpha=1e-3))
     g: jnp.ndarray = eqx.field(converter=as_parameter, default=9.81)
@@ -86,15 +87,11 @@ class PointOnPlane(AbstractSystem):
         return u
 
     def initial_state(self):
-        if self.p0 is None:   # resting on the plane: static penetration M g / K for eq. 15
-            depth = self.M * self.g / getattr(self.contact, "K", jnp.inf)
-            p0 = jnp.stack([0.0 * depth, 0.0 * depth, -depth])
-            e0 = depth if self.contact.n_states else None
+        if self.p0 is None:   # resting on the plane under its weight
+            gap, contact_state = self.contact.resting_state(self.M * self.g)
+            p0 = jnp.stack([jnp.zeros_like(gap), jnp.zeros_like(gap), gap])
         else:
-            p0, e0 = self.p0, None
-        contact_state = jnp.zeros(self.contact.n_states)
-        if e0 is not None:
-            contact_state = contact_state.at[0].set(e0)
+            p0, contact_state = self.p0, jnp.zeros(self.contact.n_states)
         return jnp.concatenate([p0, self.v0, contact_state,
                                 jnp.zeros(2 * self.friction.n_states)])
 

@@ -22,8 +22,8 @@ def _default_contacts():
 
 
 def _default_frictions():
-    return (CoulombODE(mu=0.3, K=1e4, beta=1e-3), CoulombODE(mu=0.3, K=1e4, beta=1e-3),
-            CoulombODE(mu=0.5, K=1e4, beta=1e-3))
+    return (CoulombODE(mu=0.3, K=1e4, beta=2e-2), CoulombODE(mu=0.3, K=1e4, beta=2e-2),
+            CoulombODE(mu=0.5, K=1e4, beta=2e-2))
 
 
 class TwoBlocksConveyor(AbstractSystem):
@@ -51,7 +51,7 @@ class TwoBlocksConveyor(AbstractSystem):
     u: belt speed [m/s] (0.1).
     contacts: three contact laws for ψ1, ψ2, ψ3 (default UnilateralODE(K=1e5, β=2e-3, α=1e-3)).
     frictions: three friction laws with ``mu=`` for θ1, θ2, θ3 (default CoulombODE with
-        μ = 0.3, 0.3, 0.5, K = 1e4 N/m, β = 1e-3 s).
+        μ = 0.3, 0.3, 0.5, K = 1e4 N/m, β = 2e-2 s: stick modes near critical damping).
     x0: initial [p1x, p1y, p2x, p2y, v1x, v1y, v2x, v2y] (default block 1 at the wall lifted
         0.1 m, block 2 on the belt 0.02 m from block 1, all at rest).
 
