@@ -36,10 +36,11 @@ from ._forces import RotationalSpringDamper as RotationalSpringDamper
 from ._forces import TranslationalSpringDamper as TranslationalSpringDamper
 from ._model import Model as Model
 from ._system import PlanarSystem as PlanarSystem
+from ._system import ProjectedPlanarSystem as ProjectedPlanarSystem
 from . import examples as examples  # noqa: E402
 
 __all__ = [
-    "Model", "Body", "Ground", "PlanarSystem", "AbstractConstraint", "AbstractForceElement",
+    "Model", "Body", "Ground", "PlanarSystem", "ProjectedPlanarSystem", "AbstractConstraint", "AbstractForceElement",
     "RevoluteJoint", "TranslationalJoint", "RevoluteRevoluteJoint",
     "RevoluteTranslationalJoint", "GearJoint", "CamFollowerJoint", "trigonometric_profile", "AbsoluteX", "AbsoluteY", "AbsoluteAngle",
     "AbsoluteDistance", "RotationalDriver", "TranslationalDriver", "AbsoluteDriver",

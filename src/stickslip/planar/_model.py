@@ -34,7 +34,7 @@ from ..results import Results
 from ._body import Body, Ground
 from ._elements import AbstractConstraint
 from ._forces import AbstractForceElement
-from ._system import Layout, PlanarSystem
+from ._system import Layout, PlanarSystem, ProjectedPlanarSystem
 
 __all__ = ["Model"]
 
@@ -200,10 +200,13 @@ class Model:
         return self._layout
 
     def system(self, baumgarte: tuple[float, float] = (10.0, 10.0),
-               q0: np.ndarray | None = None, qd0: np.ndarray | None = None) -> PlanarSystem:
+               q0: np.ndarray | None = None, qd0: np.ndarray | None = None,
+               projection: bool = False) -> PlanarSystem:
         """The mechanism as a :class:`PlanarSystem` (an ODE for :func:`stickslip.simulate`).
 
         baumgarte: (α, β) [1/s] of the stabilisation Φ̈ + 2αΦ̇ + β²Φ = 0.
+        projection: return a :class:`ProjectedPlanarSystem`, which the fixed-step
+            integrators put back on the constraint manifold after every step.
         """
         layout = self.layout
         alpha, beta = (float(v) for v in baumgarte)
@@ -214,8 +217,9 @@ class Model:
                            1, axis=0).reshape(-1)
         q0 = self._q() if q0 is None else q0
         qd0 = self._qd() if qd0 is None else qd0
-        return PlanarSystem(masses=masses, gravity=self.gravity, q0=q0, qd0=qd0, alpha=alpha,
-                            beta=beta, layout=layout)
+        cls = ProjectedPlanarSystem if projection else PlanarSystem
+        return cls(masses=masses, gravity=self.gravity, q0=q0, qd0=qd0, alpha=alpha,
+                   beta=beta, layout=layout)
 
     def _q(self):
         return np.concatenate([b.pose for b in self.bodies]) if self.bodies else np.zeros(0)
@@ -444,11 +448,11 @@ class Model:
             error then: measured 14× larger energy drift on the slider–crank at α = β = 10),
             (10, 10) without.
         projection: after every fixed step, project q and q̇ back onto the constraint
-            manifold (one mass-weighted Newton step each). Default: on for the fixed-step
-            methods (drift at round-off level), off for the adaptive ones (which go through
-            :func:`stickslip.simulate` with Baumgarte only).
+            manifold (one mass-weighted Newton step each; the core's ``projects_after_step``
+            capability). Default: on for the fixed-step methods (drift at round-off level),
+            off for the adaptive ones, which use Baumgarte alone.
         options: passed to :func:`stickslip.simulate` (``rtol``, ``atol``, ``t0``,
-            ``initial``, …); with projection only ``t0`` and ``initial`` are taken.
+            ``initial``, ``stream_to``, ``progress``, …).
 
         Returns
         -------
@@ -477,14 +481,10 @@ class Model:
         initial = options.get("initial")
         if initial is None:
             self.assemble(t=float(options.get("t0", 0.0)))
-        sys = self.system(baumgarte)
+        sys = self.system(baumgarte, projection=projection)
         start = time.perf_counter()
         try:
-            if projection:
-                res = self._simulate_projected(sys, t_end, dt, method, dt_out, options)
-            else:
-                res = integrate.simulate(sys, t_end, dt=dt, method=method, dt_out=dt_out,
-                                         **options)
+            res = integrate.simulate(sys, t_end, dt=dt, method=method, dt_out=dt_out, **options)
         except SimulationError as exc:
             raise self._diagnose(exc) from exc
         res.meta.update(model=self.name, analysis="dynamics", projection=projection,
@@ -493,33 +493,6 @@ class Model:
                         velocity_drift=float(np.max(res["constraint.velocity"])),
                         energy_drift=float(np.max(np.abs(res["energy"] - res["energy"][0]))))
         return res
-
-    def _simulate_projected(self, sys, t_end, dt, method, dt_out, options):
-        from ..integrate._simulate import _check_finite, _fixed_grid, _initial, _to_results
-        from ..integrate._simulate import _check_span, _check_stability
-        from ._system import solve_projected
-
-        unknown = set(options) - {"t0", "initial", "check_step"}
-        if unknown:
-            raise ParameterError(f"with projection, `simulate` takes only t0, initial and "
-                                 f"check_step; got {sorted(unknown)}. Pass projection=False "
-                                 "to use the other options of stickslip.simulate.")
-        t0, x0 = _initial(sys, options)
-        _check_span(t0, t_end)
-        dt, n_sub, n_out = _fixed_grid(t0, t_end, dt, dt_out)
-        if options.get("check_step", True):
-            _check_stability(sys, method, dt)
-        start = time.perf_counter()
-        xs, outputs = solve_projected(sys, jnp.asarray(t0), jnp.asarray(x0), jnp.asarray(dt),
-                                      method, n_sub, n_out)
-        xs = np.asarray(xs)
-        ts = t0 + np.arange(n_out + 1) * (n_sub * dt)
-        _check_finite(sys, ts, xs)
-        meta = {"dt": dt, "dt_out": n_sub * dt, "steps": n_out * n_sub,
-                "system": type(sys).__name__, "method": method, "t0": t0,
-                "t_end": float(t_end), "run_time": time.perf_counter() - start,
-                "parameters": sys.parameters()}
-        return _to_results(sys, ts, xs, {k: np.asarray(v) for k, v in outputs.items()}, meta)
 
     def equilibrium(self, t: float = 0.0, tol: float = 1e-10,
                     max_iterations: int = 100) -> Results:

@@ -14,7 +14,7 @@ from forward-mode derivatives of Φ: γ = −d²/ds² Φ(q + s q̇, t + s) at s 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import equinox as eqx
 import jax
@@ -25,7 +25,7 @@ from ..laws._base import as_parameter
 from ..systems import AbstractSystem
 from ._body import cross2, global_point, rotation
 
-__all__ = ["Layout", "PlanarSystem"]
+__all__ = ["Layout", "PlanarSystem", "ProjectedPlanarSystem"]
 
 _COORDS = ("x", "y", "phi")
 
@@ -105,7 +105,13 @@ class Layout:
 
 
 class PlanarSystem(AbstractSystem):
-    """A planar mechanism as an ODE on [q; q̇] (built by :meth:`Model.system`)."""
+    """A planar mechanism as an ODE on [q; q̇] (built by :meth:`Model.system`).
+
+    Its Runge–Kutta stages run in a loop (``trace_stages_once``): the vector field holds
+    Φ_q and γ by automatic differentiation and is costly to compile once per stage.
+    """
+
+    trace_stages_once: ClassVar[bool] = True
 
     masses: jnp.ndarray = eqx.field(converter=as_parameter)      # diagonal of M
     gravity: jnp.ndarray = eqx.field(converter=as_parameter)     # [m/s²]
@@ -325,40 +331,12 @@ class PlanarSystem(AbstractSystem):
                 "baumgarte": [float(self.alpha), float(self.beta)]}
 
 
-@eqx.filter_jit
-def solve_projected(system: PlanarSystem, t0, x0, dt, method: str, n_sub: int, n_out: int):
-    """Fixed-step integration with the core's Butcher tableaus, each step followed by a projection onto the constraint manifold after every
-    step; one jitted scan. Returns (xs, outputs) like the core's fixed-step solver."""
-    from ..integrate._tableaus import FIXED_STEP_METHODS
+class ProjectedPlanarSystem(PlanarSystem):
+    """A :class:`PlanarSystem` whose state the core's fixed-step integrators project back
+    onto Φ = 0, Φ_q q̇ = ν after every step (``projects_after_step``; see
+    :meth:`PlanarSystem.project`)."""
 
-    tableau = FIXED_STEP_METHODS[method]
-    n_stages = len(tableau.b)
-    a = np.zeros((n_stages, n_stages))
-    for i, row in enumerate(tableau.a):
-        a[i, :len(row)] = row
-    a, b, c = jnp.asarray(a), jnp.asarray(tableau.b), jnp.asarray(tableau.c)
-
-    def rk_step(t, x):
-        # the stages as a loop, so the vector field is traced (and compiled) once, not
-        # once per stage as in the core's unrolled step: 3-4x less compile time here
-        def stage(i, ks):
-            xi = x + dt * (a[i] @ ks)
-            return ks.at[i].set(system.vector_field(t + c[i] * dt, xi))
-        ks = jax.lax.fori_loop(0, n_stages, stage, jnp.zeros((n_stages, x.shape[0])))
-        return x + dt * (b @ ks)
-
-    def one_output(x, i_out):
-        def body(j, x):
-            t = t0 + (i_out * n_sub + j) * dt
-            x = rk_step(t, x)
-            return system.project(t + dt, x)
-        x = jax.lax.fori_loop(0, n_sub, body, x)
-        return x, x
-
-    _, xs = jax.lax.scan(one_output, x0, jnp.arange(n_out))
-    xs = jnp.concatenate([x0[None], xs])
-    ts = t0 + jnp.arange(n_out + 1) * (n_sub * dt)
-    return xs, jax.vmap(system.outputs)(ts, xs)
+    projects_after_step: ClassVar[bool] = True
 
 
 @eqx.filter_jit
