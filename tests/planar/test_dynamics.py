@@ -52,7 +52,7 @@ def test_double_pendulum_dae_matches_minimal_coordinates_over_5s():
     assert res.meta["constraint_drift"] < 1e-12
 
 
-@pytest.mark.parametrize("projection", [True, False])
+@pytest.mark.parametrize("projection", [True, pytest.param(False, marks=pytest.mark.slow)])
 def test_slider_crank_conserves_energy_with_small_residual(projection):
     model = examples.slider_crank()
     res = model.simulate(10.0, dt=1e-3, dt_out=0.01, projection=projection)
