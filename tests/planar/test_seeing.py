@@ -1,6 +1,5 @@
 """Plots, animation and the `stickslip examples` command line (smoke tests)."""
 
-import jax.numpy as jnp
 import matplotlib
 import numpy as np
 from typer.testing import CliRunner

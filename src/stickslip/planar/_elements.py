@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import Callable, ClassVar, Sequence
+from typing import Callable, ClassVar
 
 import jax.numpy as jnp
 import numpy as np
@@ -491,11 +491,3 @@ class DistanceDriver(_Driver):
     def residual(self, qi, qj, t):
         d = self._d(qi, qj)
         return jnp.atleast_1d(jnp.sqrt(d @ d) - self.motion(t))
-
-
-def _single_body_types():
-    return (_SingleBody, AbsoluteDriver)
-
-
-def _as_sequence(value) -> Sequence:
-    return value
