@@ -96,3 +96,12 @@ def test_bad_element_parameters():
         P.Model(gravity=(0.0,))
     with pytest.raises(ss.ParameterError, match="Model.add"):
         m.add("not an element")
+
+
+def test_forward_dynamics_through_a_lock_up_raises_with_time():
+    m = examples.slider_crank()
+    m.add(P.AbsoluteDriver(m.element("slider"), "x", lambda t: 0.3 + 0.2 * t, name="push"))
+    with pytest.raises(ss.SimulationError) as info:
+        m.simulate(1.0, dt=1e-3, dt_out=0.01)
+    assert 0.45 <= info.value.time <= 0.6
+    assert "push" in str(info.value)

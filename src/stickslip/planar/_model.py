@@ -432,7 +432,8 @@ class Model:
 
     def simulate(self, t_end: float, dt: float | None = None, method: str = "rk4",
                  dt_out: float | None = None, *, baumgarte: tuple[float, float] | None = None,
-                 projection: bool | None = None, **options: Any) -> Results:
+                 projection: bool | None = None, max_drift: float = 1e-3,
+                 **options: Any) -> Results:
         """Forward dynamics: the index-reduced DAE (SPEC §9, eq. 3-5) with constraint
         stabilisation, on the core integrators.
 
@@ -451,6 +452,9 @@ class Model:
             manifold (one mass-weighted Newton step each; the core's ``projects_after_step``
             capability). Default: on for the fixed-step methods (drift at round-off level),
             off for the adaptive ones, which use Baumgarte alone.
+        max_drift: largest constraint residual max|Φ| [m, rad] accepted; beyond it the run
+            went through a lock-up (or a driver asked for an unreachable position) and a
+            SimulationError names the time and the constraints.
         options: passed to :func:`stickslip.simulate` (``rtol``, ``atol``, ``t0``,
             ``initial``, ``stream_to``, ``progress``, …).
 
@@ -487,6 +491,7 @@ class Model:
             res = integrate.simulate(sys, t_end, dt=dt, method=method, dt_out=dt_out, **options)
         except SimulationError as exc:
             raise self._diagnose(exc) from exc
+        self._check_drift(res, float(max_drift))
         res.meta.update(model=self.name, analysis="dynamics", projection=projection,
                         baumgarte=list(baumgarte), wall_time=time.perf_counter() - start,
                         constraint_drift=float(np.max(res["constraint.position"])),
@@ -646,6 +651,31 @@ class Model:
         out = self._compiled[fn_key](sys, jnp.asarray(times), jnp.asarray(q), jnp.asarray(qd),
                                      jnp.asarray(qdd), jnp.asarray(lam))
         return {k: np.asarray(v) for k, v in out.items()}
+
+    def _check_drift(self, res: Results, max_drift: float) -> None:
+        drift = np.asarray(res["constraint.position"])
+        if not np.any(drift > max_drift):
+            return
+        k = int(np.argmax(drift > max_drift))
+        t = float(res.t[k])
+        layout = self.layout
+        q = np.concatenate([[res[f"{b.name}.{c}"][k] for c in ("x", "y", "phi")]
+                            for b in layout.bodies])
+        phi = np.abs(self._phi(q, t))
+        names = []
+        for r in np.argsort(-phi)[:4]:
+            element, _ = layout.row_owner(int(r))
+            if phi[r] > max_drift and element.describe() not in names:
+                names.append(element.describe())
+        last = float(res.t[k - 1]) if k else t
+        raise SimulationError(
+            f"forward dynamics of {self.name!r}: the constraints drifted to max|Φ| = "
+            f"{drift[k]:.3g} (> max_drift={max_drift:g}) at t={t:.6g} s (last good sample "
+            f"t={last:.6g} s) — a lock-up, or a driver asking for an unreachable position. "
+            f"Constraints off: {', '.join(names)}; drivers: "
+            f"{', '.join(repr(d.name) for d in self.drivers) or 'none'}. Change the driver's "
+            "motion or the link "
+            "lengths; for a genuinely loose tolerance raise `max_drift`.", time=t)
 
     def _diagnose(self, exc: SimulationError) -> SimulationError:
         """Re-raise a diverged run with the lock-up diagnosis at the last finite state."""
