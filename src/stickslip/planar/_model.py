@@ -213,8 +213,7 @@ class Model:
         if not (alpha >= 0 and beta >= 0 and math.isfinite(alpha) and math.isfinite(beta)):
             raise ParameterError(f"`baumgarte` gains must be finite and >= 0 [1/s]; got "
                                  f"{baumgarte!r}.")
-        masses = np.repeat(np.array([[b.mass, b.mass, b.inertia] for b in layout.bodies]),
-                           1, axis=0).reshape(-1)
+        masses = np.array([[b.mass, b.mass, b.inertia] for b in layout.bodies]).reshape(-1)
         q0 = self._q() if q0 is None else q0
         qd0 = self._qd() if qd0 is None else qd0
         cls = ProjectedPlanarSystem if projection else PlanarSystem
@@ -628,7 +627,7 @@ class Model:
         layout = self.layout
         weights = np.abs(np.nan_to_num(left_vector))
         if not weights.any():
-            return [c.describe() for c in layout.drivers] if hasattr(layout, "drivers") else []
+            return [d.describe() for d in self.drivers]
         names = []
         for r in np.argsort(-weights):
             if weights[r] < 0.1 * weights.max():
