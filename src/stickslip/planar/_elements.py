@@ -116,6 +116,10 @@ class AbstractConstraint:
         return (f"{type(self).__name__} {self.name!r} between {self.body_i.name!r} and "
                 f"{self.body_j.name!r}")
 
+    def __repr__(self) -> str:
+        bodies = [getattr(b, "name", b) for b in (self.body_i, self.body_j) if b is not None]
+        return f"{type(self).__name__}({self.name!r}: {' – '.join(map(str, bodies))})"
+
     # traced side ---------------------------------------------------------------------
     def residual(self, qi: jnp.ndarray, qj: jnp.ndarray, t: jnp.ndarray) -> jnp.ndarray:
         raise NotImplementedError

@@ -68,6 +68,10 @@ class AbstractForceElement:
         names = ", ".join(repr(getattr(b, "name", b)) for b in self.bodies())
         return f"{type(self).__name__} {self.name!r} on {names}"
 
+    def __repr__(self) -> str:
+        names = " – ".join(str(getattr(b, "name", b)) for b in self.bodies())
+        return f"{type(self).__name__}({self.name!r}: {names})"
+
 
 class TranslationalSpringDamper(AbstractForceElement):
     """Spring–damper–actuator between point_i of body i and point_j of body j.

@@ -70,6 +70,10 @@ class Model:
         self._layout: Layout | None = None
         self._compiled: dict[str, Any] = {}
 
+    def __repr__(self) -> str:
+        return (f"Model({self.name!r}: {len(self.bodies)} bodies, {len(self.joints)} joints, "
+                f"{len(self.drivers)} drivers, {len(self.forces)} force elements)")
+
     # --- building ---------------------------------------------------------------------------
     def add_body(self, name: str, mass: float, inertia: float, x: float = 0.0, y: float = 0.0,
                  phi: float = 0.0, *, xd: float = 0.0, yd: float = 0.0, phid: float = 0.0,
