@@ -9,7 +9,7 @@ import jax as _jax
 _jax.config.update("jax_enable_x64", True)
 
 from . import errors, integrate, laws, nonsmooth, systems  # noqa: E402
-from . import control, discrete, spatial  # noqa: E402
+from . import control, discrete, planar, spatial  # noqa: E402
 from ._version import __version__  # noqa: E402
 from .integrate import largest_stable_step, simulate, simulate_batch, stack_systems  # noqa: E402
 from .results import Results  # noqa: E402
@@ -33,7 +33,7 @@ def __getattr__(name):
 
 __all__ = [
     "__version__", "errors", "integrate", "laws", "nonsmooth", "systems", "control", "discrete",
-    "spatial",
+    "planar", "spatial",
     "simulate", "simulate_batch", "stack_systems", "largest_stable_step", "Results",
     "StickslipError", "ParameterError", "ModelError", "InclusionError", "SimulationError",
 ]

@@ -49,6 +49,37 @@ def figures(out: Path = typer.Option(Path("figures"), "--out", help="Output dire
     typer.echo(f"wrote {len(summary)} figures and summary.json to {out}")
 
 
+examples_app = typer.Typer(no_args_is_help=True, help="Ready-made mechanisms (planar, SPEC §9).")
+app.add_typer(examples_app, name="examples")
+
+
+@examples_app.command("list")
+def examples_list():
+    """List the examples."""
+    from .planar.examples import EXAMPLES
+
+    for name, (title, _) in EXAMPLES.items():
+        typer.echo(f"{name:18s} {title}")
+
+
+@examples_app.command("run")
+def examples_run(name: str = typer.Argument(..., help="Example name (see `examples list`)."),
+                 out: Path = typer.Option(Path("examples_out"), "--out", help="Output directory."),
+                 animation: bool = typer.Option(True, "--animation/--no-animation",
+                                                help="Write the GIF animation.")):
+    """Run one example: CSV of every channel, trajectory plot, GIF and key numbers."""
+    from .planar.examples import EXAMPLES, run_example
+
+    if name not in EXAMPLES:
+        typer.echo(f"unknown example {name!r}; known: {sorted(EXAMPLES)}", err=True)
+        raise typer.Exit(2)
+    summary = run_example(name, out, animation=animation)
+    for key, value in summary.items():
+        typer.echo(f"{key}: {value}")
+    typer.echo(f"wrote {name}.csv, {name}_trajectory.png"
+               + (f", {name}.gif" if animation else "") + f" and {name}.json to {out}")
+
+
 def main():
     app()
 

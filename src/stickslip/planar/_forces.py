@@ -1,0 +1,220 @@
+"""Force elements: springs, dampers, actuators, point forces and torques (SPEC §9).
+
+Contract for a force element:
+
+* ``bodies()``: the bodies it acts on (one or two).
+* ``generalized_force(qs, qds, t)``: pure ``jax.numpy``; the generalised forces Q on those
+  bodies (one 3-vector [Fx, Fy, n] per body, in the ground frame, torque about the centre of
+  mass), and the scalar reported as ``<name>.force``.
+* ``potential(qs)``: stored energy [J] (conservative part), for the energy channel.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, ClassVar
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..errors import ParameterError
+from ._body import Body, global_point
+
+__all__ = ["AbstractForceElement", "TranslationalSpringDamper", "RotationalSpringDamper",
+           "PointForce", "BodyTorque"]
+
+
+def _nonnegative(owner: str, name: str, value, unit: str) -> float:
+    v = float(value)
+    if not (np.isfinite(v) and v >= 0):
+        raise ParameterError(f"`{owner}.{name}` must be a finite number >= 0 [{unit}]; got "
+                             f"{name}={value!r}.")
+    return v
+
+
+def _optional_callable(owner: str, name: str, fn, signature: str):
+    if fn is not None and not callable(fn):
+        raise ParameterError(f"`{owner}.{name}` must be a callable {signature} written with "
+                             f"jax.numpy, or None; got {type(fn).__name__}.")
+    return fn
+
+
+class AbstractForceElement:
+    """Base of force elements; see the module docstring."""
+
+    prefix: ClassVar[str] = "force"
+    unit: ClassVar[str] = "N"
+
+    def __init__(self, name: str | None = None):
+        self.name = name
+
+    @property
+    def owner(self) -> str:
+        return self.name or type(self).__name__
+
+    def bodies(self) -> tuple:
+        raise NotImplementedError
+
+    def bind(self, *bodies: Body) -> None:
+        """Resolve body points once the bodies are known."""
+
+    def generalized_force(self, qs, qds, t):
+        raise NotImplementedError
+
+    def potential(self, qs):
+        return jnp.asarray(0.0)
+
+    def describe(self) -> str:
+        names = ", ".join(repr(getattr(b, "name", b)) for b in self.bodies())
+        return f"{type(self).__name__} {self.name!r} on {names}"
+
+    def __repr__(self) -> str:
+        names = " – ".join(str(getattr(b, "name", b)) for b in self.bodies())
+        return f"{type(self).__name__}({self.name!r}: {names})"
+
+
+class TranslationalSpringDamper(AbstractForceElement):
+    """Spring–damper–actuator between point_i of body i and point_j of body j.
+
+    Tension f = k (l − l0) + c l̇ + F(l, l̇, t) [N] (SPEC §9), with l the distance between the
+    points [m]; a positive f pulls the points together. ``stiffness`` k [N/m],
+    ``damping`` c [N·s/m], ``free_length`` l0 [m], ``actuator`` F a ``jax.numpy`` callable
+    of (l, l̇, t) or None. Reported as ``<name>.force`` = f.
+    """
+
+    prefix = "spring"
+
+    def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), *,
+                 stiffness: float = 0.0, damping: float = 0.0, free_length: float = 0.0,
+                 actuator: Callable | None = None, name: str | None = None):
+        super().__init__(name)
+        self.body_i, self.body_j = body_i, body_j
+        self._raw = (point_i, point_j)
+        self.point_i = self.point_j = np.zeros(2)
+        self.stiffness = _nonnegative(self.owner, "stiffness", stiffness, "N/m")
+        self.damping = _nonnegative(self.owner, "damping", damping, "N·s/m")
+        self.free_length = _nonnegative(self.owner, "free_length", free_length, "m")
+        self.actuator = _optional_callable(self.owner, "actuator", actuator, "of (l, ld, t)")
+
+    def bodies(self):
+        return (self.body_i, self.body_j)
+
+    def bind(self, body_i, body_j):
+        self.body_i, self.body_j = body_i, body_j
+        self.point_i = body_i.resolve_point(self.owner, "point_i", self._raw[0])
+        self.point_j = body_j.resolve_point(self.owner, "point_j", self._raw[1])
+
+    def _length(self, qs):
+        d = global_point(qs[1], self.point_j) - global_point(qs[0], self.point_i)
+        return jnp.sqrt(d @ d)
+
+    def generalized_force(self, qs, qds, t):
+        length, grad = jax.value_and_grad(self._length)(qs)
+        rate = sum(g @ qd for g, qd in zip(grad, qds))
+        f = self.stiffness * (length - self.free_length) + self.damping * rate
+        if self.actuator is not None:
+            f = f + self.actuator(length, rate, t)
+        return [-f * g for g in grad], f
+
+    def potential(self, qs):
+        return 0.5 * self.stiffness * (self._length(qs) - self.free_length) ** 2
+
+
+class RotationalSpringDamper(AbstractForceElement):
+    """Rotational spring–damper–actuator between bodies i and j.
+
+    Torque n = k (θ − θ0) + c θ̇ + N(θ, θ̇, t) [N·m] with θ = φ_j − φ_i (SPEC §9); it acts as
+    −n on body j and +n on body i. ``stiffness`` k [N·m/rad], ``damping`` c [N·m·s/rad],
+    ``free_angle`` θ0 [rad], ``actuator`` N a callable of (θ, θ̇, t) or None.
+    """
+
+    prefix = "torsion_spring"
+    unit = "N·m"
+
+    def __init__(self, body_i, body_j, *, stiffness: float = 0.0, damping: float = 0.0,
+                 free_angle: float = 0.0, actuator: Callable | None = None,
+                 name: str | None = None):
+        super().__init__(name)
+        self.body_i, self.body_j = body_i, body_j
+        self.stiffness = _nonnegative(self.owner, "stiffness", stiffness, "N·m/rad")
+        self.damping = _nonnegative(self.owner, "damping", damping, "N·m·s/rad")
+        self.free_angle = float(free_angle)
+        self.actuator = _optional_callable(self.owner, "actuator", actuator,
+                                           "of (theta, thetad, t)")
+
+    def bodies(self):
+        return (self.body_i, self.body_j)
+
+    def bind(self, body_i, body_j):
+        self.body_i, self.body_j = body_i, body_j
+
+    def generalized_force(self, qs, qds, t):
+        theta = qs[1][2] - qs[0][2]
+        rate = qds[1][2] - qds[0][2]
+        n = self.stiffness * (theta - self.free_angle) + self.damping * rate
+        if self.actuator is not None:
+            n = n + self.actuator(theta, rate, t)
+        e = jnp.array([0.0, 0.0, 1.0])
+        return [n * e, -n * e], n
+
+    def potential(self, qs):
+        return 0.5 * self.stiffness * (qs[1][2] - qs[0][2] - self.free_angle) ** 2
+
+
+class PointForce(AbstractForceElement):
+    """A force (Fx, Fy) [N] in the ground frame at a body point.
+
+    ``force``: a ``jax.numpy`` callable of (t, q, qd) returning two numbers, where q = (x, y,
+    φ) and qd are the body's pose and velocity. Reported as ``<name>.force`` = |F|.
+    """
+
+    prefix = "point_force"
+
+    def __init__(self, body, force: Callable, point=(0.0, 0.0), *, name: str | None = None):
+        super().__init__(name)
+        self.body = body
+        self._raw = point
+        self.point = np.zeros(2)
+        self.force = _optional_callable(self.owner, "force", force, "of (t, q, qd)")
+        if force is None:
+            raise ParameterError(f"`{self.owner}.force` is required: a callable of (t, q, qd) "
+                                 "returning (Fx, Fy) [N].")
+
+    def bodies(self):
+        return (self.body,)
+
+    def bind(self, body):
+        self.body = body
+        self.point = body.resolve_point(self.owner, "point", self._raw)
+
+    def generalized_force(self, qs, qds, t):
+        f = jnp.asarray(self.force(t, qs[0], qds[0]), dtype=float).reshape(2)
+        arm = global_point(qs[0], self.point) - qs[0][:2]
+        n = arm[0] * f[1] - arm[1] * f[0]
+        return [jnp.stack([f[0], f[1], n])], jnp.sqrt(f @ f)
+
+
+class BodyTorque(AbstractForceElement):
+    """A torque n [N·m] on a body: ``torque`` a ``jax.numpy`` callable of (t, q, qd) (the
+    body's pose and velocity). Reported as ``<name>.force`` = n."""
+
+    prefix = "torque"
+    unit = "N·m"
+
+    def __init__(self, body, torque: Callable, *, name: str | None = None):
+        super().__init__(name)
+        self.body = body
+        if not callable(torque):
+            raise ParameterError(f"`{self.owner}.torque` must be a callable of (t, q, qd) "
+                                 f"returning a torque [N·m]; got {type(torque).__name__}.")
+        self.torque = torque
+
+    def bodies(self):
+        return (self.body,)
+
+    def bind(self, body):
+        self.body = body
+
+    def generalized_force(self, qs, qds, t):
+        n = jnp.asarray(self.torque(t, qs[0], qds[0]), dtype=float).reshape(())
+        return [jnp.stack([jnp.zeros(()), jnp.zeros(()), n])], n

@@ -1,0 +1,308 @@
+"""Ready-made planar mechanisms (SPEC §9 worked examples) — used by the tests, the
+benchmark and ``stickslip examples``.
+
+Every factory returns a :class:`~stickslip.planar.Model` whose bodies start near (not
+exactly at) an assembled configuration; the analyses assemble it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax.numpy as jnp
+import numpy as np
+
+from ._elements import (AbsoluteAngle, AbsoluteX, AbsoluteY, GearJoint, RevoluteJoint,
+                        RevoluteRevoluteJoint, RotationalDriver, TranslationalJoint,
+                        constant_speed)
+from ._model import Model
+
+__all__ = ["four_bar", "freudenstein", "slider_crank", "double_pendulum", "quick_return",
+           "gear_slider", "cam_follower", "EXAMPLES", "run_example"]
+
+
+def _link(model, name, mass, length, start, angle):
+    """A uniform slender link (inertia mL²/12) from point `start` at `angle` [rad]."""
+    c, s = math.cos(angle), math.sin(angle)
+    return model.add_body(name, mass=mass, inertia=mass * length ** 2 / 12,
+                          x=start[0] + 0.5 * length * c, y=start[1] + 0.5 * length * s,
+                          phi=angle)
+
+
+def freudenstein(theta2, a, b, c, d, branch=+1):
+    """Rocker angle θ4 [rad] of a four-bar (crank a at angle θ2, coupler b, rocker c, ground
+    d along +x) from Freudenstein's equation K1 cos θ4 − K2 cos θ2 + K3 = cos(θ2 − θ4)
+    (closed form; `branch` ±1 picks the open or crossed assembly)."""
+    K1, K2, K3 = d / a, d / c, (a ** 2 - b ** 2 + c ** 2 + d ** 2) / (2 * a * c)
+    A = np.cos(theta2) - K1 - K2 * np.cos(theta2) + K3
+    B = -2 * np.sin(theta2)
+    C = K1 - (K2 + 1) * np.cos(theta2) + K3
+    with np.errstate(invalid="ignore"):      # NaN where the loop cannot close
+        return 2 * np.arctan2(-B + branch * np.sqrt(B ** 2 - 4 * A * C), 2 * A)
+
+
+def four_bar(a=1.0, b=2.5, c=2.0, d=2.5, omega=2 * math.pi, theta0=0.3, driven=True,
+             gravity=(0.0, -9.81)) -> Model:
+    """Four-bar linkage (SPEC §9 8-1): crank a, coupler b, rocker c, ground d [m]; crank
+    pivot at the origin, rocker pivot at (d, 0); 1 kg/m links. Driven at ω [rad/s] from
+    θ0 [rad] unless ``driven=False``."""
+    m = Model(gravity=gravity, name="four_bar")
+    th4 = float(freudenstein(theta0, a, b, c, d, branch=-1))
+    th4 = th4 if math.isfinite(th4) else math.pi / 2          # cannot close: a rough guess
+    crank_tip = np.array([a * math.cos(theta0), a * math.sin(theta0)])
+    rocker_tip = np.array([d + c * math.cos(th4), c * math.sin(th4)])
+    th3 = math.atan2(*(rocker_tip - crank_tip)[::-1])
+    crank = _link(m, "crank", a, a, (0.0, 0.0), theta0 + 0.05)        # rough on purpose
+    coupler = _link(m, "coupler", b, b, crank_tip, th3 - 0.05)
+    rocker = _link(m, "rocker", c, c, (d, 0.0), th4 + 0.05)
+    m.add(RevoluteJoint(m.ground, crank, (0.0, 0.0), (-a / 2, 0.0), name="R1"))
+    m.add(RevoluteJoint(crank, coupler, (a / 2, 0.0), (-b / 2, 0.0), name="R2"))
+    m.add(RevoluteJoint(coupler, rocker, (b / 2, 0.0), (c / 2, 0.0), name="R3"))
+    m.add(RevoluteJoint(m.ground, rocker, (d, 0.0), (-c / 2, 0.0), name="R4"))
+    coupler.add_point("tracer", (0.0, 0.4 * b))
+    if driven:
+        m.add(RotationalDriver(m.ground, crank, angle=constant_speed(omega, start=theta0),
+                               name="motor"))
+    return m
+
+
+def slider_crank(crank=0.1, rod=0.3, m_crank=1.0, m_rod=1.0, m_slider=0.5,
+                 theta0=math.radians(60.0), omega=None, gravity=(0.0, -9.81)) -> Model:
+    """Slider–crank in a vertical plane (the issue-3 benchmark): crank 0.1 m / 1 kg and rod
+    0.3 m / 1 kg (uniform links), slider 0.5 kg on the x axis through the crank pivot;
+    released from rest at θ0 = 60°. With ``omega`` [rad/s] the crank is driven at constant
+    speed from θ0 instead."""
+    m = Model(gravity=gravity, name="slider_crank")
+    bx, by = crank * math.cos(theta0), crank * math.sin(theta0)
+    sx = bx + math.sqrt(rod ** 2 - by ** 2)
+    c = _link(m, "crank", m_crank, crank, (0.0, 0.0), theta0)
+    r = _link(m, "rod", m_rod, rod, (bx, by), math.atan2(-by, sx - bx))
+    s = m.add_body("slider", mass=m_slider, inertia=1e-4, x=sx, y=0.0)
+    m.add(RevoluteJoint(m.ground, c, (0.0, 0.0), (-crank / 2, 0.0), name="A"))
+    m.add(RevoluteJoint(c, r, (crank / 2, 0.0), (-rod / 2, 0.0), name="B"))
+    m.add(RevoluteJoint(r, s, (rod / 2, 0.0), (0.0, 0.0), name="C"))
+    m.add(TranslationalJoint(m.ground, s, axis_i=(1.0, 0.0), name="D"))
+    if omega is not None:
+        c.phid = float(omega)
+        m.add(RotationalDriver(m.ground, c, angle=constant_speed(omega, start=theta0),
+                               name="motor"))
+    return m
+
+
+def double_pendulum(L=0.5, m1=1.0, m2=1.0, theta1=math.radians(-30.0),
+                    theta2=math.radians(10.0), gravity=(0.0, -9.81)) -> Model:
+    """Double pendulum of two uniform rods of length 2L (SPEC §9 8-2: s'_R1 = (−L, 0),
+    inertia m L²/3), pinned at the origin; angles from the +x axis [rad], released at rest."""
+    m = Model(gravity=gravity, name="double_pendulum")
+    b1 = m.add_body("link1", mass=m1, inertia=m1 * L ** 2 / 3, x=L * math.cos(theta1),
+                    y=L * math.sin(theta1), phi=theta1)
+    hinge = (2 * L * math.cos(theta1), 2 * L * math.sin(theta1))
+    b2 = m.add_body("link2", mass=m2, inertia=m2 * L ** 2 / 3,
+                    x=hinge[0] + L * math.cos(theta2), y=hinge[1] + L * math.sin(theta2),
+                    phi=theta2)
+    m.add(RevoluteJoint(m.ground, b1, (0.0, 0.0), (-L, 0.0), name="R1"))
+    m.add(RevoluteJoint(b1, b2, (L, 0.0), (-L, 0.0), name="R2"))
+    return m
+
+
+def _fix(m, body):
+    m.add(AbsoluteX(body, name=f"{body.name}_x"))
+    m.add(AbsoluteY(body, name=f"{body.name}_y"))
+    m.add(AbsoluteAngle(body, name=f"{body.name}_phi"))
+
+
+def quick_return(omega=2 * math.pi, theta0=0.0) -> Model:
+    """Quick-return mechanism of a shaper (SPEC §9 7-1; Haug's six-body model): frame (body 1,
+    fixed by absolute x, y, φ), rocker 2, crank 3, slider block 4, link 5, tool 6. Five
+    revolutes, two translational joints and 3 base constraints: n_h = 17, DOF = 18 − 17 = 1;
+    the crank is driven at ω [rad/s]."""
+    m = Model(name="quick_return")
+    frame = m.add_body("frame", mass=10.0, inertia=1.0)
+    pivot_b = np.array([0.0, 0.3])
+    crank_r, rocker_l, link_l, ram_y = 0.15, 0.8, 0.4, 0.9
+    tip = pivot_b + crank_r * np.array([math.cos(theta0), math.sin(theta0)])
+    psi = math.atan2(tip[1], tip[0])
+    rocker_tip = rocker_l * np.array([math.cos(psi), math.sin(psi)])
+    dx = math.sqrt(link_l ** 2 - (ram_y - rocker_tip[1]) ** 2)
+    ram_pin = np.array([rocker_tip[0] - dx, ram_y])
+    rocker = _link(m, "rocker", 4.0, rocker_l, (0.0, 0.0), psi)
+    crank = _link(m, "crank", 1.0, crank_r, pivot_b, theta0)
+    block = m.add_body("block", mass=0.5, inertia=1e-3, x=tip[0], y=tip[1], phi=psi)
+    link = _link(m, "link", 1.0, link_l, rocker_tip,
+                 math.atan2(*(ram_pin - rocker_tip)[::-1]))
+    tool = m.add_body("tool", mass=5.0, inertia=0.2, x=ram_pin[0], y=ram_y)
+    _fix(m, frame)
+    m.add(RevoluteJoint(frame, rocker, (0.0, 0.0), (-rocker_l / 2, 0.0), name="A"))
+    m.add(RevoluteJoint(frame, crank, tuple(pivot_b), (-crank_r / 2, 0.0), name="B"))
+    m.add(RevoluteJoint(crank, block, (crank_r / 2, 0.0), (0.0, 0.0), name="C"))
+    m.add(TranslationalJoint(rocker, block, (0.0, 0.0), (0.0, 0.0), axis_i=(1.0, 0.0),
+                             name="F"))
+    m.add(RevoluteJoint(rocker, link, (rocker_l / 2, 0.0), (-link_l / 2, 0.0), name="D"))
+    m.add(RevoluteJoint(link, tool, (link_l / 2, 0.0), (0.0, 0.0), name="E"))
+    m.add(TranslationalJoint(frame, tool, (0.0, ram_y), (0.0, 0.0), axis_i=(1.0, 0.0),
+                             name="G"))
+    m.add(RotationalDriver(frame, crank, angle=constant_speed(omega, start=theta0),
+                           name="motor"))
+    return m
+
+
+def gear_slider(omega=2 * math.pi, link_angle=0.0) -> Model:
+    """Gear–slider mechanism of a shaper's variable-stroke drive (SPEC §9 7-2): frame (fixed,
+    3), gears 2, 3, 4 pinned to it (3 revolutes) and meshing (2 gear pairs), a stroke-control
+    link 5 pinned to the frame, a slider 6 on link 5 (translational) and a massless coupler
+    from a pin on gear 4 to the slider (1): n_h = 16, DOF = 18 − 16 = 2, driven by gear 2's
+    rotation (ω [rad/s]) and link 5's angle."""
+    m = Model(name="gear_slider")
+    frame = m.add_body("frame", mass=10.0, inertia=1.0)
+    r2, r3, r4 = 0.1, 0.15, 0.1
+    c2, c3, c4 = np.array([0.0, 0.0]), np.array([r2 + r3, 0.0]), np.array([r2 + 2 * r3 + r4, 0.0])
+    g2 = m.add_body("gear2", mass=1.0, inertia=0.5 * r2 ** 2, x=c2[0], y=c2[1])
+    g3 = m.add_body("gear3", mass=2.0, inertia=r3 ** 2, x=c3[0], y=c3[1])
+    g4 = m.add_body("gear4", mass=1.0, inertia=0.5 * r4 ** 2, x=c4[0], y=c4[1])
+    pivot5 = c4 + np.array([0.0, 0.5])
+    link5 = _link(m, "link5", 2.0, 0.8, tuple(pivot5), link_angle)
+    pin = c4 + np.array([0.08, 0.0])
+    coupler = 0.6
+    sx = pin[0] + math.sqrt(coupler ** 2 - (pivot5[1] - pin[1]) ** 2)
+    slider = m.add_body("slider", mass=1.0, inertia=1e-3, x=sx, y=pivot5[1], phi=link_angle)
+    _fix(m, frame)
+    m.add(RevoluteJoint(frame, g2, tuple(c2), (0.0, 0.0), name="A"))
+    m.add(RevoluteJoint(frame, g3, tuple(c3), (0.0, 0.0), name="B"))
+    m.add(RevoluteJoint(frame, g4, tuple(c4), (0.0, 0.0), name="C"))
+    m.add(GearJoint(g2, g3, radius_i=r2, radius_j=r3, name="G23"))
+    m.add(GearJoint(g3, g4, radius_i=r3, radius_j=r4, name="G34"))
+    m.add(RevoluteJoint(frame, link5, tuple(pivot5), (-0.4, 0.0), name="D"))
+    m.add(TranslationalJoint(link5, slider, (-0.4, 0.0), (0.0, 0.0), axis_i=(1.0, 0.0),
+                             name="F"))
+    m.add(RevoluteRevoluteJoint(g4, slider, (0.08, 0.0), (0.0, 0.0), length=coupler,
+                                name="coupler"))
+    m.add(RotationalDriver(frame, g2, angle=constant_speed(omega), name="input"))
+    m.add(RotationalDriver(frame, link5, angle=lambda t: link_angle + 0.0 * t,
+                           name="stroke"))
+    return m
+
+
+def cam_follower(kind="flat", R=0.05, e=0.015, roller=0.01, omega=2 * math.pi,
+                 preload=20.0) -> Model:
+    """An eccentric circular cam (radius R, offset e [m]) turning at ω [rad/s] about the
+    origin, lifting a follower that slides on the y axis, pressed down by a spring
+    (``preload`` [N] at the mean lift). ``kind``: "flat" (flat face) or "roller" (radius
+    ``roller``; the profile is then the pitch circle of radius R + roller)."""
+    from ._cam import CamFollowerJoint
+    from ._forces import TranslationalSpringDamper
+
+    m = Model(name=f"cam_follower_{kind}")
+    radius = R if kind == "flat" else R + roller
+
+    def profile(alpha):                      # an offset circle in polar form about the axis
+        return e * jnp.cos(alpha) + jnp.sqrt(radius ** 2 - (e * jnp.sin(alpha)) ** 2)
+
+    cam = m.add_body("cam", mass=1.0, inertia=0.5 * R ** 2)
+    follower = m.add_body("follower", mass=0.3, inertia=1e-3, y=radius + 0.002)
+    m.add(RevoluteJoint(m.ground, cam, name="axle"))
+    m.add(TranslationalJoint(m.ground, follower, axis_i=(0.0, 1.0), name="guide"))
+    m.add(CamFollowerJoint(cam, follower, profile, kind=kind, name="contact"))
+    m.add(TranslationalSpringDamper(m.ground, follower, (0.0, 0.3), (0.0, 0.0), stiffness=500.0,
+                                    free_length=0.3 - radius - preload / 500.0,
+                                    name="spring"))
+    m.add(RotationalDriver(m.ground, cam, angle=constant_speed(omega), name="motor"))
+    return m
+
+
+def _run_cam(out):
+    m = cam_follower()
+    res = m.inverse_dynamics(np.linspace(0.0, 1.0, 201))
+    lift = 0.05 + 0.015 * np.sin(2 * math.pi * res.t)
+    return m, res, {"lift_error_m": float(np.max(np.abs(res["follower.y"] - lift))),
+                    "min_contact_force_N": float(np.min(np.hypot(res["contact.Fx"],
+                                                                  res["contact.Fy"])))}, None
+
+
+def _run_four_bar(out):
+    m = four_bar()
+    res = m.inverse_dynamics(np.linspace(0.0, 1.0, 201))
+    theta4 = freudenstein(0.3 + 2 * math.pi * res.t, 1.0, 2.5, 2.0, 2.5, branch=-1)
+    err = np.max(np.abs(np.angle(np.exp(1j * (res["rocker.phi"] - theta4)))))
+    return m, res, {"freudenstein_max_error_rad": float(err),
+                    "peak_motor_torque_Nm": float(np.max(np.abs(res["motor.effort"])))}, \
+        ("coupler", "tracer")
+
+
+def _run_slider_crank(out):
+    m = slider_crank()
+    res = m.simulate(10.0, dt=1e-3, dt_out=0.01)
+    return m, res, {"crank_angle_at_10s_deg": float(np.degrees(res["crank.phi"][-1])),
+                    "energy_drift_J": res.meta["energy_drift"],
+                    "constraint_drift_m": res.meta["constraint_drift"]}, None
+
+
+def _run_double_pendulum(out):
+    m = double_pendulum()
+    res = m.simulate(5.0, dt=5e-4, dt_out=0.01)
+    return m, res, {"energy_drift_J": res.meta["energy_drift"],
+                    "constraint_drift_m": res.meta["constraint_drift"]}, ("link2", (0.5, 0.0))
+
+
+def _run_quick_return(out):
+    m = quick_return()
+    res = m.inverse_dynamics(np.linspace(0.0, 1.0, 201))
+    dx = np.diff(res["tool.x"])
+    return m, res, {"dof": m.dof(), "stroke_m": float(np.ptp(res["tool.x"])),
+                    "cutting_fraction_of_cycle": float(np.mean(dx < 0)),
+                    "peak_motor_torque_Nm": float(np.max(np.abs(res["motor.effort"])))}, None
+
+
+def _run_gear_slider(out):
+    m = gear_slider()
+    res = m.inverse_dynamics(np.linspace(0.0, 1.0, 201))
+    return m, res, {"dof": m.dof(), "slider_stroke_m": float(np.ptp(res["slider.x"]))}, \
+        ("slider", (0.0, 0.0))
+
+
+EXAMPLES = {
+    "four_bar": ("Four-bar linkage driven at 1 rev/s: kinematics vs Freudenstein, inverse "
+                 "dynamics (SPEC §9 8-1)", _run_four_bar),
+    "slider_crank": ("Slider-crank released at 60° under gravity, 10 s forward dynamics "
+                     "(issue-3 benchmark model)", _run_slider_crank),
+    "double_pendulum": ("Double pendulum as a DAE, 5 s (SPEC §9 8-2)", _run_double_pendulum),
+    "quick_return": ("Quick-return mechanism of a shaper, 6 bodies, DOF 18 − 17 = 1 "
+                     "(SPEC §9 7-1)", _run_quick_return),
+    "gear_slider": ("Gear–slider mechanism, 6 bodies, DOF 18 − 16 = 2 (SPEC §9 7-2)",
+                    _run_gear_slider),
+    "cam_follower": ("Eccentric cam lifting a spring-loaded flat-faced follower: kinematics "
+                     "and contact force", _run_cam),
+}
+
+
+def run_example(name: str, out, animation: bool = True) -> dict:
+    """Run example `name` and write into directory `out`: ``<name>.csv`` (all channels),
+    ``<name>_trajectory.png``, ``<name>.gif`` (animation) and ``<name>.json`` (key numbers).
+    Returns the key numbers."""
+    import json
+    from pathlib import Path
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if name not in EXAMPLES:
+        raise KeyError(f"unknown example {name!r}; choose one of {sorted(EXAMPLES)}.")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    model, res, summary, trace = EXAMPLES[name][1](out)
+    res.save(out / f"{name}.csv")
+    fig, axes = plt.subplots(1, 2 if trace else 1, figsize=(11 if trace else 6, 5),
+                             squeeze=False)
+    model.plot_trajectory(res, ax=axes[0, 0])
+    if trace:
+        model.plot_coupler_curve(res, trace[0], trace[1], ax=axes[0, 1])
+    fig.tight_layout()
+    fig.savefig(out / f"{name}_trajectory.png", dpi=120)
+    plt.close(fig)
+    if animation:
+        model.animate(res, out / f"{name}.gif", fps=20, duration=min(5.0, float(res.t[-1])),
+                      trace=trace)
+    summary = {"example": name, "title": EXAMPLES[name][0], **summary}
+    (out / f"{name}.json").write_text(json.dumps(summary, indent=2, default=float))
+    return summary
