@@ -25,10 +25,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._repr import parameter_repr
 from .._validation import check_finite, check_positive, concrete
 from ..errors import ParameterError, SimulationError
 from ..laws._base import as_parameter
-from ..discrete._friction import da_relaxation_step
+from ..discrete import da_relaxation_step
 from ..nonsmooth import sat
 
 __all__ = ["AbstractController", "PSMCParams", "PSMCState", "psmc_step", "PSMC",
@@ -64,28 +65,7 @@ class AbstractController(eqx.Module):
         return {}
 
     def __repr__(self) -> str:
-        return _repr_fields(self)
-
-
-def _repr_fields(module) -> str:
-    """``Name(F=20.0, H=0.2, …)`` with concrete values (``traced`` inside jit)."""
-    import dataclasses
-
-    from .._validation import is_traced
-
-    parts = []
-    for field in dataclasses.fields(module):
-        value = getattr(module, field.name)
-        if value is None:
-            continue
-        if is_traced(value):
-            shown = "traced"
-        elif isinstance(value, (str, int)) or np.ndim(value) != 0:
-            shown = repr(value) if isinstance(value, (str, int)) else f"array{np.shape(value)}"
-        else:
-            shown = repr(float(value))
-        parts.append(f"{field.name}={shown}")
-    return f"{type(module).__name__}({', '.join(parts)})"
+        return parameter_repr(self)
 
 
 # --- PSMC ----------------------------------------------------------------------------------
@@ -415,7 +395,7 @@ class _StatefulController:
         return float(f)
 
     def __repr__(self) -> str:
-        return type(self).__name__ + _repr_fields(self.params)[len(type(self.params).__name__):]
+        return type(self).__name__ + parameter_repr(self.params)[len(type(self.params).__name__):]
 
 
 class PSMC(_StatefulController):

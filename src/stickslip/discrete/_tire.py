@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._repr import parameter_repr
 from .._validation import check_nonnegative, check_positive
 from ..errors import ParameterError
 from ..laws._base import as_parameter
@@ -65,9 +66,7 @@ class BrushTire(eqx.Module):
                                  f"{self.pressure!r}.")
 
     def __repr__(self) -> str:
-        from ..control._controllers import _repr_fields
-
-        return _repr_fields(self)
+        return parameter_repr(self)
 
     @classmethod
     def example(cls) -> "BrushTire":

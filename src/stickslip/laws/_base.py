@@ -33,8 +33,8 @@ import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
+from .._repr import parameter_repr
 from .._validation import check_finite, check_nonnegative, check_positive
-from .._validation import is_traced as _is_tracer
 
 __all__ = ["AbstractLaw", "AbstractFrictionLaw", "AbstractContactLaw", "as_parameter"]
 
@@ -66,16 +66,7 @@ class AbstractLaw(eqx.Module):
                 _RULES[rule](name, field, value, hint)
 
     def __repr__(self) -> str:
-        parts = []
-        for field in dataclasses.fields(self):
-            value = getattr(self, field.name)
-            if value is None:
-                continue
-            arr = np.asarray(value) if not _is_tracer(value) else None
-            shown = (repr(float(arr)) if arr is not None and arr.ndim == 0
-                     else f"array{arr.shape}" if arr is not None else "traced")
-            parts.append(f"{field.name}={shown}")
-        return f"{type(self).__name__}({', '.join(parts)})"
+        return parameter_repr(self)
 
     def replace(self, **changes: Any) -> "AbstractLaw":
         """A copy with some parameters changed, validated again (laws are immutable).
