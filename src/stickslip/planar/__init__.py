@@ -34,6 +34,7 @@ from ._forces import BodyTorque as BodyTorque
 from ._forces import PointForce as PointForce
 from ._forces import RotationalSpringDamper as RotationalSpringDamper
 from ._forces import TranslationalSpringDamper as TranslationalSpringDamper
+from ._friction import LuGreFriction as LuGreFriction
 from ._model import Model as Model
 from ._system import PlanarSystem as PlanarSystem
 from ._system import ProjectedPlanarSystem as ProjectedPlanarSystem
@@ -46,4 +47,5 @@ __all__ = [
     "AbsoluteDistance", "RotationalDriver", "TranslationalDriver", "AbsoluteDriver",
     "RelativeDriver", "DistanceDriver", "constant_speed", "smooth_ramp",
     "TranslationalSpringDamper", "RotationalSpringDamper", "PointForce", "BodyTorque",
+    "LuGreFriction",
 ]

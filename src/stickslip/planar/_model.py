@@ -34,6 +34,7 @@ from ..results import Results
 from ._body import Body, Ground
 from ._elements import AbstractConstraint
 from ._forces import AbstractForceElement
+from ._friction import AbstractJointFriction, JointFriction, LuGreFriction
 from ._system import Layout, PlanarSystem, ProjectedPlanarSystem
 
 __all__ = ["Model"]
@@ -66,6 +67,7 @@ class Model:
         self.bodies: list[Body] = []
         self.constraints: list[AbstractConstraint] = []
         self.forces: list[AbstractForceElement] = []
+        self.frictions: list[AbstractJointFriction] = []
         self._problems: list[str] = []
         self._layout: Layout | None = None
         self._compiled: dict[str, Any] = {}
@@ -113,6 +115,13 @@ class Model:
             group, kind = self.constraints, "driver" if element.is_driver else "joint"
         elif isinstance(element, AbstractForceElement):
             group, kind = self.forces, "force element"
+        elif isinstance(element, AbstractJointFriction):
+            group, kind = self.frictions, "friction element"
+            if not any(element.joint is c for c in self.constraints):
+                self._problems.append(
+                    f"friction element {element.name or element.prefix!r}: its joint "
+                    f"{getattr(element.joint, 'name', None)!r} is not in this model; add the "
+                    "joint first.")
         else:
             raise ParameterError(f"`Model.add` takes a joint, driver or force element from "
                                  f"stickslip.planar; got {type(element).__name__}.")
@@ -150,6 +159,8 @@ class Model:
         return element
 
     def _body_refs(self, element):
+        if isinstance(element, AbstractJointFriction):
+            return []
         if isinstance(element, AbstractConstraint):
             j = element.body_j if element.body_j is not None else self.ground
             return [("body_i", element.body_i), ("body_j", j)]
@@ -164,7 +175,7 @@ class Model:
         return None
 
     def _all_elements(self):
-        return [*self.constraints, *self.forces]
+        return [*self.constraints, *self.forces, *self.frictions]
 
     def _changed(self):
         self._layout = None
@@ -200,7 +211,10 @@ class Model:
     def layout(self) -> Layout:
         self.validate()
         if self._layout is None:
-            self._layout = Layout(self.bodies, self.constraints, self.forces)
+            frictions = [JointFriction(c) for c in self.constraints
+                         if getattr(c, "friction", None) is not None]
+            self._layout = Layout(self.bodies, self.constraints, self.forces,
+                                  frictions + self.frictions)
         return self._layout
 
     def system(self, baumgarte: tuple[float, float] = (10.0, 10.0),
@@ -222,7 +236,28 @@ class Model:
         qd0 = self._qd() if qd0 is None else qd0
         cls = ProjectedPlanarSystem if projection else PlanarSystem
         return cls(masses=masses, gravity=self.gravity, q0=q0, qd0=qd0, alpha=alpha,
-                   beta=beta, layout=layout)
+                   beta=beta, layout=layout, laws=tuple(f.law for f in layout.frictions))
+
+    def replace(self, element, **changes) -> None:
+        """Change the parameters of a friction element (a :class:`LuGreFriction`, or a
+        joint's ``friction=`` law) in place, validated again. The model's compiled run is
+        kept (law parameters are traced), so ``model.simulate(..., initial=previous)``
+        continues the same run with the new values.
+
+        ``element``: the element or its name.
+        """
+        if isinstance(element, str):
+            element = self.element(element)
+        if isinstance(element, LuGreFriction):
+            element.set(**changes)
+        elif getattr(element, "friction", None) is not None:
+            try:
+                element.friction = element.friction.replace(**changes)
+            except (ParameterError, TypeError) as exc:
+                raise ParameterError(f"`{element.owner}.friction`: {exc}") from None
+        else:
+            raise ParameterError(f"`Model.replace` changes friction parameters; "
+                                 f"{getattr(element, 'name', element)!r} has no friction.")
 
     def _q(self):
         return np.concatenate([b.pose for b in self.bodies]) if self.bodies else np.zeros(0)
