@@ -118,6 +118,13 @@ class AbstractJointFriction:
     def owner(self) -> str:
         return self.name or type(self).__name__
 
+    def bind(self) -> None:
+        """Nothing to resolve: the joint carries the bodies."""
+
+    def describe(self) -> str:
+        return (f"{type(self).__name__} {self.name!r} on joint "
+                f"{getattr(self.joint, 'name', None)!r}")
+
     @property
     def kind(self) -> str:
         return _joint_kind(self.joint)

@@ -15,10 +15,13 @@ import numpy as np
 from ._elements import (AbsoluteAngle, AbsoluteX, AbsoluteY, GearJoint, RevoluteJoint,
                         RevoluteRevoluteJoint, RotationalDriver, TranslationalJoint,
                         constant_speed)
+from ._forces import PointForce
+from ._friction import LuGreFriction
 from ._model import Model
 
 __all__ = ["four_bar", "freudenstein", "slider_crank", "double_pendulum", "quick_return",
-           "gear_slider", "cam_follower", "EXAMPLES", "run_example"]
+           "gear_slider", "cam_follower", "sliding_block", "sliding_block_tutorial", "EXAMPLES",
+           "run_example"]
 
 
 def _link(model, name, mass, length, start, angle):
@@ -87,6 +90,52 @@ def slider_crank(crank=0.1, rod=0.3, m_crank=1.0, m_rod=1.0, m_slider=0.5,
         m.add(RotationalDriver(m.ground, c, angle=constant_speed(omega, start=theta0),
                                name="motor"))
     return m
+
+
+def sliding_block(friction: str = "lugre", mus: float = 0.3, mud: float = 0.2,
+                  amplitude: float = 3.0, frequency: float = 1.0) -> Model:
+    """The sliding block of the MotionSolve LuGre tutorial (SPEC §8): ground + a 1 kg block
+    on a translational joint along x, gravity 9.8 m/s² perpendicular to the axis (N = 9.8 N),
+    actuation ``amplitude·sin(2π·frequency·t)`` N along the axis.
+
+    ``friction="lugre"``: a :class:`LuGreFriction` element ``"lugre"`` (tutorial defaults,
+    μ_s = `mus`, μ_d = `mud`); ``"coulomb"``: ``CoulombODE(mu=mud)`` joint friction (a
+    critically damped proxy, K = 1e5 N/m), for comparison. Channels: ``block.x`` (the
+    displacement), ``block.xd``, and ``<lugre|slide>.friction``.
+    """
+    from ..laws import CoulombODE
+
+    m = Model(gravity=(0.0, -9.8), name=f"sliding_block_{friction}")
+    block = m.add_body("block", mass=1.0, inertia=1.0 / 6.0)
+    w = 2 * math.pi * frequency
+    m.add(PointForce(block, lambda t, q, qd: jnp.stack([amplitude * jnp.sin(w * t), 0.0 * t]),
+                     name="actuator"))
+    if friction == "lugre":
+        slide = m.add(TranslationalJoint(m.ground, block, axis_i=(1.0, 0.0), name="slide"))
+        m.add(LuGreFriction(slide, mus=mus, mud=mud, name="lugre"))
+    elif friction == "coulomb":
+        law = CoulombODE.tuned(1.0, 1e5, mu=mud)
+        m.add(TranslationalJoint(m.ground, block, axis_i=(1.0, 0.0), friction=law,
+                                 name="slide"))
+    else:
+        raise ValueError(f"friction must be 'lugre' or 'coulomb'; got {friction!r}.")
+    return m
+
+
+def sliding_block_tutorial(friction: str = "lugre", raised: float = 0.5, segment: float = 4.0,
+                           dt: float = 1e-4, dt_out: float = 0.01):
+    """The tutorial end to end (SPEC §8): `segment` s with μ_s = 0.3 (or μ = 0.2 for
+    ``"coulomb"``), then the coefficient raised to `raised` with :meth:`Model.replace` and
+    the same run continued `segment` s more from the exact state. Returns
+    ``(model, first, second)``; ``second`` starts where ``first`` ends."""
+    m = sliding_block(friction)
+    first = m.simulate(segment, dt=dt, dt_out=dt_out)
+    if friction == "lugre":
+        m.replace("lugre", mus=raised)
+    else:
+        m.replace("slide", mu=raised)
+    second = m.simulate(2 * segment, dt=dt, dt_out=dt_out, initial=first)
+    return m, first, second
 
 
 def double_pendulum(L=0.5, m1=1.0, m2=1.0, theta1=math.radians(-30.0),
