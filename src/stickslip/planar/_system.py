@@ -35,7 +35,7 @@ class Layout:
     """Static topology of a model: bodies, constraint rows, force elements (hashable by
     identity, so a compiled run is reused while the model does not change)."""
 
-    def __init__(self, bodies, constraints, forces, frictions=()):
+    def __init__(self, bodies, constraints, forces, frictions=(), contacts=()):
         self.bodies = tuple(bodies)
         self.constraints = tuple(constraints)
         self.forces = tuple(forces)
@@ -49,6 +49,15 @@ class Layout:
             start += f.law.n_states
         self.friction_slots = tuple(slots)
         self.n_friction_states = start
+        # contact-law stops (issue 6): their law states follow the friction states
+        self.contacts = tuple(contacts)
+        slots = []
+        for c in self.contacts:
+            slots.append((start, start + c.law.n_states * c.n_gaps))
+            start += c.law.n_states * c.n_gaps
+        self.contact_slots = tuple(slots)
+        self.n_law_states = start
+        self.has_laws = bool(self.frictions or self.contacts)
         self.index = {id(b): k for k, b in enumerate(self.bodies)}
         rows, start = [], 0
         for c in self.constraints:
@@ -95,6 +104,9 @@ class Layout:
         q = [f"{b.name}.{c}" for b in self.bodies for c in _COORDS]
         qd = [f"{b.name}.{c}d" for b in self.bodies for c in _COORDS]
         law = [f"{f.name}.{s}" for f in self.frictions for s in f.law.state_names]
+        for c in self.contacts:
+            law += [f"{c.name}.{s}" if c.n_gaps == 1 else f"{c.name}.{s}[{k}]"
+                    for s in c.law.state_names for k in range(c.n_gaps)]
         return tuple(q + qd + law)
 
     def units(self) -> dict[str, str]:
@@ -112,6 +124,8 @@ class Layout:
                 out.update({f"{c.name}.Fx": "N", f"{c.name}.Fy": "N", f"{c.name}.T": "N·m"})
         for f in self.forces:
             out[f"{f.name}.force"] = f.unit
+        for c in self.contacts:
+            out[f"{c.name}.force"] = "N·m" if type(c).__name__ == "RevoluteStop" else "N"
         for f in self.frictions:
             rot = f.kind == "revolute"
             out[f"{f.name}.friction"] = "N·m" if rot else "N"
@@ -139,6 +153,7 @@ class PlanarSystem(AbstractSystem):
     beta: jnp.ndarray = eqx.field(converter=as_parameter)        # Baumgarte [1/s]
     layout: Layout = eqx.field(static=True)
     laws: tuple = ()          # friction laws, one per layout.frictions (traced parameters)
+    contact_laws: tuple = ()  # contact laws, one per layout.contacts
 
     # --- coordinates ----------------------------------------------------------------------
     def _pose(self, q, body):
@@ -218,7 +233,7 @@ class PlanarSystem(AbstractSystem):
     def accelerations(self, t, q, qd, stabilise=True, s=None):
         """(q̈, λ, Φ, Φ̇) from the index-reduced DAE (SPEC §9, eq. 3-5); `s` the friction
         laws' states (zeros when omitted)."""
-        if self.layout.frictions:
+        if self.layout.has_laws:
             d = self.dynamics(t, q, qd, self._law_states(s), stabilise)
             return d["qdd"], d["lam"], d["phi"], d["rate"]
         Q, _ = self.applied(q, qd, t)
@@ -238,7 +253,7 @@ class PlanarSystem(AbstractSystem):
 
     # --- joint friction (issue 6; see _friction.py for the method) -------------------------
     def _law_states(self, s):
-        return jnp.zeros(self.layout.n_friction_states) if s is None else s
+        return jnp.zeros(self.layout.n_law_states) if s is None else s
 
     def slides(self, q):
         """The frictions' relative coordinates s_k(q) (rad or m), shape (n_f,)."""
@@ -271,12 +286,20 @@ class PlanarSystem(AbstractSystem):
         """Accelerations, multipliers and friction forces with the reaction ↔ friction loop
         solved by Newton's method on r(f) = f − g(f) (λ is affine in f: λ = λ₀ + L f)."""
         Q, _ = self.applied(q, qd, t)
+        Qc, c_forces, c_rates = self.contact_terms(q, qd, s)
+        Q = Q + Qc
         J = self.phi_q(q, t)
         phi = self.phi(q, t)
         rate, gamma = self.phi_rate_and_gamma(q, qd, t)
         if stabilise:
             gamma = gamma - 2.0 * self.alpha * rate - self.beta ** 2 * phi
         minv = 1.0 / self.masses
+        if not self.layout.frictions:
+            lam = (jnp.linalg.solve((J * minv[None, :]) @ J.T, (J * minv[None, :]) @ Q - gamma)
+                   if J.shape[0] else jnp.zeros(0))
+            qdd = minv * (Q - J.T @ lam) if J.shape[0] else minv * Q
+            return {"qdd": qdd, "lam": lam, "phi": phi, "rate": rate, "J": J,
+                    "s_rate": c_rates, "contact": c_forces}
         W = jax.jacfwd(self.slides)(q)                   # ∂s/∂q, (n_f × n_c)
         v = W @ qd
         if J.shape[0]:
@@ -301,8 +324,32 @@ class PlanarSystem(AbstractSystem):
         Qt = Q + W.T @ f
         qdd = minv * (Qt - J.T @ lam) if J.shape[0] else minv * Qt
         return {"qdd": qdd, "lam": lam, "phi": phi, "rate": rate, "friction": f,
-                "normal": normals, "s_rate": s_rate, "J": J, "velocity": v,
-                "residual": f - g(f)}
+                "normal": normals, "s_rate": jnp.concatenate([s_rate, c_rates]), "J": J,
+                "velocity": v, "residual": f - g(f), "contact": c_forces}
+
+    def gaps(self, q, stops):
+        """Stacked gap rows g(q) of `stops` (empty stops: shape (0,))."""
+        if not stops:
+            return jnp.zeros(0)
+        return jnp.concatenate([c.gaps(self, q) for c in stops])
+
+    def contact_terms(self, q, qd, s):
+        """(Q of the contact-law stops, their forces, their law state rates)."""
+        n = self.layout.n_coordinates
+        if not self.layout.contacts:
+            return jnp.zeros(n), jnp.zeros(0), jnp.zeros(0)
+        Q, forces, rates = jnp.zeros(n), [], []
+        for c, law, (a, b) in zip(self.layout.contacts, self.contact_laws,
+                                  self.layout.contact_slots):
+            g, gd = jax.jvp(lambda z: c.gaps(self, z), (q,), (qd,))
+            G = jax.jacfwd(lambda z: c.gaps(self, z))(q)
+            state = s[a:b].reshape(law.n_states, c.n_gaps)
+            f, r = jax.vmap(law.force_and_rate, in_axes=(1, 0, 0), out_axes=(0, 1))(
+                state, g, gd)
+            Q = Q + G.T @ f
+            forces.append(f)
+            rates.append(jnp.reshape(r, (-1,)))
+        return Q, jnp.concatenate(forces), jnp.concatenate(rates)
 
     def project(self, t, x):
         """Project [q; q̇] back onto Φ = 0 and Φ_q q̇ = ν: one mass-weighted Newton step
@@ -332,12 +379,12 @@ class PlanarSystem(AbstractSystem):
         return self.layout.units()
 
     def initial_state(self):
-        return jnp.concatenate([self.q0, self.qd0, jnp.zeros(self.layout.n_friction_states)])
+        return jnp.concatenate([self.q0, self.qd0, jnp.zeros(self.layout.n_law_states)])
 
     def vector_field(self, t, x):
         n = self.layout.n_coordinates
         q, qd, s = x[:n], x[n:2 * n], x[2 * n:]
-        if self.layout.frictions:
+        if self.layout.has_laws:
             d = self.dynamics(t, q, qd, s)
             return jnp.concatenate([qd, d["qdd"], d["s_rate"]])
         qdd, _, _, _ = self.accelerations(t, q, qd)
@@ -346,7 +393,7 @@ class PlanarSystem(AbstractSystem):
     def outputs(self, t, x):
         n = self.layout.n_coordinates
         q, qd, s = x[:n], x[n:2 * n], x[2 * n:]
-        if self.layout.frictions:
+        if self.layout.has_laws:
             d = self.dynamics(t, q, qd, s)
             qdd, lam, phi, rate = d["qdd"], d["lam"], d["phi"], d["rate"]
         else:
@@ -362,6 +409,11 @@ class PlanarSystem(AbstractSystem):
                     out[f"{f.name}.force"] = d["friction"][k]
                 stored = stored + stored_energy(law, s[a:b])
             out["energy"] = out["energy"] + stored
+        start = 0
+        for c in self.layout.contacts:
+            f = d["contact"][start:start + c.n_gaps]
+            start += c.n_gaps
+            out[f"{c.name}.force"] = f[0] if c.n_gaps == 1 else jnp.sum(f)
         out["constraint.position"] = jnp.max(jnp.abs(phi)) if phi.size else jnp.zeros(())
         out["constraint.velocity"] = jnp.max(jnp.abs(rate)) if rate.size else jnp.zeros(())
         return out
@@ -425,7 +477,7 @@ class PlanarSystem(AbstractSystem):
         alpha, beta = float(self.alpha), float(self.beta)
         root = np.sqrt(complex(alpha ** 2 - beta ** 2))
         modes = [("Baumgarte stabilisation", np.array([-alpha + root, -alpha - root]))]
-        if self.layout.forces or self.layout.frictions:
+        if self.layout.forces or self.layout.has_laws:
             jac = _jacobian_at_start(self)
             modes.append(("linearisation at the initial state",
                           np.linalg.eigvals(np.asarray(jac))))

@@ -20,7 +20,8 @@ from ._friction import LuGreFriction
 from ._model import Model
 
 __all__ = ["four_bar", "freudenstein", "slider_crank", "double_pendulum", "quick_return",
-           "gear_slider", "cam_follower", "sliding_block", "sliding_block_tutorial", "EXAMPLES",
+           "gear_slider", "cam_follower", "sliding_block", "sliding_block_tutorial",
+           "slider_end_stop", "ball_in_box", "EXAMPLES",
            "run_example"]
 
 
@@ -136,6 +137,38 @@ def sliding_block_tutorial(friction: str = "lugre", raised: float = 0.5, segment
         m.replace("slide", mu=raised)
     second = m.simulate(2 * segment, dt=dt, dt_out=dt_out, initial=first)
     return m, first, second
+
+
+def slider_end_stop(restitution: float = 0.7, speed: float = 0.5,
+                    travel: float = 0.1) -> Model:
+    """A 1 kg slider on a horizontal translational joint between travel limits ±`travel`
+    [m] (a :class:`TranslationalStop` named ``"end_stop"``, impacts as events with
+    restitution e), started at the centre at `speed` [m/s]: it hits its end stops in turn,
+    each impact keeping e² of the kinetic energy."""
+    from ._impact import TranslationalStop
+
+    m = Model(gravity=(0.0, -9.81), name="slider_end_stop")
+    s = m.add_body("slider", mass=1.0, inertia=1e-2, xd=speed)
+    joint = m.add(TranslationalJoint(m.ground, s, axis_i=(1.0, 0.0), name="slide"))
+    m.add(TranslationalStop(joint, lower=-travel, upper=travel, restitution=restitution,
+                            name="end_stop"))
+    return m
+
+
+def ball_in_box(restitution: float = 0.9, width: float = 1.0, height: float = 1.0) -> Model:
+    """A ball (point) thrown inside a box of `width` × `height` [m]: floor, walls and ceiling
+    are :class:`PointLineStop` elements (events with restitution e)."""
+    from ._impact import PointLineStop
+
+    m = Model(gravity=(0.0, -9.81), name="ball_in_box")
+    ball = m.add_body("ball", mass=0.1, inertia=1e-5, x=0.3 * width, y=0.8 * height,
+                      xd=2.0, yd=0.0)
+    for name, p, n in (("floor", (0.0, 0.0), (0.0, 1.0)),
+                       ("ceiling", (0.0, height), (0.0, -1.0)),
+                       ("left_wall", (0.0, 0.0), (1.0, 0.0)),
+                       ("right_wall", (width, 0.0), (-1.0, 0.0))):
+        m.add(PointLineStop(ball, line_point=p, normal=n, restitution=restitution, name=name))
+    return m
 
 
 def double_pendulum(L=0.5, m1=1.0, m2=1.0, theta1=math.radians(-30.0),
