@@ -130,3 +130,30 @@ def test_bad_friction_input_names_the_joint_and_parameter():
     gear = ss.planar.RevoluteRevoluteJoint(m.ground, b, length=1.0, name="coupler")
     with pytest.raises(ParameterError, match=r"coupler.*none|none.*coupler"):
         ss.planar.LuGreFriction(gear)
+
+
+def test_friction_on_a_joint_type_without_friction_is_reported_with_its_name():
+    m = ss.planar.Model()
+    b = m.add_body("b", mass=1.0, inertia=0.1, x=1.0)
+    coupler = ss.planar.RevoluteRevoluteJoint(m.ground, b, length=1.0, name="coupler")
+    coupler.friction = ss.laws.CoulombODE(mu=0.3, K=1e4, beta=1e-3)
+    m.add(coupler)
+    with pytest.raises(ss.errors.ModelError, match=r"coupler.*friction.*none"):
+        m.validate()
+
+
+def test_slider_length_carries_the_moment_on_its_two_edges():
+    """A 1 kg slider (L = 0.2 m) held by friction, loaded by P = 20 N at 0.3 m from its
+    centre: the edge loads are W/2 + P/2 ± P·d/L, one of them negative, so the friction
+    sees N = |F_n/2 + M/L| + |F_n/2 − M/L| = 2·P·d/L > F_n (SPEC §9 9-2)."""
+    W, P, d, L = 9.8, 20.0, 0.3, 0.2
+    m = ss.planar.Model(gravity=(0.0, -9.8))
+    b = m.add_body("slider", mass=1.0, inertia=0.01)
+    m.add(ss.planar.TranslationalJoint(m.ground, b, friction=ss.laws.CoulombODE(
+        mu=0.3, K=1e4, beta=2e-2), slider_length=L, name="slide"))
+    m.add(ss.planar.PointForce(b, lambda t, q, qd: jnp.stack([0.0 * t, -P + 0.0 * t]),
+                               point=(d, 0.0)))
+    res = m.simulate(0.05, dt=1e-3, dt_out=0.01)
+    expected = abs((W + P) / 2 + P * d / L) + abs((W + P) / 2 - P * d / L)
+    assert np.max(np.abs(res["slide.normal"] - expected)) < 1e-9
+    assert expected > W + P

@@ -155,6 +155,13 @@ class Model:
             self._problems.append(f"{kind} {element.name!r} connects body {bodies[0].name!r} "
                                   "to itself; pass two different bodies (or model.ground).")
             ok = False
+        law = getattr(element, "friction", None) if isinstance(element, AbstractConstraint) \
+            else None
+        if law is not None and type(element).__name__ not in ("RevoluteJoint",
+                                                               "TranslationalJoint"):
+            self._problems.append(f"{kind} {element.name!r}: `friction` is defined for "
+                                  f"RevoluteJoint and TranslationalJoint only; "
+                                  f"{type(element).__name__} has none.")
         if ok:
             try:
                 element.bind(*bodies)
@@ -270,6 +277,10 @@ class Model:
         else:
             raise ParameterError(f"`Model.replace` changes friction parameters; "
                                  f"{getattr(element, 'name', element)!r} has no friction.")
+
+    def _law_zeros(self):
+        """Zero states of the friction and contact laws (appended to [q; q̇])."""
+        return np.zeros(self.layout.n_law_states)
 
     def _q(self):
         return np.concatenate([b.pose for b in self.bodies]) if self.bodies else np.zeros(0)
@@ -427,7 +438,7 @@ class Model:
         units = {k: v for k, v in self.layout.units().items() if k in channels}
         return Results(np.array([float(t)]), channels, units=units,
                        meta={"analysis": "assembly", "model": self.name},
-                       final_state=np.concatenate([q, qd]))
+                       final_state=np.concatenate([q, qd, self._law_zeros()]))
 
     # --- analyses ---------------------------------------------------------------------------
     def kinematics(self, times: Sequence[float], tol: float = 1e-12) -> Results:
@@ -457,7 +468,7 @@ class Model:
         return Results(times, channels, units=sys.units,
                        meta={"analysis": "kinematics", "model": self.name,
                              "max_constraint_residual": float(np.max(resid))},
-                       final_state=np.concatenate([q[-1], qd[-1]]))
+                       final_state=np.concatenate([q[-1], qd[-1], self._law_zeros()]))
 
     def inverse_dynamics(self, times: Sequence[float], tol: float = 1e-12) -> Results:
         """Inverse dynamics of a fully driven model (SPEC §9): the motion from
@@ -478,7 +489,7 @@ class Model:
         channels["constraint.position"] = resid
         return Results(times, channels, units=sys.units,
                        meta={"analysis": "inverse_dynamics", "model": self.name},
-                       final_state=np.concatenate([q[-1], qd[-1]]))
+                       final_state=np.concatenate([q[-1], qd[-1], self._law_zeros()]))
 
     def simulate(self, t_end: float, dt: float | None = None, method: str = "rk4",
                  dt_out: float | None = None, *, baumgarte: tuple[float, float] | None = None,
