@@ -341,6 +341,29 @@ def _run_gear_slider(out):
         ("slider", (0.0, 0.0))
 
 
+def _run_sliding_block(out):
+    m, first, second = sliding_block_tutorial("lugre", raised=0.5, dt=2e-4)
+    return m, second, {"peak_speed_first_4s_m_s": float(np.max(np.abs(first["block.xd"]))),
+                       "displacement_change_last_4s_mm": float(np.ptp(second["block.x"]) * 1e3)
+                       }, None
+
+
+def _run_slider_end_stop(out):
+    m = slider_end_stop()
+    res = m.simulate(3.0, dt=1e-3, dt_out=0.01)
+    imp = res.meta["impacts"]
+    return m, res, {"impacts": len(imp), "energy_ratio_per_impact": [
+        i["kinetic_energy_after"] / i["kinetic_energy_before"] for i in imp]}, None
+
+
+def _run_ball_in_box(out):
+    m = ball_in_box()
+    res = m.simulate(2.0, dt=1e-3, dt_out=0.01)
+    imp = res.meta["impacts"]
+    return m, res, {"impacts": len(imp), "stops_hit": sorted({i["stop"] for i in imp})}, \
+        ("ball", (0.0, 0.0))
+
+
 EXAMPLES = {
     "four_bar": ("Four-bar linkage driven at 1 rev/s: kinematics vs Freudenstein, inverse "
                  "dynamics (SPEC §9 8-1)", _run_four_bar),
@@ -353,6 +376,12 @@ EXAMPLES = {
                     _run_gear_slider),
     "cam_follower": ("Eccentric cam lifting a spring-loaded flat-faced follower: kinematics "
                      "and contact force", _run_cam),
+    "sliding_block": ("LuGre tutorial (SPEC §8): sliding block, μs raised from 0.3 to 0.5 at "
+                      "4 s, 8 s in two segments", _run_sliding_block),
+    "slider_end_stop": ("Slider between travel limits, impacts with restitution 0.7 "
+                        "(SPEC §9 9-1)", _run_slider_end_stop),
+    "ball_in_box": ("Ball bouncing in a box, restitution 0.9, impact events (SPEC §9 9-1)",
+                    _run_ball_in_box),
 }
 
 
