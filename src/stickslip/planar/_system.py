@@ -317,7 +317,9 @@ class PlanarSystem(AbstractSystem):
         eye = jnp.eye(v.shape[0])
         for _ in range(NEWTON_ITERATIONS):
             r = f - g(f)
-            f = f - jnp.linalg.solve(eye - jax.jacfwd(g)(f), r)
+            step = jnp.linalg.solve(eye - jax.jacfwd(g)(f), r)
+            # a singular Jacobian (a self-locking, jammed joint) leaves f where it is
+            f = jnp.where(jnp.all(jnp.isfinite(step)), f - step, f)
         normals = self.friction_normals(q, J, lam0 + L @ f)
         f, s_rate = self.friction_laws(s, v, normals)
         lam = lam0 + L @ f
