@@ -54,6 +54,7 @@ def test_continued_run_is_one_continuous_run(tutorial):
     assert float(model.element("lugre").mus) == 0.5
 
 
+@pytest.mark.slow
 def test_split_run_equals_single_run_to_round_off():
     """Continuing from a Results (here at t = 2 s, no parameter change) reproduces the single
     run: the restart carries the exact state, bristle deflection included."""
