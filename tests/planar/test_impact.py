@@ -86,3 +86,15 @@ def test_bad_stop_input_is_named():
         ss.planar.TranslationalStop(pin, upper=0.1, name="lim")
     with pytest.raises(ParameterError, match="lower"):
         ss.planar.RevoluteStop(pin, lower=1.0, upper=0.5)
+
+
+def test_ball_on_driven_paddle_relative_restitution_and_driver_kept():
+    model = examples.ball_on_paddle(restitution=0.8)
+    res = model.simulate(1.0, dt=1e-3, dt_out=0.01)
+    impacts = res.meta["impacts"]
+    assert len(impacts) >= 2
+    for i in impacts:
+        assert abs(-i["normal_velocity_after"] / i["normal_velocity_before"] - 0.8) < 1e-9
+    prescribed = 0.15 * np.sin(2 * np.pi * res.t)
+    assert np.max(np.abs(res["paddle.phi"] - prescribed)) < 1e-9
+    assert res["paddle_face.gap"].min() > -1e-12

@@ -86,19 +86,23 @@ class AbstractStop:
 
 
 class PointLineStop(AbstractStop):
-    """A body point against a ground line: g = nᵀ(r_iᴾ − p₀) ≥ 0 [m].
+    """A body point against a line: g = nᵀ(r_iᴾ − p₀) ≥ 0 [m].
 
     body, point: the body and its point (body frame [m] or a named point).
-    line_point: a point of the line (ground [m]).  normal: the line's normal towards the free
-    side.  restitution: e in [0, 1] (events).  law: a contact law instead of events.
+    line_point, normal: a point of the line and its normal towards the free side, in the
+    ground frame — or in the frame of ``line_body`` when one is given (a line moving with
+    another body of the mechanism: a paddle, a cup).  restitution: e in [0, 1] (events).
+    law: a contact law instead of events.
     """
 
     prefix = "stop"
 
     def __init__(self, body, point=(0.0, 0.0), *, line_point=(0.0, 0.0), normal=(0.0, 1.0),
-                 restitution: float = 1.0, law=None, name: str | None = None):
+                 line_body=None, restitution: float = 1.0, law=None,
+                 name: str | None = None):
         self.name = name
         self.body = body
+        self.line_body = line_body
         self._raw = point
         self.point = np.zeros(2)
         n = np.asarray(normal, dtype=float)
@@ -110,13 +114,21 @@ class PointLineStop(AbstractStop):
         self.restitution = _restitution(self.owner, restitution)
         self.law = self._check_law(law)
 
-    def bind(self, body):
+    def bind(self, body, line_body=None):
         self.body = body
         self.point = body.resolve_point(self.owner, "point", self._raw)
+        self.line_body = line_body if line_body is not None and not line_body.is_ground \
+            else None
 
     def gaps(self, sys, q):
         r = global_point(sys._pose(q, self.body), self.point)
-        return jnp.atleast_1d(jnp.asarray(self.normal) @ (r - jnp.asarray(self.line_point)))
+        if self.line_body is None:
+            p0, n = jnp.asarray(self.line_point), jnp.asarray(self.normal)
+        else:
+            pose = sys._pose(q, self.line_body)
+            p0 = global_point(pose, self.line_point)
+            n = rotation(pose[2]) @ jnp.asarray(self.normal)
+        return jnp.atleast_1d(n @ (r - p0))
 
 
 class _JointStop(AbstractStop):

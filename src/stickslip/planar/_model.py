@@ -177,7 +177,12 @@ class Model:
         if isinstance(element, AbstractJointFriction):
             return []
         if isinstance(element, AbstractStop):
-            return [("body", element.body)] if hasattr(element, "body") else []
+            if not hasattr(element, "body"):
+                return []
+            refs = [("body", element.body)]
+            if getattr(element, "line_body", None) is not None:
+                refs.append(("line_body", element.line_body))
+            return refs
         if isinstance(element, AbstractConstraint):
             j = element.body_j if element.body_j is not None else self.ground
             return [("body_i", element.body_i), ("body_j", j)]
