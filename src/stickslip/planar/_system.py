@@ -130,8 +130,8 @@ class Layout:
             rot = f.kind == "revolute"
             out[f"{f.name}.friction"] = "N·m" if rot else "N"
             out[f"{f.name}.normal"] = "N·m" if rot else "N"
-            for s, (a, _) in zip(f.law.state_names, [(0, 0)] * f.law.n_states):
-                out[f"{f.name}.{s}"] = "rad" if rot else "m"
+            for state in f.law.state_names:
+                out[f"{f.name}.{state}"] = "rad" if rot else "m"
         out.update({"energy": "J", "constraint.position": "m", "constraint.velocity": "m/s"})
         return out
 
