@@ -7,7 +7,7 @@ function and append a :class:`FigureSpec` to ``FIGURES`` below.
 
 from . import _example1_plane, _example2_conveyor, _fig3_stiction, _fig5_restitution
 from . import _brush_tire, _da_stick_slip, _psmc_chattering, _psmc_step_response
-from . import _spatial_fig8
+from . import _sliding_block_lugre, _spatial_fig8
 from ._registry import FigureSpec as FigureSpec
 from ._registry import make_figures as make_figures
 
@@ -30,4 +30,7 @@ FIGURES: list[FigureSpec] = [
                "SPEC §6 (slides: DA relaxation)", _da_stick_slip.make),
     FigureSpec("brush_tire", "Brush tire: force vs slip ratio, stick and slide regions",
                "SPEC §6 (slides: vehicle simulation, SI2007)", _brush_tire.make),
+    FigureSpec("sliding_block_lugre", "Sliding block: LuGre element vs CoulombODE joint "
+               "friction, μs raised at 4 s", "SPEC §8 (MotionSolve LuGre tutorial)",
+               _sliding_block_lugre.make),
 ]

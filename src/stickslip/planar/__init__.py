@@ -34,6 +34,10 @@ from ._forces import BodyTorque as BodyTorque
 from ._forces import PointForce as PointForce
 from ._forces import RotationalSpringDamper as RotationalSpringDamper
 from ._forces import TranslationalSpringDamper as TranslationalSpringDamper
+from ._friction import LuGreFriction as LuGreFriction
+from ._impact import PointLineStop as PointLineStop
+from ._impact import RevoluteStop as RevoluteStop
+from ._impact import TranslationalStop as TranslationalStop
 from ._model import Model as Model
 from ._system import PlanarSystem as PlanarSystem
 from ._system import ProjectedPlanarSystem as ProjectedPlanarSystem
@@ -46,4 +50,5 @@ __all__ = [
     "AbsoluteDistance", "RotationalDriver", "TranslationalDriver", "AbsoluteDriver",
     "RelativeDriver", "DistanceDriver", "constant_speed", "smooth_ramp",
     "TranslationalSpringDamper", "RotationalSpringDamper", "PointForce", "BodyTorque",
+    "LuGreFriction", "PointLineStop", "TranslationalStop", "RevoluteStop",
 ]

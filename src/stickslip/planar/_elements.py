@@ -28,6 +28,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ._body import Body, cross2, global_point, perp, rotation
+from ._friction import check_friction_slot
 
 __all__ = [
     "AbstractConstraint", "RevoluteJoint", "TranslationalJoint", "RevoluteRevoluteJoint",
@@ -153,9 +154,13 @@ class RevoluteJoint(AbstractConstraint):
     traced_parameters = ("point_i", "point_j")
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), *,
-                 name: str | None = None, friction=None):
+                 name: str | None = None, friction=None, pin_radius: float | None = None,
+                 viscous: float = 0.0, preload: float = 0.0):
         super().__init__(body_i, body_j, point_i, point_j, name)
-        self.friction = friction  # slot for joint friction (issue 6); unused here
+        check_friction_slot(self, friction, pin_radius, viscous, preload, None)
+        self.friction = friction
+        self.pin_radius = None if pin_radius is None else float(pin_radius)
+        self.viscous, self.preload = float(viscous), float(preload)
 
     def residual(self, qi, qj, t):
         return -self._d(qi, qj)
@@ -177,12 +182,16 @@ class TranslationalJoint(AbstractConstraint):
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0),
                  axis_i=(1.0, 0.0), *, angle: float | None = None, name: str | None = None,
-                 friction=None):
+                 friction=None, slider_length: float | None = None, viscous: float = 0.0,
+                 preload: float = 0.0):
         super().__init__(body_i, body_j, point_i, point_j, name)
         self.axis_i = _unit_axis(self.owner, axis_i)
         self.frame_i = float(np.arctan2(self.axis_i[1], self.axis_i[0]))
         self.angle = None if angle is None else float(angle)
+        check_friction_slot(self, friction, None, viscous, preload, slider_length)
         self.friction = friction
+        self.slider_length = None if slider_length is None else float(slider_length)
+        self.viscous, self.preload = float(viscous), float(preload)
 
     def freeze(self, pose_i, pose_j):
         if self.angle is None:

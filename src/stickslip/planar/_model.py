@@ -34,6 +34,8 @@ from ..results import Results
 from ._body import Body, Ground
 from ._elements import AbstractConstraint
 from ._forces import AbstractForceElement
+from ._impact import AbstractStop
+from ._friction import AbstractJointFriction, JointFriction, LuGreFriction
 from ._system import Layout, PlanarSystem, ProjectedPlanarSystem
 
 __all__ = ["Model"]
@@ -66,6 +68,8 @@ class Model:
         self.bodies: list[Body] = []
         self.constraints: list[AbstractConstraint] = []
         self.forces: list[AbstractForceElement] = []
+        self.frictions: list[AbstractJointFriction] = []
+        self.stops: list[AbstractStop] = []
         self._problems: list[str] = []
         self._layout: Layout | None = None
         self._compiled: dict[str, Any] = {}
@@ -113,6 +117,19 @@ class Model:
             group, kind = self.constraints, "driver" if element.is_driver else "joint"
         elif isinstance(element, AbstractForceElement):
             group, kind = self.forces, "force element"
+        elif isinstance(element, AbstractStop):
+            group, kind = self.stops, "stop"
+            joint = getattr(element, "joint", None)
+            if joint is not None and not any(joint is c for c in self.constraints):
+                self._problems.append(f"stop {element.name or element.prefix!r}: its joint "
+                                      f"{joint.name!r} is not in this model; add it first.")
+        elif isinstance(element, AbstractJointFriction):
+            group, kind = self.frictions, "friction element"
+            if not any(element.joint is c for c in self.constraints):
+                self._problems.append(
+                    f"friction element {element.name or element.prefix!r}: its joint "
+                    f"{getattr(element.joint, 'name', None)!r} is not in this model; add the "
+                    "joint first.")
         else:
             raise ParameterError(f"`Model.add` takes a joint, driver or force element from "
                                  f"stickslip.planar; got {type(element).__name__}.")
@@ -138,6 +155,13 @@ class Model:
             self._problems.append(f"{kind} {element.name!r} connects body {bodies[0].name!r} "
                                   "to itself; pass two different bodies (or model.ground).")
             ok = False
+        law = getattr(element, "friction", None) if isinstance(element, AbstractConstraint) \
+            else None
+        if law is not None and type(element).__name__ not in ("RevoluteJoint",
+                                                               "TranslationalJoint"):
+            self._problems.append(f"{kind} {element.name!r}: `friction` is defined for "
+                                  f"RevoluteJoint and TranslationalJoint only; "
+                                  f"{type(element).__name__} has none.")
         if ok:
             try:
                 element.bind(*bodies)
@@ -150,6 +174,15 @@ class Model:
         return element
 
     def _body_refs(self, element):
+        if isinstance(element, AbstractJointFriction):
+            return []
+        if isinstance(element, AbstractStop):
+            if not hasattr(element, "body"):
+                return []
+            refs = [("body", element.body)]
+            if getattr(element, "line_body", None) is not None:
+                refs.append(("line_body", element.line_body))
+            return refs
         if isinstance(element, AbstractConstraint):
             j = element.body_j if element.body_j is not None else self.ground
             return [("body_i", element.body_i), ("body_j", j)]
@@ -164,7 +197,7 @@ class Model:
         return None
 
     def _all_elements(self):
-        return [*self.constraints, *self.forces]
+        return [*self.constraints, *self.forces, *self.frictions, *self.stops]
 
     def _changed(self):
         self._layout = None
@@ -200,7 +233,11 @@ class Model:
     def layout(self) -> Layout:
         self.validate()
         if self._layout is None:
-            self._layout = Layout(self.bodies, self.constraints, self.forces)
+            frictions = [JointFriction(c) for c in self.constraints
+                         if getattr(c, "friction", None) is not None]
+            self._layout = Layout(self.bodies, self.constraints, self.forces,
+                                  frictions + self.frictions,
+                                  [s for s in self.stops if s.law is not None])
         return self._layout
 
     def system(self, baumgarte: tuple[float, float] = (10.0, 10.0),
@@ -222,7 +259,33 @@ class Model:
         qd0 = self._qd() if qd0 is None else qd0
         cls = ProjectedPlanarSystem if projection else PlanarSystem
         return cls(masses=masses, gravity=self.gravity, q0=q0, qd0=qd0, alpha=alpha,
-                   beta=beta, layout=layout)
+                   beta=beta, layout=layout, laws=tuple(f.law for f in layout.frictions),
+                   contact_laws=tuple(c.law for c in layout.contacts))
+
+    def replace(self, element, **changes) -> None:
+        """Change the parameters of a friction element (a :class:`LuGreFriction`, or a
+        joint's ``friction=`` law) in place, validated again. The model's compiled run is
+        kept (law parameters are traced), so ``model.simulate(..., initial=previous)``
+        continues the same run with the new values.
+
+        ``element``: the element or its name.
+        """
+        if isinstance(element, str):
+            element = self.element(element)
+        if isinstance(element, LuGreFriction):
+            element.set(**changes)
+        elif getattr(element, "friction", None) is not None:
+            try:
+                element.friction = element.friction.replace(**changes)
+            except (ParameterError, TypeError) as exc:
+                raise ParameterError(f"`{element.owner}.friction`: {exc}") from None
+        else:
+            raise ParameterError(f"`Model.replace` changes friction parameters; "
+                                 f"{getattr(element, 'name', element)!r} has no friction.")
+
+    def _law_zeros(self):
+        """Zero states of the friction and contact laws (appended to [q; q̇])."""
+        return np.zeros(self.layout.n_law_states)
 
     def _q(self):
         return np.concatenate([b.pose for b in self.bodies]) if self.bodies else np.zeros(0)
@@ -380,7 +443,7 @@ class Model:
         units = {k: v for k, v in self.layout.units().items() if k in channels}
         return Results(np.array([float(t)]), channels, units=units,
                        meta={"analysis": "assembly", "model": self.name},
-                       final_state=np.concatenate([q, qd]))
+                       final_state=np.concatenate([q, qd, self._law_zeros()]))
 
     # --- analyses ---------------------------------------------------------------------------
     def kinematics(self, times: Sequence[float], tol: float = 1e-12) -> Results:
@@ -410,7 +473,7 @@ class Model:
         return Results(times, channels, units=sys.units,
                        meta={"analysis": "kinematics", "model": self.name,
                              "max_constraint_residual": float(np.max(resid))},
-                       final_state=np.concatenate([q[-1], qd[-1]]))
+                       final_state=np.concatenate([q[-1], qd[-1], self._law_zeros()]))
 
     def inverse_dynamics(self, times: Sequence[float], tol: float = 1e-12) -> Results:
         """Inverse dynamics of a fully driven model (SPEC §9): the motion from
@@ -431,7 +494,7 @@ class Model:
         channels["constraint.position"] = resid
         return Results(times, channels, units=sys.units,
                        meta={"analysis": "inverse_dynamics", "model": self.name},
-                       final_state=np.concatenate([q[-1], qd[-1]]))
+                       final_state=np.concatenate([q[-1], qd[-1], self._law_zeros()]))
 
     def simulate(self, t_end: float, dt: float | None = None, method: str = "rk4",
                  dt_out: float | None = None, *, baumgarte: tuple[float, float] | None = None,
@@ -489,6 +552,10 @@ class Model:
         if initial is None:
             self.assemble(t=float(options.get("t0", 0.0)))
         sys = self.system(baumgarte, projection=projection)
+        events = [s for s in self.stops if s.law is None]
+        if events:
+            return self._simulate_events(sys, events, t_end, dt, method, dt_out, baumgarte,
+                                         options)
         start = time.perf_counter()
         try:
             res = integrate.simulate(sys, t_end, dt=dt, method=method, dt_out=dt_out, **options)
@@ -500,6 +567,53 @@ class Model:
                         constraint_drift=float(np.max(res["constraint.position"])),
                         velocity_drift=float(np.max(res["constraint.velocity"])),
                         energy_drift=float(np.max(np.abs(res["energy"] - res["energy"][0]))))
+        return res
+
+    def _simulate_events(self, sys, stops, t_end, dt, method, dt_out, baumgarte, options):
+        """Forward dynamics with impact events on the stops without a contact law
+        (see :mod:`stickslip.planar._impact`)."""
+        from ._impact import _kernels, simulate_events
+
+        if method != "rk4" or dt is None:
+            raise ParameterError(f"a model with event stops ({', '.join(s.owner for s in stops)}"
+                                 f") runs with method='rk4' and a fixed dt; got "
+                                 f"method={method!r}, dt={dt!r}.")
+        unknown = set(options) - {"t0", "initial"}
+        if unknown:
+            raise ParameterError(f"options {sorted(unknown)} are not supported with event "
+                                 "stops (only t0 and initial).")
+        start = time.perf_counter()
+        key = ("events", tuple(id(s) for s in stops))
+        if key not in self._compiled:
+            self._compiled[key] = _kernels(sys, stops)
+        kernels = self._compiled[key]
+        initial = options.get("initial")
+        if isinstance(initial, Results):
+            x0, t0 = np.asarray(initial.final_state), float(initial.t[-1])
+        elif initial is not None:
+            x0, t0 = np.asarray(initial, dtype=float), float(options.get("t0", 0.0))
+        else:
+            x0, t0 = np.asarray(sys.initial_state()), float(options.get("t0", 0.0))
+        ts, xs, impacts = simulate_events(kernels, sys, stops, t0, x0, float(t_end),
+                                          float(dt), dt_out)
+        out = kernels["outputs"](sys, jnp.asarray(ts), jnp.asarray(xs))
+        channels = {name: xs[:, k] for k, name in enumerate(sys.state_names)}
+        channels.update({k: np.asarray(v) for k, v in out.items()})
+        gaps = np.asarray(jax.vmap(lambda x: kernels["gaps"](sys, x))(jnp.asarray(xs)))
+        row = 0
+        for s in stops:
+            for k in range(s.n_gaps):
+                suffix = "" if s.n_gaps == 1 else f"[{k}]"
+                channels[f"{s.name}.gap{suffix}"] = gaps[:, row]
+                row += 1
+        res = Results(ts, channels, units=sys.units,
+                      meta={"model": self.name, "analysis": "dynamics", "method": "rk4",
+                            "dt": float(dt), "impacts": impacts,
+                            "baumgarte": list(baumgarte), "projection": True,
+                            "wall_time": time.perf_counter() - start},
+                      final_state=xs[-1])
+        res.meta.update(constraint_drift=float(np.max(res["constraint.position"])),
+                        velocity_drift=float(np.max(res["constraint.velocity"])))
         return res
 
     def equilibrium(self, t: float = 0.0, tol: float = 1e-10,

@@ -24,6 +24,7 @@ import numpy as np
 from ..laws._base import as_parameter
 from ..systems import AbstractSystem
 from ._body import cross2, global_point, rotation
+from ._friction import NEWTON_ITERATIONS, LuGreFriction, stored_energy
 
 __all__ = ["Layout", "PlanarSystem", "ProjectedPlanarSystem"]
 
@@ -34,10 +35,29 @@ class Layout:
     """Static topology of a model: bodies, constraint rows, force elements (hashable by
     identity, so a compiled run is reused while the model does not change)."""
 
-    def __init__(self, bodies, constraints, forces):
+    def __init__(self, bodies, constraints, forces, frictions=(), contacts=()):
         self.bodies = tuple(bodies)
         self.constraints = tuple(constraints)
         self.forces = tuple(forces)
+        self.frictions = tuple(frictions)
+        # friction k: (index of its joint in `constraints`, slice of the friction states)
+        self.friction_joint = tuple(next(i for i, c in enumerate(self.constraints)
+                                         if c is f.joint) for f in self.frictions)
+        slots, start = [], 0
+        for f in self.frictions:
+            slots.append((start, start + f.law.n_states))
+            start += f.law.n_states
+        self.friction_slots = tuple(slots)
+        self.n_friction_states = start
+        # contact-law stops (issue 6): their law states follow the friction states
+        self.contacts = tuple(contacts)
+        slots = []
+        for c in self.contacts:
+            slots.append((start, start + c.law.n_states * c.n_gaps))
+            start += c.law.n_states * c.n_gaps
+        self.contact_slots = tuple(slots)
+        self.n_law_states = start
+        self.has_laws = bool(self.frictions or self.contacts)
         self.index = {id(b): k for k, b in enumerate(self.bodies)}
         rows, start = [], 0
         for c in self.constraints:
@@ -83,7 +103,11 @@ class Layout:
     def state_names(self) -> tuple[str, ...]:
         q = [f"{b.name}.{c}" for b in self.bodies for c in _COORDS]
         qd = [f"{b.name}.{c}d" for b in self.bodies for c in _COORDS]
-        return tuple(q + qd)
+        law = [f"{f.name}.{s}" for f in self.frictions for s in f.law.state_names]
+        for c in self.contacts:
+            law += [f"{c.name}.{s}" if c.n_gaps == 1 else f"{c.name}.{s}[{k}]"
+                    for s in c.law.state_names for k in range(c.n_gaps)]
+        return tuple(q + qd + law)
 
     def units(self) -> dict[str, str]:
         out = {}
@@ -100,6 +124,14 @@ class Layout:
                 out.update({f"{c.name}.Fx": "N", f"{c.name}.Fy": "N", f"{c.name}.T": "N·m"})
         for f in self.forces:
             out[f"{f.name}.force"] = f.unit
+        for c in self.contacts:
+            out[f"{c.name}.force"] = "N·m" if type(c).__name__ == "RevoluteStop" else "N"
+        for f in self.frictions:
+            rot = f.kind == "revolute"
+            out[f"{f.name}.friction"] = "N·m" if rot else "N"
+            out[f"{f.name}.normal"] = "N·m" if rot else "N"
+            for state in f.law.state_names:
+                out[f"{f.name}.{state}"] = "rad" if rot else "m"
         out.update({"energy": "J", "constraint.position": "m", "constraint.velocity": "m/s"})
         return out
 
@@ -120,6 +152,8 @@ class PlanarSystem(AbstractSystem):
     alpha: jnp.ndarray = eqx.field(converter=as_parameter)       # Baumgarte [1/s]
     beta: jnp.ndarray = eqx.field(converter=as_parameter)        # Baumgarte [1/s]
     layout: Layout = eqx.field(static=True)
+    laws: tuple = ()          # friction laws, one per layout.frictions (traced parameters)
+    contact_laws: tuple = ()  # contact laws, one per layout.contacts
 
     # --- coordinates ----------------------------------------------------------------------
     def _pose(self, q, body):
@@ -196,8 +230,12 @@ class PlanarSystem(AbstractSystem):
         return kinetic + potential
 
     # --- dynamics ---------------------------------------------------------------------------
-    def accelerations(self, t, q, qd, stabilise=True):
-        """(q̈, λ, Φ, Φ̇) from the index-reduced DAE (SPEC §9, eq. 3-5)."""
+    def accelerations(self, t, q, qd, stabilise=True, s=None):
+        """(q̈, λ, Φ, Φ̇) from the index-reduced DAE (SPEC §9, eq. 3-5); `s` the friction
+        laws' states (zeros when omitted)."""
+        if self.layout.has_laws:
+            d = self.dynamics(t, q, qd, self._law_states(s), stabilise)
+            return d["qdd"], d["lam"], d["phi"], d["rate"]
         Q, _ = self.applied(q, qd, t)
         J = self.phi_q(q, t)
         phi = self.phi(q, t)
@@ -213,13 +251,115 @@ class PlanarSystem(AbstractSystem):
         qdd = minv * (Q - J.T @ lam)
         return qdd, lam, phi, rate
 
+    # --- joint friction (issue 6; see _friction.py for the method) -------------------------
+    def _law_states(self, s):
+        return jnp.zeros(self.layout.n_law_states) if s is None else s
+
+    def slides(self, q):
+        """The frictions' relative coordinates s_k(q) (rad or m), shape (n_f,)."""
+        return jnp.stack([f.slide(self._pose(q, f.joint.body_i), self._pose(q, f.joint.body_j))
+                          for f in self.layout.frictions])
+
+    def friction_normals(self, q, J, lam):
+        """Normal force each friction law sees, from its joint's multipliers."""
+        out = []
+        for f, jk in zip(self.layout.frictions, self.layout.friction_joint):
+            c = self.layout.constraints[jk]
+            a, z = self.layout.rows[jk]
+            force, torque, angle = self._reaction(c, q, J[a:z], lam[a:z])
+            d_ij = c._d(self._pose(q, c.body_i), self._pose(q, c.body_j))
+            out.append(f.normal(force, torque, angle, d_ij))
+        return jnp.stack(out)
+
+    def friction_laws(self, s, v, normals):
+        """(forces on body j along s_k, law state rates) at normal forces `normals`."""
+        forces, rates = [], []
+        for f, law, (a, b), vk, nk in zip(self.layout.frictions, self.laws,
+                                          self.layout.friction_slots, v, normals):
+            force, rate = law.force_and_rate(s[a:b], vk, nk)
+            forces.append(force - f.viscous * vk)
+            rates.append(jnp.reshape(rate, (b - a,)))
+        rates = jnp.concatenate(rates) if rates else jnp.zeros(0)
+        return jnp.stack(forces), rates
+
+    def dynamics(self, t, q, qd, s, stabilise=True):
+        """Accelerations, multipliers and friction forces with the reaction ↔ friction loop
+        solved by Newton's method on r(f) = f − g(f) (λ is affine in f: λ = λ₀ + L f)."""
+        Q, _ = self.applied(q, qd, t)
+        Qc, c_forces, c_rates = self.contact_terms(q, qd, s)
+        Q = Q + Qc
+        J = self.phi_q(q, t)
+        phi = self.phi(q, t)
+        rate, gamma = self.phi_rate_and_gamma(q, qd, t)
+        if stabilise:
+            gamma = gamma - 2.0 * self.alpha * rate - self.beta ** 2 * phi
+        minv = 1.0 / self.masses
+        if not self.layout.frictions:
+            lam = (jnp.linalg.solve((J * minv[None, :]) @ J.T, (J * minv[None, :]) @ Q - gamma)
+                   if J.shape[0] else jnp.zeros(0))
+            qdd = minv * (Q - J.T @ lam) if J.shape[0] else minv * Q
+            return {"qdd": qdd, "lam": lam, "phi": phi, "rate": rate, "J": J,
+                    "s_rate": c_rates, "contact": c_forces}
+        W = jax.jacfwd(self.slides)(q)                   # ∂s/∂q, (n_f × n_c)
+        v = W @ qd
+        if J.shape[0]:
+            JM = J * minv[None, :]
+            chol = jax.scipy.linalg.cho_factor(JM @ J.T)
+            lam0 = jax.scipy.linalg.cho_solve(chol, JM @ Q - gamma)
+            L = jax.scipy.linalg.cho_solve(chol, JM @ W.T)
+        else:
+            lam0, L = jnp.zeros(0), jnp.zeros((0, W.shape[0]))
+
+        def g(f):
+            return self.friction_laws(s, v, self.friction_normals(q, J, lam0 + L @ f))[0]
+
+        f = g(jnp.zeros_like(v))
+        eye = jnp.eye(v.shape[0])
+        for _ in range(NEWTON_ITERATIONS):
+            r = f - g(f)
+            step = jnp.linalg.solve(eye - jax.jacfwd(g)(f), r)
+            # a singular Jacobian (a self-locking, jammed joint) leaves f where it is
+            f = jnp.where(jnp.all(jnp.isfinite(step)), f - step, f)
+        normals = self.friction_normals(q, J, lam0 + L @ f)
+        f, s_rate = self.friction_laws(s, v, normals)
+        lam = lam0 + L @ f
+        Qt = Q + W.T @ f
+        qdd = minv * (Qt - J.T @ lam) if J.shape[0] else minv * Qt
+        return {"qdd": qdd, "lam": lam, "phi": phi, "rate": rate, "friction": f,
+                "normal": normals, "s_rate": jnp.concatenate([s_rate, c_rates]), "J": J,
+                "velocity": v, "residual": f - g(f), "contact": c_forces}
+
+    def gaps(self, q, stops):
+        """Stacked gap rows g(q) of `stops` (empty stops: shape (0,))."""
+        if not stops:
+            return jnp.zeros(0)
+        return jnp.concatenate([c.gaps(self, q) for c in stops])
+
+    def contact_terms(self, q, qd, s):
+        """(Q of the contact-law stops, their forces, their law state rates)."""
+        n = self.layout.n_coordinates
+        if not self.layout.contacts:
+            return jnp.zeros(n), jnp.zeros(0), jnp.zeros(0)
+        Q, forces, rates = jnp.zeros(n), [], []
+        for c, law, (a, b) in zip(self.layout.contacts, self.contact_laws,
+                                  self.layout.contact_slots):
+            g, gd = jax.jvp(lambda z: c.gaps(self, z), (q,), (qd,))
+            G = jax.jacfwd(lambda z: c.gaps(self, z))(q)
+            state = s[a:b].reshape(law.n_states, c.n_gaps)
+            f, r = jax.vmap(law.force_and_rate, in_axes=(1, 0, 0), out_axes=(0, 1))(
+                state, g, gd)
+            Q = Q + G.T @ f
+            forces.append(f)
+            rates.append(jnp.reshape(r, (-1,)))
+        return Q, jnp.concatenate(forces), jnp.concatenate(rates)
+
     def project(self, t, x):
         """Project [q; q̇] back onto Φ = 0 and Φ_q q̇ = ν: one mass-weighted Newton step
         for each (q ← q − M⁻¹Φ_qᵀ(Φ_q M⁻¹Φ_qᵀ)⁻¹Φ, then the same for the velocity)."""
         n = self.layout.n_coordinates
         if self.layout.n_rows == 0:
             return x
-        q, qd = x[:n], x[n:]
+        q, qd, s = x[:n], x[n:2 * n], x[2 * n:]
         minv = 1.0 / self.masses
         J = self.phi_q(q, t)
         JM = J * minv[None, :]
@@ -229,7 +369,7 @@ class PlanarSystem(AbstractSystem):
         JM = J * minv[None, :]
         chol = jax.scipy.linalg.cho_factor(JM @ J.T)
         qd = qd - minv * (J.T @ jax.scipy.linalg.cho_solve(chol, J @ qd - self.nu(q, t)))
-        return jnp.concatenate([q, qd])
+        return jnp.concatenate([q, qd, s])
 
     # --- AbstractSystem ---------------------------------------------------------------------
     @property
@@ -241,19 +381,41 @@ class PlanarSystem(AbstractSystem):
         return self.layout.units()
 
     def initial_state(self):
-        return jnp.concatenate([self.q0, self.qd0])
+        return jnp.concatenate([self.q0, self.qd0, jnp.zeros(self.layout.n_law_states)])
 
     def vector_field(self, t, x):
         n = self.layout.n_coordinates
-        q, qd = x[:n], x[n:]
+        q, qd, s = x[:n], x[n:2 * n], x[2 * n:]
+        if self.layout.has_laws:
+            d = self.dynamics(t, q, qd, s)
+            return jnp.concatenate([qd, d["qdd"], d["s_rate"]])
         qdd, _, _, _ = self.accelerations(t, q, qd)
         return jnp.concatenate([qd, qdd])
 
     def outputs(self, t, x):
         n = self.layout.n_coordinates
-        q, qd = x[:n], x[n:]
-        qdd, lam, phi, rate = self.accelerations(t, q, qd)
+        q, qd, s = x[:n], x[n:2 * n], x[2 * n:]
+        if self.layout.has_laws:
+            d = self.dynamics(t, q, qd, s)
+            qdd, lam, phi, rate = d["qdd"], d["lam"], d["phi"], d["rate"]
+        else:
+            qdd, lam, phi, rate = self.accelerations(t, q, qd)
         out = self.channels(t, q, qd, qdd, lam, include_state=False)
+        if self.layout.frictions:
+            stored = 0.0
+            for k, (f, law, (a, b)) in enumerate(zip(self.layout.frictions, self.laws,
+                                                     self.layout.friction_slots)):
+                out[f"{f.name}.friction"] = d["friction"][k]
+                out[f"{f.name}.normal"] = d["normal"][k]
+                if isinstance(f, LuGreFriction):
+                    out[f"{f.name}.force"] = d["friction"][k]
+                stored = stored + stored_energy(law, s[a:b])
+            out["energy"] = out["energy"] + stored
+        start = 0
+        for c in self.layout.contacts:
+            f = d["contact"][start:start + c.n_gaps]
+            start += c.n_gaps
+            out[f"{c.name}.force"] = f[0] if c.n_gaps == 1 else jnp.sum(f)
         out["constraint.position"] = jnp.max(jnp.abs(phi)) if phi.size else jnp.zeros(())
         out["constraint.velocity"] = jnp.max(jnp.abs(rate)) if rate.size else jnp.zeros(())
         return out
@@ -317,7 +479,7 @@ class PlanarSystem(AbstractSystem):
         alpha, beta = float(self.alpha), float(self.beta)
         root = np.sqrt(complex(alpha ** 2 - beta ** 2))
         modes = [("Baumgarte stabilisation", np.array([-alpha + root, -alpha - root]))]
-        if self.layout.forces:
+        if self.layout.forces or self.layout.has_laws:
             jac = _jacobian_at_start(self)
             modes.append(("linearisation at the initial state",
                           np.linalg.eigvals(np.asarray(jac))))

@@ -15,10 +15,14 @@ import numpy as np
 from ._elements import (AbsoluteAngle, AbsoluteX, AbsoluteY, GearJoint, RevoluteJoint,
                         RevoluteRevoluteJoint, RotationalDriver, TranslationalJoint,
                         constant_speed)
+from ._forces import PointForce
+from ._friction import LuGreFriction
 from ._model import Model
 
 __all__ = ["four_bar", "freudenstein", "slider_crank", "double_pendulum", "quick_return",
-           "gear_slider", "cam_follower", "EXAMPLES", "run_example"]
+           "gear_slider", "cam_follower", "sliding_block", "sliding_block_tutorial",
+           "slider_end_stop", "ball_in_box", "ball_on_paddle", "EXAMPLES",
+           "run_example"]
 
 
 def _link(model, name, mass, length, start, angle):
@@ -86,6 +90,108 @@ def slider_crank(crank=0.1, rod=0.3, m_crank=1.0, m_rod=1.0, m_slider=0.5,
         c.phid = float(omega)
         m.add(RotationalDriver(m.ground, c, angle=constant_speed(omega, start=theta0),
                                name="motor"))
+    return m
+
+
+def sliding_block(friction: str = "lugre", mus: float = 0.3, mud: float = 0.2,
+                  amplitude: float = 3.0, frequency: float = 1.0) -> Model:
+    """The sliding block of the MotionSolve LuGre tutorial (SPEC §8): ground + a 1 kg block
+    on a translational joint along x, gravity 9.8 m/s² perpendicular to the axis (N = 9.8 N),
+    actuation ``amplitude·sin(2π·frequency·t)`` N along the axis.
+
+    ``friction="lugre"``: a :class:`LuGreFriction` element ``"lugre"`` (tutorial defaults,
+    μ_s = `mus`, μ_d = `mud`); ``"coulomb"``: ``CoulombODE(mu=mud)`` joint friction (a
+    critically damped proxy, K = 1e5 N/m), for comparison. Channels: ``block.x`` (the
+    displacement), ``block.xd``, and ``<lugre|slide>.friction``.
+    """
+    from ..laws import CoulombODE
+
+    m = Model(gravity=(0.0, -9.8), name=f"sliding_block_{friction}")
+    block = m.add_body("block", mass=1.0, inertia=1.0 / 6.0)
+    w = 2 * math.pi * frequency
+    m.add(PointForce(block, lambda t, q, qd: jnp.stack([amplitude * jnp.sin(w * t), 0.0 * t]),
+                     name="actuator"))
+    if friction == "lugre":
+        slide = m.add(TranslationalJoint(m.ground, block, axis_i=(1.0, 0.0), name="slide"))
+        m.add(LuGreFriction(slide, mus=mus, mud=mud, name="lugre"))
+    elif friction == "coulomb":
+        law = CoulombODE.tuned(1.0, 1e5, mu=mud)
+        m.add(TranslationalJoint(m.ground, block, axis_i=(1.0, 0.0), friction=law,
+                                 name="slide"))
+    else:
+        raise ValueError(f"friction must be 'lugre' or 'coulomb'; got {friction!r}.")
+    return m
+
+
+def sliding_block_tutorial(friction: str = "lugre", raised: float = 0.5, segment: float = 4.0,
+                           dt: float = 1e-4, dt_out: float = 0.01):
+    """The tutorial end to end (SPEC §8): `segment` s with μ_s = 0.3 (or μ = 0.2 for
+    ``"coulomb"``), then the coefficient raised to `raised` with :meth:`Model.replace` and
+    the same run continued `segment` s more from the exact state. Returns
+    ``(model, first, second)``; ``second`` starts where ``first`` ends."""
+    m = sliding_block(friction)
+    first = m.simulate(segment, dt=dt, dt_out=dt_out)
+    if friction == "lugre":
+        m.replace("lugre", mus=raised)
+    else:
+        m.replace("slide", mu=raised)
+    second = m.simulate(2 * segment, dt=dt, dt_out=dt_out, initial=first)
+    return m, first, second
+
+
+def slider_end_stop(restitution: float = 0.7, speed: float = 0.5,
+                    travel: float = 0.1) -> Model:
+    """A 1 kg slider on a horizontal translational joint between travel limits ±`travel`
+    [m] (a :class:`TranslationalStop` named ``"end_stop"``, impacts as events with
+    restitution e), started at the centre at `speed` [m/s]: it hits its end stops in turn,
+    each impact keeping e² of the kinetic energy."""
+    from ._impact import TranslationalStop
+
+    m = Model(gravity=(0.0, -9.81), name="slider_end_stop")
+    s = m.add_body("slider", mass=1.0, inertia=1e-2, xd=speed)
+    joint = m.add(TranslationalJoint(m.ground, s, axis_i=(1.0, 0.0), name="slide"))
+    m.add(TranslationalStop(joint, lower=-travel, upper=travel, restitution=restitution,
+                            name="end_stop"))
+    return m
+
+
+def ball_in_box(restitution: float = 0.9, width: float = 1.0, height: float = 1.0) -> Model:
+    """A ball (point) thrown inside a box of `width` × `height` [m]: floor, walls and ceiling
+    are :class:`PointLineStop` elements (events with restitution e)."""
+    from ._impact import PointLineStop
+
+    m = Model(gravity=(0.0, -9.81), name="ball_in_box")
+    ball = m.add_body("ball", mass=0.1, inertia=1e-5, x=0.3 * width, y=0.8 * height,
+                      xd=2.0, yd=0.0)
+    for name, p, n in (("floor", (0.0, 0.0), (0.0, 1.0)),
+                       ("ceiling", (0.0, height), (0.0, -1.0)),
+                       ("left_wall", (0.0, 0.0), (1.0, 0.0)),
+                       ("right_wall", (width, 0.0), (-1.0, 0.0))):
+        m.add(PointLineStop(ball, line_point=p, normal=n, restitution=restitution, name=name))
+    return m
+
+
+def ball_on_paddle(restitution: float = 0.8, amplitude: float = 0.15,
+                   frequency: float = 1.0) -> Model:
+    """A ball bouncing on a paddle inside a mechanism: the paddle (a 0.6 m link pinned to
+    the ground at its centre) is rocked by a rotational driver, angle
+    ``amplitude·sin(2π·frequency·t)`` [rad]; the ball hits the line of the paddle (a
+    :class:`PointLineStop` with ``line_body``), restitution e. The impulse goes through the
+    constraint matrix, so the driven paddle keeps its motion and the ball's velocity
+    *relative to the paddle* is reversed with factor e. The stop's line is unbounded: the
+    ball drifts off the paddle's 0.6 m after about 1 s."""
+    from ._impact import PointLineStop
+
+    w = 2 * math.pi * frequency
+    m = Model(gravity=(0.0, -9.81), name="ball_on_paddle")
+    paddle = m.add_body("paddle", mass=1.0, inertia=0.03)
+    ball = m.add_body("ball", mass=0.05, inertia=1e-6, x=0.15, y=0.4)
+    m.add(RevoluteJoint(m.ground, paddle, name="pivot"))
+    paddle.phid = amplitude * w
+    m.add(RotationalDriver(m.ground, paddle, angle=lambda t: amplitude * jnp.sin(w * t),
+                           name="rocker"))
+    m.add(PointLineStop(ball, line_body=paddle, line_point=(0.0, 0.0), normal=(0.0, 1.0),
+                        restitution=restitution, name="paddle_face"))
     return m
 
 
@@ -259,6 +365,38 @@ def _run_gear_slider(out):
         ("slider", (0.0, 0.0))
 
 
+def _run_sliding_block(out):
+    m, first, second = sliding_block_tutorial("lugre", raised=0.5, dt=2e-4)
+    return m, second, {"peak_speed_first_4s_m_s": float(np.max(np.abs(first["block.xd"]))),
+                       "displacement_change_last_4s_mm": float(np.ptp(second["block.x"]) * 1e3)
+                       }, None
+
+
+def _run_slider_end_stop(out):
+    m = slider_end_stop()
+    res = m.simulate(3.0, dt=1e-3, dt_out=0.01)
+    imp = res.meta["impacts"]
+    return m, res, {"impacts": len(imp), "energy_ratio_per_impact": [
+        i["kinetic_energy_after"] / i["kinetic_energy_before"] for i in imp]}, None
+
+
+def _run_ball_in_box(out):
+    m = ball_in_box()
+    res = m.simulate(2.0, dt=1e-3, dt_out=0.01)
+    imp = res.meta["impacts"]
+    return m, res, {"impacts": len(imp), "stops_hit": sorted({i["stop"] for i in imp})}, \
+        ("ball", (0.0, 0.0))
+
+
+def _run_ball_on_paddle(out):
+    m = ball_on_paddle()
+    res = m.simulate(1.0, dt=1e-3, dt_out=0.01)   # the line is unbounded: stay near it
+    imp = res.meta["impacts"]
+    return m, res, {"impacts": len(imp), "restitution_measured": [
+        -i["normal_velocity_after"] / i["normal_velocity_before"] for i in imp]}, \
+        ("ball", (0.0, 0.0))
+
+
 EXAMPLES = {
     "four_bar": ("Four-bar linkage driven at 1 rev/s: kinematics vs Freudenstein, inverse "
                  "dynamics (SPEC §9 8-1)", _run_four_bar),
@@ -271,6 +409,14 @@ EXAMPLES = {
                     _run_gear_slider),
     "cam_follower": ("Eccentric cam lifting a spring-loaded flat-faced follower: kinematics "
                      "and contact force", _run_cam),
+    "sliding_block": ("LuGre tutorial (SPEC §8): sliding block, μs raised from 0.3 to 0.5 at "
+                      "4 s, 8 s in two segments", _run_sliding_block),
+    "slider_end_stop": ("Slider between travel limits, impacts with restitution 0.7 "
+                        "(SPEC §9 9-1)", _run_slider_end_stop),
+    "ball_on_paddle": ("Ball bouncing on a driven rocking paddle, restitution 0.8, impulse "
+                       "through the constraint matrix (SPEC §9 9-1)", _run_ball_on_paddle),
+    "ball_in_box": ("Ball bouncing in a box, restitution 0.9, impact events (SPEC §9 9-1)",
+                    _run_ball_in_box),
 }
 
 

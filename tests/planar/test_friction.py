@@ -1,0 +1,159 @@
+"""Joint friction in planar mechanisms (issue 6 "Must hold": incline, pendulum, loop, bad
+input)."""
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import stickslip as ss
+from stickslip.errors import ParameterError
+
+jax.config.update("jax_enable_x64", True)
+
+G = 9.8
+
+
+def _incline(theta, mu, K=1e5):
+    """A 1 kg block on a slope of angle θ: a translational joint along the slope."""
+    m = ss.planar.Model(gravity=(0.0, -G))
+    block = m.add_body("block", mass=1.0, inertia=0.1)
+    law = ss.laws.CoulombODE.tuned(1.0, K, mu=mu)
+    m.add(ss.planar.TranslationalJoint(m.ground, block, axis_i=(math.cos(theta),
+                                                                -math.sin(theta)),
+                                       friction=law, name="slide"))
+    return m
+
+
+def _along(res, theta, name="block"):
+    u = np.array([math.cos(theta), -math.sin(theta)])
+    return (u[0] * res[f"{name}.x"] + u[1] * res[f"{name}.y"],
+            u[0] * res[f"{name}.xdd"] + u[1] * res[f"{name}.ydd"])
+
+
+def test_incline_below_friction_angle_holds_without_drift_for_100s():
+    theta, mu, K = math.radians(20.0), 0.5, 1e5          # tan θ = 0.36 < μ
+    res = _incline(theta, mu, K).simulate(100.0, dt=2e-3, dt_out=0.5)
+    s, _ = _along(res, theta)
+    F = mu * G * math.cos(theta)
+    assert np.max(np.abs(s)) <= F / K
+    # no drift: after the first second the block does not move at all (round-off)
+    late = s[res.t >= 1.0]
+    assert np.ptp(late) < 1e-12
+    # friction holds the slope's pull exactly
+    assert abs(res["slide.friction"][-1] + G * math.sin(theta)) < 1e-9  # up the slope
+
+
+def test_incline_above_friction_angle_slides_with_coulomb_acceleration():
+    theta, mu = math.radians(35.0), 0.3                   # tan θ = 0.70 > μ
+    res = _incline(theta, mu).simulate(1.0, dt=1e-3, dt_out=0.01)
+    _, acc = _along(res, theta)
+    expected = G * (math.sin(theta) - mu * math.cos(theta))
+    sliding = res.t >= 0.1
+    assert np.max(np.abs(acc[sliding] - expected)) < 1e-6
+    assert np.max(np.abs(res["slide.normal"][sliding] - G * math.cos(theta))) < 1e-9
+
+
+@pytest.fixture(scope="module")
+def pendulum_run():
+    """A 1 m rod on a frictional pin (a = 0.05 m, μ = 0.4), released at 40°."""
+    L, m_, a, mu = 1.0, 1.0, 0.05, 0.4
+    model = ss.planar.Model(gravity=(0.0, -G))
+    th0 = math.radians(40.0)
+    rod = model.add_body("rod", mass=m_, inertia=m_ * L ** 2 / 12,
+                         x=0.5 * L * math.sin(th0), y=-0.5 * L * math.cos(th0), phi=th0)
+    law = ss.laws.CoulombODE(mu=mu, K=200.0, beta=2 * math.sqrt((m_ * L ** 2 / 3) / 200.0))
+    model.add(ss.planar.RevoluteJoint(model.ground, rod, point_j=(0.0, 0.5 * L), friction=law,
+                                      pin_radius=a, name="pin"))
+    res = model.simulate(30.0, dt=1e-3, dt_out=0.01)
+    return model, res, dict(L=L, m=m_, a=a, mu=mu)
+
+
+def test_pendulum_with_pin_friction_rests_at_nonzero_angle_in_static_band(pendulum_run):
+    model, res, p = pendulum_run
+    phi = res["rod.phi"]
+    late = res.t >= 25.0
+    assert np.ptp(phi[late]) < 1e-9                       # at rest and stays there
+    rest = phi[-1]
+    assert abs(rest) > 1e-3                                # not at the bottom
+    # inside the static band: gravity's torque about the pin ≤ a·μ·N ("normal" is a·N)
+    torque = p["m"] * G * 0.5 * p["L"] * abs(math.sin(rest))
+    assert abs(res["pin.normal"][-1] - p["a"] * p["m"] * G) < 1e-9
+    assert torque <= p["mu"] * res["pin.normal"][-1]
+    assert abs(abs(res["pin.friction"][-1]) - torque) < 1e-9   # friction holds gravity
+
+
+def test_pendulum_with_pin_friction_never_gains_energy(pendulum_run):
+    _, res, _ = pendulum_run
+    e = res["energy"]
+    assert np.max(np.diff(e)) <= 1e-9 * abs(e[0]) + 1e-12
+    assert e[-1] < e[0] - 0.1
+
+
+def test_reaction_friction_loop_is_solved_at_the_solution(pendulum_run):
+    model, res, _ = pendulum_run
+    sys = model.system()
+    n = sys.layout.n_coordinates
+    x = jnp.asarray(res.final_state)
+    # swinging state: mid-run sample with large speed
+    k = int(np.argmax(np.abs(res["rod.phid"])))
+    names = sys.state_names
+    xk = jnp.asarray([res[nm][k] for nm in names])
+    for state in (x, xk):
+        d = jax.jit(lambda s, z: s.dynamics(jnp.asarray(0.0), z[:n], z[n:2 * n], z[2 * n:]))(
+            sys, state)
+        assert float(jnp.max(jnp.abs(d["residual"]))) < 1e-12
+        # the law holds at the solution: |f| ≤ a μ N, = when slipping
+        assert abs(float(d["friction"][0])) <= 0.4 * float(d["normal"][0]) + 1e-12
+    assert abs(abs(float(d["friction"][0])) - 0.4 * float(d["normal"][0])) < 1e-9
+
+
+def test_bad_friction_input_names_the_joint_and_parameter():
+    m = ss.planar.Model()
+    b = m.add_body("b", mass=1.0, inertia=0.1)
+    law = ss.laws.CoulombODE(mu=0.3, K=1e4, beta=1e-3)
+    with pytest.raises(ParameterError, match=r"pin\.pin_radius"):
+        ss.planar.RevoluteJoint(m.ground, b, friction=law, pin_radius=0.0, name="pin")
+    with pytest.raises(ParameterError, match=r"pin\.pin_radius"):
+        ss.planar.RevoluteJoint(m.ground, b, friction=law, name="pin")
+    with pytest.raises(ParameterError, match=r"slide\.viscous"):
+        ss.planar.TranslationalJoint(m.ground, b, friction=law, viscous=-1.0, name="slide")
+    with pytest.raises(ParameterError, match="mu"):
+        ss.laws.CoulombODE(mu=-0.3, K=1e4, beta=1e-3)
+    j = ss.planar.TranslationalJoint(m.ground, b, name="slide")
+    with pytest.raises(ParameterError, match=r"slide.*mud|mud.*slide"):
+        ss.planar.LuGreFriction(j, mus=0.2, mud=0.3)
+    with pytest.raises(ParameterError, match=r"slide.*k0|k0.*slide"):
+        ss.planar.LuGreFriction(j, k0=-1.0)
+    gear = ss.planar.RevoluteRevoluteJoint(m.ground, b, length=1.0, name="coupler")
+    with pytest.raises(ParameterError, match=r"coupler.*none|none.*coupler"):
+        ss.planar.LuGreFriction(gear)
+
+
+def test_friction_on_a_joint_type_without_friction_is_reported_with_its_name():
+    m = ss.planar.Model()
+    b = m.add_body("b", mass=1.0, inertia=0.1, x=1.0)
+    coupler = ss.planar.RevoluteRevoluteJoint(m.ground, b, length=1.0, name="coupler")
+    coupler.friction = ss.laws.CoulombODE(mu=0.3, K=1e4, beta=1e-3)
+    m.add(coupler)
+    with pytest.raises(ss.errors.ModelError, match=r"coupler.*friction.*none"):
+        m.validate()
+
+
+def test_slider_length_carries_the_moment_on_its_two_edges():
+    """A 1 kg slider (L = 0.2 m) held by friction, loaded by P = 20 N at 0.3 m from its
+    centre: the edge loads are W/2 + P/2 ± P·d/L, one of them negative, so the friction
+    sees N = |F_n/2 + M/L| + |F_n/2 − M/L| = 2·P·d/L > F_n (SPEC §9 9-2)."""
+    W, P, d, L = 9.8, 20.0, 0.3, 0.2
+    m = ss.planar.Model(gravity=(0.0, -9.8))
+    b = m.add_body("slider", mass=1.0, inertia=0.01)
+    m.add(ss.planar.TranslationalJoint(m.ground, b, friction=ss.laws.CoulombODE(
+        mu=0.3, K=1e4, beta=2e-2), slider_length=L, name="slide"))
+    m.add(ss.planar.PointForce(b, lambda t, q, qd: jnp.stack([0.0 * t, -P + 0.0 * t]),
+                               point=(d, 0.0)))
+    res = m.simulate(0.05, dt=1e-3, dt_out=0.01)
+    expected = abs((W + P) / 2 + P * d / L) + abs((W + P) / 2 - P * d / L)
+    assert np.max(np.abs(res["slide.normal"] - expected)) < 1e-9
+    assert expected > W + P
