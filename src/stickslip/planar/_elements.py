@@ -303,6 +303,7 @@ class AbsoluteX(_SingleBody):
 
     n_equations = 1
     prefix = "absolute_x"
+    axis = 0          # which world coordinate of the point is fixed
     traced_parameters = ("point_i", "value")
 
     def __init__(self, body, point=(0.0, 0.0), *, x: float | None = None, name=None):
@@ -311,26 +312,22 @@ class AbsoluteX(_SingleBody):
 
     def freeze(self, pose_i, pose_j):
         if self.value is None:
-            self.value = float(global_point(jnp.asarray(pose_i), jnp.asarray(self.point_i))[0])
+            point = global_point(jnp.asarray(pose_i), jnp.asarray(self.point_i))
+            self.value = float(point[self.axis])
 
     def residual(self, qi, qj, t):
-        return jnp.atleast_1d(global_point(qi, self.point_i)[0] - self.value)
+        return jnp.atleast_1d(global_point(qi, self.point_i)[self.axis] - self.value)
 
 
 class AbsoluteY(AbsoluteX):
     """y of a body point fixed: y_iᴾ − y₀ = 0."""
 
     prefix = "absolute_y"
+    axis = 1
 
     def __init__(self, body, point=(0.0, 0.0), *, y: float | None = None, name=None):
         super().__init__(body, point, x=y, name=name)
 
-    def freeze(self, pose_i, pose_j):
-        if self.value is None:
-            self.value = float(global_point(jnp.asarray(pose_i), jnp.asarray(self.point_i))[1])
-
-    def residual(self, qi, qj, t):
-        return jnp.atleast_1d(global_point(qi, self.point_i)[1] - self.value)
 
 
 class AbsoluteAngle(_SingleBody):
