@@ -6,6 +6,7 @@ compile. Methods: ``rk4``, ``rk_gill``, ``euler`` (fixed step), ``tsit5``, ``dop
 """
 
 from ._simulate import METHODS as METHODS
+from ._system import AbstractSystem as AbstractSystem
 from ._simulate import largest_stable_step as largest_stable_step
 from ._simulate import simulate as simulate
 from ._simulate import simulate_batch as simulate_batch

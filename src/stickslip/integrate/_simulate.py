@@ -16,7 +16,7 @@ import numpy as np
 from .._validation import check_positive
 from ..errors import ParameterError, SimulationError
 from ..results import Results
-from ..systems import AbstractSystem
+from ._system import AbstractSystem
 from ._adaptive import ADAPTIVE_METHODS, solve_adaptive, solve_adaptive_batch
 from ._fixed_step import solve_fixed_step, solve_fixed_step_batch
 from ._tableaus import FIXED_STEP_METHODS

@@ -17,7 +17,7 @@ import numpy as np
 
 from ._shapes import cross3, next_rows, polyhedron_volume_centroid
 
-__all__ = ["Face", "ContactVolume", "ContactGeometry", "intersect", "clip_faces",
+__all__ = ["ContactVolume", "ContactGeometry", "intersect", "clip_faces",
            "contact_geometry", "normal_from_faces", "polygon_moments", "tangent_basis",
            "skew"]
 
