@@ -68,14 +68,14 @@ def test_psmc_satisfies_its_discrete_inclusion_and_force_bound(p, seq):
 def _pid_on_proxy(refs, meas, H, K, B, L, T):
     """Independent discrete PID acting on q − p, with the proxy q on its sliding surface
     p_d − q + H(∇p_d − ∇q)/T = 0 (what PSMC reduces to when F never saturates)."""
-    q_prev, pd_prev, p_prev = meas[0], refs[0], meas[0]
+    q_prev, pd_prev = meas[0], refs[0]
     integral, e_prev, out = 0.0, 0.0, []
     for pd, p in zip(refs, meas):
         q = (T * pd + H * (pd - pd_prev) + H * q_prev) / (T + H)
         e = q - p
         integral += T * e
         out.append(K * e + L * integral + B * (e - e_prev) / T)
-        q_prev, pd_prev, p_prev, e_prev = q, pd, p, e
+        q_prev, pd_prev, e_prev = q, pd, e
     return np.array(out)
 
 

@@ -112,8 +112,6 @@ def chord(faces, p, n):
         df = nf @ f[0]
         a, b = p @ nf, n @ nf
         rhs = df - a
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = rhs[:, None] / b if np.ndim(rhs) else rhs / b
         if abs(b) < 1e-14:
             continue
         if b > 0:

@@ -440,6 +440,14 @@ class TranslationalDriver(_Driver):
         return jnp.atleast_1d(u @ self._d(qi, qj) - self.motion(t))
 
 
+def _check_coordinate(owner: str, coordinate: str) -> str:
+    """A driver's coordinate name, checked: "x", "y" or "phi"."""
+    if coordinate not in ("x", "y", "phi"):
+        raise ParameterError(f"`{owner}.coordinate` must be 'x', 'y' or 'phi'; got "
+                             f"{coordinate!r}.")
+    return coordinate
+
+
 class AbsoluteDriver(_Driver):
     """Prescribed absolute coordinate of a body point: ``coordinate`` "x", "y" (of the point,
     [m]) or "phi" (of the body, [rad]) equals C(t). ``effort``: the force [N] or torque
@@ -450,10 +458,7 @@ class AbsoluteDriver(_Driver):
     def __init__(self, body, coordinate: str, value: Callable, point=(0.0, 0.0), *,
                  name: str | None = None):
         super().__init__(body, None, point, (0.0, 0.0), name)
-        if coordinate not in ("x", "y", "phi"):
-            raise ParameterError(f"`{self.owner}.coordinate` must be 'x', 'y' or 'phi'; got "
-                                 f"{coordinate!r}.")
-        self.coordinate = coordinate
+        self.coordinate = _check_coordinate(self.owner, coordinate)
         self.motion = _time_function(self.owner, "value", value)
 
     def residual(self, qi, qj, t):
@@ -473,10 +478,7 @@ class RelativeDriver(_Driver):
     def __init__(self, body_i, body_j, coordinate: str, value: Callable, point_i=(0.0, 0.0),
                  point_j=(0.0, 0.0), *, name: str | None = None):
         super().__init__(body_i, body_j, point_i, point_j, name)
-        if coordinate not in ("x", "y", "phi"):
-            raise ParameterError(f"`{self.owner}.coordinate` must be 'x', 'y' or 'phi'; got "
-                                 f"{coordinate!r}.")
-        self.coordinate = coordinate
+        self.coordinate = _check_coordinate(self.owner, coordinate)
         self.motion = _time_function(self.owner, "value", value)
 
     def residual(self, qi, qj, t):
