@@ -22,10 +22,11 @@ from ..integrate import FIXED_STEP_METHODS
 from ..results import Results
 from ._friction import (check_pyramid_sides, kinetic_correction, previous_kinetic,
                         previous_static, static_lp_feasible)
+from ._contact_qp import contact_qp
+from ._dynamics import finish_step, rigid_body_rates, stage_state
 from ._qp import solve_cone_qp
 from ._shapes import Polyhedron, cross3
-from ._volume import (ContactGeometry, contact_geometry, ground_contact_geometry, intersect,
-                      skew)
+from ._volume import (ContactGeometry, contact_geometry, ground_contact_geometry, intersect)
 
 __all__ = ["Model", "BodyState", "ContactRecord"]
 
@@ -73,26 +74,6 @@ def _matrix_rows(w: float, x: float, y: float, z: float) -> list:
     return [[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
             [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
             [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]
-
-
-def _quat_rate(q: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """q̇ = ½ (0, ω) ⊗ q for world-frame angular velocity ω."""
-    qw, qv = q[:, :1], q[:, 1:]
-    dw = -np.einsum("ij,ij->i", w, qv)[:, None]
-    dv = w * qw + cross3(w, qv)
-    return 0.5 * np.concatenate([dw, dv], axis=1)
-
-
-def _quat_exp_step(q: np.ndarray, w: np.ndarray, dt: float) -> np.ndarray:
-    """q rotated by the world-frame angular velocity w over dt: exp(½ w dt) ⊗ q."""
-    angle = np.linalg.norm(w) * dt
-    if angle < 1e-300:
-        return q.copy()
-    axis = w / np.linalg.norm(w)
-    r = np.concatenate([[np.cos(angle / 2)], np.sin(angle / 2) * axis])
-    w0, v0 = r[0], r[1:]
-    w1, v1 = q[0], q[1:]
-    return np.concatenate([[w0 * w1 - v0 @ v1], w0 * v1 + w1 * v0 + cross3(v0, v1)])
 
 
 def _check_scalar(owner: str, name: str, value, *, positive: bool = False,
@@ -309,19 +290,6 @@ class Model:
                                 np.linalg.inv(inertia))
         return self._mass_cache[1:]
 
-    def _free_accel(self, X: np.ndarray, F: np.ndarray, T: np.ndarray, need_inv: bool = False):
-        """Accelerations from forces F and torques T (world, about the centres of mass):
-        v̇ = F/m + g, ω̇ = I_w⁻¹(T − ω × I_w ω), evaluated in the body frame."""
-        R = quat_to_matrix(X[:, 3:7])
-        mass, inertia, inv_i = self._mass_arrays()
-        w_b = np.einsum("bji,bj->bi", R, X[:, 10:13])                  # Rᵀ ω
-        t_b = np.einsum("bji,bj->bi", R, T)
-        gyro = cross3(w_b, np.einsum("bij,bj->bi", inertia, w_b))
-        alpha = np.einsum("bij,bj->bi", R, np.einsum("bij,bj->bi", inv_i, t_b - gyro))
-        acc = F / mass[:, None] + self.gravity
-        Iw_inv = R @ inv_i @ np.swapaxes(R, 1, 2) if need_inv else None
-        return acc, alpha, mass, Iw_inv
-
     def contact_wrenches(self, X: np.ndarray, F_app: np.ndarray, T_app: np.ndarray,
                          dt: float, friction: str = "pyramid",
                          lp_solver: str = "nnls") -> tuple[np.ndarray, np.ndarray,
@@ -334,52 +302,19 @@ class Model:
         if not geos:
             return Fc, Tc, []
         pairs = self._pairs()
-        acc, alpha, mass, Iw_inv = self._free_accel(X, F_app, T_app, need_inv=True)
-        u = np.concatenate([X[:, 7:10], X[:, 10:13]], axis=1)            # (nb, 6)
-        u_free = u + dt * np.concatenate([acc, alpha], axis=1)           # eq. 13 without f
         m = len(geos)
-        J = np.zeros((6 * m, 6 * nb))
-        for i, (k, g) in enumerate(geos):
-            a, b = pairs[k][0], pairs[k][1]
-            for body, sign in ((b, 1.0), (a, -1.0)):
-                if body < 0:
-                    continue
-                Jb = np.eye(6)
-                Jb[:3, 3:] = skew(X[body, :3] - g.centroid)              # eq. 6
-                J[6 * i:6 * i + 6, 6 * body:6 * body + 6] += sign * Jb
-        Hinv = np.zeros((6 * nb, 6 * nb))
-        for j in range(nb):
-            Hinv[6 * j:6 * j + 3, 6 * j:6 * j + 3] = np.eye(3) / mass[j]
-            Hinv[6 * j + 3:6 * j + 6, 6 * j + 3:6 * j + 6] = Iw_inv[j]
-        A = J @ Hinv @ J.T * dt                                          # eq. 15
-        bvec = J @ u_free.reshape(-1)
-        Q = np.zeros((6 * m, 6 * m))
-        cn = np.zeros(6 * m)
-        x0 = np.zeros(6 * m)
-        n_rows = sum(len(g.edge_offsets) + 1 for _, g in geos)
-        rows = np.zeros((n_rows, 6 * m))
-        r0 = 0
-        for i, (k, g) in enumerate(geos):
-            sl = slice(6 * i, 6 * i + 6)
-            Q[sl, sl] = g.Q
-            cn[sl] = self.k * g.nc
-            x0[6 * i:6 * i + 3] = g.normal
-            L = len(g.edge_offsets)
-            rows[r0, 6 * i:6 * i + 3] = -g.normal                        # f_n >= 0 (25)
-            rows[r0 + 1:r0 + 1 + L, 6 * i:6 * i + 3] = -g.edge_offsets[:, None] * g.normal
-            rows[r0 + 1:r0 + 1 + L, 6 * i + 3:6 * i + 6] = cross3(g.edge_normals,
-                                                                  g.normal)  # p_n in S (24)
-            r0 += L + 1
-        AQ = A.T @ Q
-        Hq = AQ @ A
-        # a 1e-9 relative Tikhonov term on every component keeps eq. 16 well posed when the
-        # contact polygon is a sliver (Q nearly singular); far below any effect on the motion
-        Hq[np.diag_indices_from(Hq)] *= 1.0 + 1e-9
-        for i, (k, g) in enumerate(geos):                                # eq. 10's λ term
-            n = g.normal
-            Hf = Hq[6 * i:6 * i + 3, 6 * i:6 * i + 3]
-            Hq[6 * i:6 * i + 3, 6 * i:6 * i + 3] += self.lam * (n @ Hf @ n) * np.outer(n, n)
-        grad = AQ @ bvec - A.T @ cn                                      # eq. 16
+        L_max = max(len(g.edge_offsets) for _, g in geos)
+        edge_normals, edge_offsets = np.zeros((m, L_max, 3)), np.zeros((m, L_max))
+        for i, (_, g) in enumerate(geos):
+            edge_normals[i, :len(g.edge_offsets)] = g.edge_normals
+            edge_offsets[i, :len(g.edge_offsets)] = g.edge_offsets
+        mass, inertia, inv_i = self._mass_arrays()
+        Hq, grad, rows, x0, A, bvec, Q, cn = contact_qp(
+            X, F_app, T_app, mass, inertia, inv_i, self.gravity, float(dt), self.k, self.lam,
+            np.array([pairs[k][0] for k, _ in geos]), np.array([pairs[k][1] for k, _ in geos]),
+            np.array([g.normal for _, g in geos]), np.array([g.centroid for _, g in geos]),
+            np.array([g.Q for _, g in geos]), np.array([g.nc for _, g in geos]),
+            np.array([len(g.edge_offsets) for _, g in geos]), edge_normals, edge_offsets)
         f = solve_cone_qp(Hq, grad, rows, x0)
         bases = [np.stack([g.normal, g.e1, g.e2]) for _, g in geos]
         ws = [np.concatenate([bases[i] @ f[6 * i:6 * i + 3], bases[i] @ f[6 * i + 3:6 * i + 6]])
@@ -459,7 +394,7 @@ class Model:
                         Qs[6 * i:6 * i + 6, 6 * i:6 * i + 6] = g.Qn
                 AQs = A.T @ Qs
                 Hn = AQs @ A
-                Hn += Hq - AQ @ A                                        # the same λ terms
+                Hn += Hq - (A.T @ Q) @ A                                 # the same λ terms
                 gn = AQs @ bvec - A.T @ cn
             y0 = np.linalg.lstsq(Z, x0, rcond=None)[0]
             y = solve_cone_qp(Z.T @ Hn @ Z, Z.T @ (Hn @ f0 + gn), rows @ Z, y0)
@@ -506,37 +441,6 @@ class Model:
             F[index[name]] += np.asarray(fvec, dtype=float)
             T[index[name]] += np.asarray(tvec, dtype=float)
         return F, T
-
-    def _rate(self, t, X, forces, Fc, Tc):
-        """Ẋ of the rigid-body equations with contact wrenches (Fc, Tc) held fixed."""
-        F, T = self._applied(forces, t, X)
-        F, T = F + Fc, T + Tc
-        if len(self.bodies) > 8:
-            acc, alpha, _, _ = self._free_accel(X, F, T)
-            return np.concatenate([X[:, 7:10], _quat_rate(X[:, 3:7], X[:, 10:13]), acc,
-                                   alpha], axis=1)
-        # a few bodies: plain floats are several times cheaper than small NumPy calls
-        mass, inertia, inv_i = self._mass_arrays()
-        gx, gy, gz = self.gravity.tolist()
-        rows = []
-        for x, f, tq, m, Ib, Ii in zip(X.tolist(), F.tolist(), T.tolist(), mass.tolist(),
-                                       inertia.tolist(), inv_i.tolist()):
-            qw, qx, qy, qz = x[3:7]
-            wx, wy, wz = x[10:13]
-            R = _matrix_rows(qw, qx, qy, qz)
-            wb = [R[0][k] * wx + R[1][k] * wy + R[2][k] * wz for k in range(3)]     # Rᵀω
-            tb = [R[0][k] * tq[0] + R[1][k] * tq[1] + R[2][k] * tq[2] for k in range(3)]
-            Lb = [Ib[k][0] * wb[0] + Ib[k][1] * wb[1] + Ib[k][2] * wb[2] for k in range(3)]
-            rb = [tb[0] - (wb[1] * Lb[2] - wb[2] * Lb[1]), tb[1] - (wb[2] * Lb[0] - wb[0] * Lb[2]),
-                  tb[2] - (wb[0] * Lb[1] - wb[1] * Lb[0])]
-            ab = [Ii[k][0] * rb[0] + Ii[k][1] * rb[1] + Ii[k][2] * rb[2] for k in range(3)]
-            al = [R[k][0] * ab[0] + R[k][1] * ab[1] + R[k][2] * ab[2] for k in range(3)]
-            dq = [0.5 * (-(wx * qx + wy * qy + wz * qz)),
-                  0.5 * (wx * qw + (wy * qz - wz * qy)),
-                  0.5 * (wy * qw + (wz * qx - wx * qz)),
-                  0.5 * (wz * qw + (wx * qy - wy * qx))]
-            rows.append(x[7:10] + dq + [f[0] / m + gx, f[1] / m + gy, f[2] / m + gz] + al)
-        return np.array(rows)
 
     def simulate(self, t_end: float, *, dt: float = 1e-3, method: str = "rk_gill",
                  forces: Mapping[str, Callable] | Callable | None = None,
@@ -597,33 +501,32 @@ class Model:
         contact_ch = np.zeros((n_out + 1, len(pairs), 16))
         contact_ch[..., 2:8] = np.nan
         body_ch[0] = X
-        a_rows = [np.array(row) for row in tab.a]
+        a_rows = [np.array(row, dtype=float) for row in tab.a]
+        b_row = np.array(tab.b, dtype=float)
+        mass, inertia, inv_i = self._mass_arrays()
+        K = np.zeros((len(tab.c), nb, 13))
+        in_contact = np.zeros(nb, dtype=np.bool_)
         start = _time.perf_counter()
         records: list[ContactRecord] = []
         for step in range(n_steps):
             t = step * dt
-            ks = []
             for s, (ci, row) in enumerate(zip(tab.c, a_rows)):
-                Xi = X
-                for aij, kj in zip(row, ks):
-                    if aij != 0.0:
-                        Xi = Xi + (dt * aij) * kj
+                Xi = X if s == 0 else stage_state(X, K, row, s, dt)
+                F, T = self._applied(forces, t + ci * dt, Xi)
                 if s == 0 or per_stage:
-                    F0, T0 = self._applied(forces, t + ci * dt, Xi)
-                    Fc, Tc, recs = self.contact_wrenches(Xi, F0, T0, dt, friction, lp_solver)
+                    Fc, Tc, recs = self.contact_wrenches(Xi, F, T, dt, friction, lp_solver)
                     if s == 0:
                         records = recs
-                ks.append(self._rate(t + ci * dt, Xi, forces, Fc, Tc))
-            X_new = X + dt * sum(bi * ki for bi, ki in zip(tab.b, ks) if bi != 0.0)
-            if records and semi_implicit:
+                K[s] = rigid_body_rates(Xi, F + Fc, T + Tc, mass, inertia, inv_i, self.gravity)
+            in_contact[:] = False
+            if semi_implicit:
                 # bodies in contact: positions advance with the post-step velocity, the
                 # update eq. 13–15 assume (see the module docstring)
-                touched = {b for rec in records for b in pairs_ab[rec.pair] if b >= 0}
-                for j in touched:
-                    X_new[j, :3] = X[j, :3] + dt * X_new[j, 7:10]
-                    X_new[j, 3:7] = _quat_exp_step(X[j, 3:7], X_new[j, 10:13], dt)
-            X = X_new
-            X[:, 3:7] /= np.linalg.norm(X[:, 3:7], axis=1, keepdims=True)
+                for rec in records:
+                    for j in pairs_ab[rec.pair]:
+                        if j >= 0:
+                            in_contact[j] = True
+            X = finish_step(X, K, b_row, dt, in_contact)
             if not np.all(np.isfinite(X)):
                 raise SimulationError(
                     f"the spatial simulation produced non-finite values at t={t + dt:.6g} s "

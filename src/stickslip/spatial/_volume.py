@@ -5,8 +5,11 @@
 * :func:`contact_geometry` — the normal (eq. 1–2), the contact plane through C's centroid,
   its section polygon S, and Q, c of eq. 8–9 in closed form.
 
-Everything is in the world frame and in NumPy (host side): the contact force is a QP/LP per
-step (SPEC §7, DESIGN "Numerics").
+Everything is in the world frame, on the host: NumPy for the general polyhedron–polyhedron
+clipping, and numba-compiled kernels for what every step of a simulation needs (the
+body–ground contact volume, the contact polygon, Q and c) — the benchmark of SPEC §7 showed
+the per-step cost spread over hundreds of small NumPy calls (DESIGN "Numerics": compiled code
+when the benchmark says so).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from ._shapes import cross3, next_rows, polyhedron_volume_centroid
 
@@ -121,43 +125,77 @@ def clip_faces(faces: list[np.ndarray], origin: list[int], n: np.ndarray, d: flo
 
 def _convex_polygon(points: np.ndarray, n: np.ndarray, tol: float) -> np.ndarray | None:
     """Points on a plane with normal `n` → their convex hull polygon, counter-clockwise about
-    n (or None when it has no area). Andrew's monotone chain on the in-plane coordinates."""
-    e1, e2 = tangent_basis(n)
-    u = (points @ e1).tolist()
-    v = (points @ e2).tolist()
-    order = sorted(range(len(u)), key=lambda i: (u[i], v[i]))
+    n (or None when it has no area)."""
+    poly = _convex_polygon_kernel(np.ascontiguousarray(points, dtype=np.float64),
+                                  np.ascontiguousarray(n, dtype=np.float64), float(tol))
+    return poly if len(poly) else None
+
+
+@njit(cache=True)
+def _tangent_basis_kernel(n):
+    e1 = np.zeros(3)
+    if abs(n[0]) < 0.9:
+        e1[0] = 1.0
+    else:
+        e1[1] = 1.0
+    d = e1[0] * n[0] + e1[1] * n[1] + e1[2] * n[2]
+    e1 = e1 - d * n
+    e1 = e1 / np.sqrt(e1[0] ** 2 + e1[1] ** 2 + e1[2] ** 2)
+    e2 = np.array([n[1] * e1[2] - n[2] * e1[1], n[2] * e1[0] - n[0] * e1[2],
+                   n[0] * e1[1] - n[1] * e1[0]])
+    return e1, e2
+
+
+@njit(cache=True)
+def _hull_chain(order, u, v, tol):
+    out = np.empty(len(order), dtype=np.int64)
+    k = 0
     tol2 = tol * tol
+    for i in order:
+        if k > 0 and (u[i] - u[out[k - 1]]) ** 2 + (v[i] - v[out[k - 1]]) ** 2 <= tol2:
+            continue
+        while k >= 2:
+            o, a = out[k - 2], out[k - 1]
+            turn = (u[a] - u[o]) * (v[i] - v[o]) - (v[a] - v[o]) * (u[i] - u[o])
+            if turn > tol2:
+                break
+            k -= 1
+        out[k] = i
+        k += 1
+    return out[:k]
 
-    def turn(o, a, b):
-        return (u[a] - u[o]) * (v[b] - v[o]) - (v[a] - v[o]) * (u[b] - u[o])
 
-    def chain(idx):
-        out: list[int] = []
-        for i in idx:
-            if out and (u[i] - u[out[-1]]) ** 2 + (v[i] - v[out[-1]]) ** 2 <= tol2:
-                continue
-            while len(out) >= 2 and turn(out[-2], out[-1], i) <= tol * tol:
-                out.pop()
-            out.append(i)
-        return out
-
-    lower, upper = chain(order), chain(order[::-1])
-    hull = lower[:-1] + upper[:-1]
-    if len(hull) < 3:
-        return None
-    area2 = sum(turn(hull[0], hull[k], hull[k + 1]) for k in range(1, len(hull) - 1))
+@njit(cache=True)
+def _convex_polygon_kernel(points, n, tol):
+    """Andrew's monotone chain on the in-plane coordinates (e1, e2) of `points`; an empty
+    (0, 3) array when the hull has no area."""
+    e1, e2 = _tangent_basis_kernel(n)
+    u = points @ e1
+    v = points @ e2
+    order = np.argsort(v, kind="mergesort")
+    order = order[np.argsort(u[order], kind="mergesort")]      # by (u, v), stable
+    lower = _hull_chain(order, u, v, tol)
+    upper = _hull_chain(order[::-1], u, v, tol)
+    nh = len(lower) + len(upper) - 2
+    if nh < 3:
+        return np.empty((0, 3))
+    hull = np.empty(nh, dtype=np.int64)
+    hull[:len(lower) - 1] = lower[:-1]
+    hull[len(lower) - 1:] = upper[:-1]
+    area2 = 0.0
+    o = hull[0]
+    for k in range(1, nh - 1):
+        a, b = hull[k], hull[k + 1]
+        area2 += (u[a] - u[o]) * (v[b] - v[o]) - (v[a] - v[o]) * (u[b] - u[o])
     if area2 <= tol:
-        return None
+        return np.empty((0, 3))
     return points[hull]
 
 
 def tangent_basis(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """In-plane unit vectors (e1, e2) with (n, e1, e2) right-handed: e1 is world x projected
     onto the plane (world y when n is close to x), e2 = n × e1."""
-    ref = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    e1 = ref - (ref @ n) * n
-    e1 /= np.linalg.norm(e1)
-    return e1, cross3(n, e1)
+    return _tangent_basis_kernel(np.ascontiguousarray(n, dtype=np.float64))
 
 
 def _area_vectors(faces: list[np.ndarray]) -> np.ndarray:
@@ -225,21 +263,25 @@ def section_polygon(volume: ContactVolume, n: np.ndarray, point: np.ndarray,
     return _convex_polygon(np.concatenate(pts), n, tol)
 
 
+@njit(cache=True)
 def polygon_moments(r: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     """Area, first moment ∫ r dA and second moment ∫ r rᵀ dA of a planar polygon whose
-    vertices `r` (L, 3) are given relative to the moment origin (closed form, triangle fan)."""
+    vertices `r` (L, 3) are given relative to the moment origin (closed form, triangle fan:
+    ∫_T r rᵀ dA = A_T/12 (a aᵀ + b bᵀ + c cᵀ + s sᵀ), s = a + b + c)."""
     a = r[0]
-    b, c = r[1:-1], r[2:]
-    cr = cross3(b - a, c - a)
-    nrm = cross3(r[1] - r[0], r[2] - r[0])
-    nrm = nrm / np.linalg.norm(nrm)
-    area_t = 0.5 * cr @ nrm
-    s = a + b + c
-    area = float(area_t.sum())
-    m1 = (area_t[:, None] * s).sum(axis=0) / 3.0
-    m2 = (np.einsum("t,ti,tj->ij", area_t, b, b) + np.einsum("t,ti,tj->ij", area_t, c, c)
-          + area_t.sum() * np.outer(a, a) + np.einsum("t,ti,tj->ij", area_t, s, s)) / 12.0
-    return area, m1, m2
+    nrm = np.cross(r[1] - a, r[2] - a)
+    nrm = nrm / np.sqrt(nrm @ nrm)
+    area = 0.0
+    m1 = np.zeros(3)
+    m2 = np.zeros((3, 3))
+    for k in range(1, len(r) - 1):
+        b, c = r[k], r[k + 1]
+        at = 0.5 * (np.cross(b - a, c - a) @ nrm)
+        s = a + b + c
+        area += at
+        m1 += at * s
+        m2 += at * (np.outer(a, a) + np.outer(b, b) + np.outer(c, c) + np.outer(s, s))
+    return area, m1 / 3.0, m2 / 12.0
 
 
 def contact_geometry(volume: ContactVolume, scale: float, eps_v: float = EPS_V,
@@ -276,52 +318,86 @@ def contact_geometry(volume: ContactVolume, scale: float, eps_v: float = EPS_V,
 
 def _plane_quantities(volume, n, pg, poly, patch, tol, vol_c=None, cen_c=None):
     """Q, c, Qn and the polygon data of ContactGeometry from the plane (n, p_g) and S."""
-    e1, e2 = tangent_basis(n)
-    r = poly - pg
-    r = r - np.outer(r @ n, n)
-    poly = pg + r
-    area, m1, m2 = polygon_moments(r)
-    sk1 = skew(m1)
-    Q = np.empty((6, 6))
-    Q[:3, :3] = 0.0
-    Q[0, 0] = Q[1, 1] = Q[2, 2] = area
-    Q[:3, 3:] = -sk1
-    Q[3:, :3] = sk1
-    Q[3:, 3:] = -m2
-    tr = m2[0, 0] + m2[1, 1] + m2[2, 2]
-    Q[3, 3] += tr
-    Q[4, 4] += tr
-    Q[5, 5] += tr
-    # edges of S: in-plane outward normals and their distances from p_g
-    edges = next_rows(r) - r
-    m = cross3(edges, n)
-    m /= np.linalg.norm(m, axis=1)[:, None]
-    offsets = np.einsum("ij,ij->i", m, r)
-    # C' = C clipped by the prism over S (C itself for the projection)
     if vol_c is not None:
         pass
     elif patch == "section":
+        # C' = C clipped by the prism over S
+        r = poly - pg
+        r = r - np.outer(r @ n, n)
+        m = cross3(next_rows(r) - r, n)
+        m /= np.linalg.norm(m, axis=1)[:, None]
+        offsets = np.einsum("ij,ij->i", m, r)
         faces, origin = list(volume.faces), list(volume.origin)
         for mj, dj in zip(m, offsets + m @ pg):
             faces, origin = clip_faces(faces, origin, mj, dj, 2, tol)
         vol_c, cen_c = polyhedron_volume_centroid(faces) if len(faces) >= 4 else (0.0, pg)
     else:
         vol_c, cen_c = volume.volume, pg
-    mom = vol_c * (cen_c - pg)
-    mom = mom - (mom @ n) * n                     # ∫ proj(x - p_g) dV
-    c = np.zeros((3, 6))
-    c[0, 0] = c[1, 1] = c[2, 2] = vol_c
-    c[:, 3:] = -skew(mom)
-    sn = skew(n)
-    # Qn = ∫ J_nᵀ J_n dA with J_n = [nᵀ, (r × n)ᵀ]
-    rn = cross3(m1, n)
-    Qn = np.empty((6, 6))
-    Qn[:3, :3] = area * np.outer(n, n)
-    Qn[:3, 3:] = np.outer(n, rn)
-    Qn[3:, :3] = Qn[:3, 3:].T
-    Qn[3:, 3:] = sn @ m2 @ sn.T
+    e1, e2, poly, Q, c, Qn, m, offsets = _plane_kernel(n, pg, np.ascontiguousarray(poly),
+                                                       float(vol_c), cen_c)
     return ContactGeometry(volume if np.isscalar(volume) else volume.volume, n, pg, e1, e2,
-                           poly, Q, c, m, np.maximum(offsets, 0.0), Qn)
+                           poly, Q, c, m, offsets, Qn)
+
+
+@njit(cache=True)
+def _skew_kernel(x):
+    out = np.zeros((3, 3))
+    out[0, 1], out[0, 2] = -x[2], x[1]
+    out[1, 0], out[1, 2] = x[2], -x[0]
+    out[2, 0], out[2, 1] = -x[1], x[0]
+    return out
+
+
+@njit(cache=True)
+def _plane_kernel(n, pg, poly, vol_c, cen_c):
+    """The plane quantities of SPEC §7 eq. 8–9 and 24–25 for the plane (n, p_g), polygon S
+    (`poly`, CCW about n) and the volume C' over S (`vol_c`, centroid `cen_c`):
+    Q = ∫_S JᵀJ dA, c = ∫_S h J dA = [V′1, −[m′×]], Qn = ∫_S J_nᵀJ_n dA, S's in-plane edge
+    normals and their distances from p_g (clamped at 0)."""
+    e1, e2 = _tangent_basis_kernel(n)
+    L = poly.shape[0]
+    r = np.empty((L, 3))
+    for i in range(L):
+        d = poly[i] - pg
+        r[i] = d - (d @ n) * n
+    area, m1, m2 = polygon_moments(r)
+    sk1 = _skew_kernel(m1)
+    Q = np.zeros((6, 6))
+    tr = m2[0, 0] + m2[1, 1] + m2[2, 2]
+    for i in range(3):
+        Q[i, i] = area
+        for j in range(3):
+            Q[i, 3 + j] = -sk1[i, j]
+            Q[3 + i, j] = sk1[i, j]
+            Q[3 + i, 3 + j] = -m2[i, j]
+        Q[3 + i, 3 + i] += tr
+    m = np.empty((L, 3))
+    offsets = np.empty(L)
+    for i in range(L):
+        edge = r[(i + 1) % L] - r[i]
+        mi = np.cross(edge, n)
+        mi = mi / np.sqrt(mi @ mi)
+        m[i] = mi
+        offsets[i] = max(mi @ r[i], 0.0)
+    mom = vol_c * (cen_c - pg)
+    mom = mom - (mom @ n) * n                      # ∫ proj(x - p_g) dV
+    c = np.zeros((3, 6))
+    skm = _skew_kernel(mom)
+    for i in range(3):
+        c[i, i] = vol_c
+        for j in range(3):
+            c[i, 3 + j] = -skm[i, j]
+    sn = _skew_kernel(n)
+    rn = np.cross(m1, n)
+    Qn = np.zeros((6, 6))
+    m2n = sn @ m2 @ sn.T
+    for i in range(3):
+        for j in range(3):
+            Qn[i, j] = area * n[i] * n[j]
+            Qn[i, 3 + j] = n[i] * rn[j]
+            Qn[3 + j, i] = n[i] * rn[j]
+            Qn[3 + i, 3 + j] = m2n[i, j]
+    return e1, e2, pg + r, Q, c, Qn, m, offsets
 
 
 def ground_contact_geometry(shape, verts: np.ndarray, height: float, scale: float,
@@ -332,46 +408,85 @@ def ground_contact_geometry(shape, verts: np.ndarray, height: float, scale: floa
     the normal of eq. 1 (+z: the cap is C's only face from the ground, and C is closed), and
     for ``patch="projection"`` the polygon as the hull of C's vertices. Equal to
     :func:`intersect` + :func:`contact_geometry` (tested); ``patch="section"`` falls back."""
-    ei, ej, ef, fp = shape.edge_arrays()
-    s = verts[:, 2] - height
-    si, sj = s[ei], s[ej]
-    pi, pj = verts[ei], verts[ej]
-    inside_i, inside_j = si <= 0, sj <= 0
-    cross = inside_i != inside_j
-    if not cross.any():
-        return None
-    w = np.where(cross, si / np.where(cross, si - sj, 1.0), 0.0)[:, None]
-    x = pi + w * (pj - pi)
-    both = inside_i & inside_j
-    leave = inside_i & ~inside_j
-    enter = ~inside_i & inside_j
-    nf = len(fp)
-    x_leave = np.zeros((nf, 3))
-    x_enter = np.zeros((nf, 3))
-    x_leave[ef[leave]] = x[leave]
-    x_enter[ef[enter]] = x[enter]
-    cut = np.zeros(nf, dtype=bool)
-    cut[ef[leave]] = True
-    cap_point = x[cross].mean(axis=0)
-    face_pts = verts[fp]
-    a = np.concatenate([pi[both], pi[leave], x[enter], x_leave[cut], x_enter[cut]])
-    b = np.concatenate([pj[both], x[leave], pj[enter], x_enter[cut], x_leave[cut]])
-    c = np.concatenate([face_pts[ef[both]], face_pts[ef[leave]], face_pts[ef[enter]],
-                        face_pts[cut], np.broadcast_to(cap_point, (int(cut.sum()), 3))])
-    o = cap_point
-    ca, aa, ba = c - o, a - o, b - o
-    vol = np.einsum("ij,ij->i", ca, cross3(aa, ba)) / 6.0
-    volume = float(vol.sum())
-    if volume <= 1e-15 * scale ** 3:
-        return None
-    pg = o + (vol[:, None] * (ca + aa + ba)).sum(axis=0) / (4.0 * volume)
-    n = np.array([0.0, 0.0, 1.0])
     if patch != "projection":
         return None
-    pts = np.concatenate([verts[s <= 0], x[cross]])
-    pts[:, 2] = pg[2]
-    tol = 1e-12 * scale
-    poly = _convex_polygon(pts, n, tol)
-    if poly is None:
+    ei, ej, ef, fp = shape.edge_arrays()
+    volume, pg, poly = _ground_kernel(np.ascontiguousarray(verts, dtype=np.float64), ei, ej,
+                                      ef, fp, float(height), float(scale))
+    if volume <= 0.0 or len(poly) == 0:
         return None
-    return _plane_quantities(volume, n, pg, poly, patch, tol, vol_c=volume, cen_c=pg)
+    n = np.array([0.0, 0.0, 1.0])
+    e1, e2, poly, Q, c, Qn, m, offsets = _plane_kernel(n, pg, poly, volume, pg)
+    return ContactGeometry(volume, n, pg, e1, e2, poly, Q, c, m, offsets, Qn)
+
+
+@njit(cache=True)
+def _tet(o, a, b, c, acc):
+    """Add the signed volume of the tetrahedron (o, a, b, c) and its first moment about o
+    (times 4) to acc[0], acc[1:4]."""
+    ca, aa, ba = c - o, a - o, b - o
+    v = (ca @ np.cross(aa, ba)) / 6.0
+    acc[0] += v
+    acc[1:] += v * (ca + aa + ba)
+
+
+@njit(cache=True)
+def _ground_kernel(verts, ei, ej, ef, fp, height, scale):
+    """Volume, centroid and projected polygon of a body (world vertices) cut by the ground
+    z <= height; volume 0 when they do not overlap (see ground_contact_geometry)."""
+    ne, nf = len(ei), len(fp)
+    s = verts[:, 2] - height
+    x = np.zeros((ne, 3))
+    x_leave = np.zeros((nf, 3))
+    x_enter = np.zeros((nf, 3))
+    cut = np.zeros(nf, dtype=np.bool_)
+    cap = np.zeros(3)
+    n_cross = 0
+    for e in range(ne):
+        si, sj = s[ei[e]], s[ej[e]]
+        if (si <= 0) != (sj <= 0):
+            pi, pj = verts[ei[e]], verts[ej[e]]
+            x[e] = pi + (si / (si - sj)) * (pj - pi)
+            cap += x[e]
+            n_cross += 1
+            if si <= 0:
+                x_leave[ef[e]] = x[e]
+                cut[ef[e]] = True
+            else:
+                x_enter[ef[e]] = x[e]
+    if n_cross == 0:
+        return 0.0, np.zeros(3), np.empty((0, 3))
+    o = cap / n_cross
+    acc = np.zeros(4)
+    for e in range(ne):
+        si, sj = s[ei[e]], s[ej[e]]
+        c = verts[fp[ef[e]]]
+        if si <= 0 and sj <= 0:
+            _tet(o, verts[ei[e]], verts[ej[e]], c, acc)
+        elif si <= 0:
+            _tet(o, verts[ei[e]], x[e], c, acc)
+        elif sj <= 0:
+            _tet(o, x[e], verts[ej[e]], c, acc)
+    for f in range(nf):
+        if cut[f]:          # the cut segment closes face f; its cap triangle has zero volume
+            _tet(o, x_leave[f], x_enter[f], verts[fp[f]], acc)
+    volume = acc[0]
+    if volume <= 1e-15 * scale ** 3:
+        return 0.0, np.zeros(3), np.empty((0, 3))
+    pg = o + acc[1:] / (4.0 * volume)
+    n_in = 0
+    for i in range(len(s)):
+        if s[i] <= 0:
+            n_in += 1
+    pts = np.empty((n_in + n_cross, 3))
+    k = 0
+    for i in range(len(s)):
+        if s[i] <= 0:
+            pts[k] = verts[i]
+            k += 1
+    for e in range(ne):
+        if (s[ei[e]] <= 0) != (s[ej[e]] <= 0):
+            pts[k] = x[e]
+            k += 1
+    pts[:, 2] = pg[2]
+    return volume, pg, _convex_polygon_kernel(pts, np.array([0.0, 0.0, 1.0]), 1e-12 * scale)

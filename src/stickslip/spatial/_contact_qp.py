@@ -1,0 +1,103 @@
+"""The contact-force QP of SPEC §7 for all active contacts of one step, compiled with numba:
+A and b of eq. 13–15 for free bodies, Q and c of eq. 8–9 stacked per contact, the
+regularised objective of eq. 10/16 and the centre-of-pressure constraint of eq. 25.
+
+`Model.contact_wrenches` gathers the contacts' geometry into padded arrays, calls
+:func:`contact_qp` and `solve_cone_qp`, and then applies the friction tests and corrections (SPEC §7 steps 4–5).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._dynamics import _rotation
+
+__all__ = ["contact_qp"]
+
+
+@njit(cache=True)
+def contact_qp(X, F, T, mass, inertia, inv_inertia, gravity, dt, k, lam, pair_a, pair_b,
+               normals, centroids, Qs, ncs, counts, edge_normals, edge_offsets):
+    """The QP (16) with (25) for m contacts between n free bodies.
+
+    X (n, 13) state; F, T (n, 3) applied force [N] and torque [N m] at the centres of mass
+    (world); mass (n,); inertia, inv_inertia (n, 3, 3) body frame; gravity (3,); dt [s];
+    k [1/s] (eq. 3); lam [-] (normal-force regulariser, see `Model`); per contact i:
+    pair_a[i], pair_b[i] body indices (−1: the ground), normals (m, 3) from A to B,
+    centroids p_g (m, 3), Q (m, 6, 6), nᵀc (m, 6), the polygon's edge count L_i and its
+    in-plane edge normals (m, L_max, 3) and offsets (m, L_max).
+
+    Returns (H, g, G, x0, A, b, Qbig, cn): the QP ½fᵀHf + gᵀf, G f ≤ 0 over the stacked
+    contact wrenches f (6m,) on B at p_g (world: force, torque) with the feasible start x0
+    (pure normal force at every p_g), for `solve_cone_qp`; and the operator A = J M⁻¹ Jᵀ Δt
+    (eq. 15), b = J u_free, block-diagonal Q and k nᵀc, which the friction correction reuses.
+    """
+    nb = X.shape[0]
+    m = normals.shape[0]
+    # free motion over the step (eq. 13 without contact forces) and the world inverse inertia
+    u_free = np.empty(6 * nb)
+    Minv = np.zeros((6 * nb, 6 * nb))
+    for b in range(nb):
+        R = _rotation(X[b, 3:7])
+        w = X[b, 10:13]
+        wb = R.T @ w
+        rb = R.T @ T[b] - np.cross(wb, inertia[b] @ wb)
+        alpha = R @ (inv_inertia[b] @ rb)
+        for j in range(3):
+            u_free[6 * b + j] = X[b, 7 + j] + dt * (F[b, j] / mass[b] + gravity[j])
+            u_free[6 * b + 3 + j] = w[j] + dt * alpha[j]
+            Minv[6 * b + j, 6 * b + j] = 1.0 / mass[b]
+        Minv[6 * b + 3:6 * b + 6, 6 * b + 3:6 * b + 6] = R @ inv_inertia[b] @ R.T
+    # contact Jacobian (eq. 6): the velocity of body `body` at p_g, + for B, − for A
+    J = np.zeros((6 * m, 6 * nb))
+    for i in range(m):
+        for side in range(2):
+            body = pair_b[i] if side == 0 else pair_a[i]
+            if body < 0:
+                continue
+            sign = 1.0 if side == 0 else -1.0
+            d = X[body, 0:3] - centroids[i]
+            for j in range(6):
+                J[6 * i + j, 6 * body + j] += sign
+            J[6 * i + 0, 6 * body + 4] += sign * -d[2]
+            J[6 * i + 0, 6 * body + 5] += sign * d[1]
+            J[6 * i + 1, 6 * body + 3] += sign * d[2]
+            J[6 * i + 1, 6 * body + 5] += sign * -d[0]
+            J[6 * i + 2, 6 * body + 3] += sign * -d[1]
+            J[6 * i + 2, 6 * body + 4] += sign * d[0]
+    A = (J @ Minv @ J.T) * dt                                              # eq. 15
+    bvec = J @ u_free
+    Qbig = np.zeros((6 * m, 6 * m))
+    cn = np.empty(6 * m)
+    x0 = np.zeros(6 * m)
+    n_rows = 0
+    for i in range(m):
+        n_rows += counts[i] + 1
+    G = np.zeros((n_rows, 6 * m))
+    r0 = 0
+    for i in range(m):
+        n = normals[i]
+        Qbig[6 * i:6 * i + 6, 6 * i:6 * i + 6] = Qs[i]
+        cn[6 * i:6 * i + 6] = k * ncs[i]
+        x0[6 * i:6 * i + 3] = n
+        G[r0, 6 * i:6 * i + 3] = -n                                        # f_n >= 0 (25)
+        for e in range(counts[i]):                                         # p_n in S (24)
+            G[r0 + 1 + e, 6 * i:6 * i + 3] = -edge_offsets[i, e] * n
+            G[r0 + 1 + e, 6 * i + 3:6 * i + 6] = np.cross(edge_normals[i, e], n)
+        r0 += counts[i] + 1
+    AQ = A.T @ Qbig
+    H = AQ @ A
+    # a 1e-9 relative Tikhonov term on every component keeps eq. 16 well posed when the
+    # contact polygon is a sliver (Q nearly singular); far below any effect on the motion
+    for j in range(6 * m):
+        H[j, j] *= 1.0 + 1e-9
+    for i in range(m):                                                     # eq. 10's λ term
+        n = normals[i]
+        Hf = H[6 * i:6 * i + 3, 6 * i:6 * i + 3]
+        s_n = lam * (n @ (Hf @ n))
+        for a in range(3):
+            for c in range(3):
+                H[6 * i + a, 6 * i + c] += s_n * n[a] * n[c]
+    g = AQ @ bvec - A.T @ cn                                               # eq. 16
+    return H, g, G, x0, A, bvec, Qbig, cn
