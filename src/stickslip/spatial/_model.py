@@ -227,12 +227,18 @@ class Model:
 
     def _pairs(self) -> list[tuple[int, int, float, float]]:
         """(A, B, μ_s, μ_d) per potential contact; A = -1 is the ground."""
+        key = (len(self.bodies), self.ground and tuple(self.ground.values()), self.mu_s,
+               self.mu_d)
+        cached = getattr(self, "_pairs_cache", None)
+        if cached is not None and cached[0] == key:
+            return cached[1]
         pairs = []
         if self.ground is not None:
             pairs += [(-1, j, self.ground["mu_s"], self.ground["mu_d"])
                       for j in range(len(self.bodies))]
         n = len(self.bodies)
         pairs += [(i, j, self.mu_s, self.mu_d) for i in range(n) for j in range(i + 1, n)]
+        self._pairs_cache = (key, pairs)
         return pairs
 
     def pair_names(self) -> list[str]:
@@ -244,15 +250,16 @@ class Model:
     def contact_geometries(self, X: np.ndarray) -> list[tuple[int, ContactGeometry]]:
         """Active contacts of state `X`: (pair index, geometry) (SPEC §7 steps 1–3)."""
         R = quat_to_matrix(X[:, 3:7])
-        world = []
-        for i, b in enumerate(self.bodies):
-            v = X[i, :3] + b.shape.vertices @ R[i].T
-            nw = b.shape.normals @ R[i].T
-            world.append((v, nw, b.shape.offsets + nw @ X[i, :3]))
+        verts = [X[i, :3] + b.shape.vertices @ R[i].T for i, b in enumerate(self.bodies)]
+
+        def planes(i):
+            nw = self.bodies[i].shape.normals @ R[i].T
+            return nw, self.bodies[i].shape.offsets + nw @ X[i, :3]
+
         out = []
         for k, (a, bj, _, _) in enumerate(self._pairs()):
             body = self.bodies[bj]
-            vb, nb, db = world[bj]
+            vb = verts[bj]
             scale = 2.0 * body.shape.radius
             if a < 0:
                 h = self.ground["height"]
@@ -268,12 +275,11 @@ class Model:
                 if vol is not None:
                     vol.origin = 1 - vol.origin          # the ground is A, the body B
             else:
-                va, na, da = world[a]
                 bod_a = self.bodies[a]
                 if np.linalg.norm(X[a, :3] - X[bj, :3]) >= bod_a.shape.radius + body.shape.radius:
                     continue
                 scale = max(scale, 2.0 * bod_a.shape.radius)
-                vol = intersect([va[f] for f in bod_a.shape.faces], (nb, db), scale)
+                vol = intersect([verts[a][f] for f in bod_a.shape.faces], planes(bj), scale)
             if vol is None:
                 continue
             geo = contact_geometry(vol, scale, self.eps_v, self.patch)
