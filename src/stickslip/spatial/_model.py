@@ -26,7 +26,8 @@ from ._contact_qp import contact_qp
 from ._dynamics import finish_step, rigid_body_rates, stage_state
 from ._qp import solve_cone_qp
 from ._shapes import Polyhedron, cross3
-from ._volume import (ContactGeometry, contact_geometry, ground_contact_geometry, intersect)
+from ._volume import (ContactGeometry, contact_geometry, ground_contact_geometry, intersect,
+                      pair_contact_geometry)
 
 __all__ = ["Model", "BodyState", "ContactRecord"]
 
@@ -279,6 +280,12 @@ class Model:
                 if np.linalg.norm(X[a, :3] - X[bj, :3]) >= bod_a.shape.radius + body.shape.radius:
                     continue
                 scale = max(scale, 2.0 * bod_a.shape.radius)
+                if self.patch == "projection":
+                    geo = pair_contact_geometry(verts[a], bod_a.shape, planes(a), verts[bj],
+                                                body.shape, planes(bj), scale, self.eps_v)
+                    if geo is not None:
+                        out.append((k, geo))
+                    continue
                 vol = intersect([verts[a][f] for f in bod_a.shape.faces], planes(bj), scale)
             if vol is None:
                 continue

@@ -106,6 +106,15 @@ class Polyhedron:
             self._edge_arrays = (ei, ej, ef, fp)
         return self._edge_arrays
 
+    def face_index_arrays(self):
+        """The faces as one flat vertex-index array and offsets into it (face j is
+        ``flat[ptr[j]:ptr[j + 1]]``), cached; the layout the compiled contact kernels take."""
+        if getattr(self, "_face_index_arrays", None) is None:
+            flat = np.concatenate(self.faces).astype(np.int64)
+            ptr = np.concatenate([[0], np.cumsum([len(f) for f in self.faces])]).astype(np.int64)
+            self._face_index_arrays = (flat, ptr)
+        return self._face_index_arrays
+
     def __repr__(self) -> str:
         return f"{self.name}({len(self.vertices)} vertices, {len(self.faces)} faces)"
 
