@@ -9,7 +9,7 @@ import jax as _jax
 _jax.config.update("jax_enable_x64", True)
 
 from . import errors, integrate, laws, nonsmooth, systems  # noqa: E402
-from . import control, discrete, planar, spatial  # noqa: E402
+from . import control, discrete, planar  # noqa: E402
 from ._version import __version__  # noqa: E402
 from .integrate import largest_stable_step, simulate, simulate_batch, stack_systems  # noqa: E402
 from .results import Results  # noqa: E402
@@ -23,11 +23,12 @@ from .errors import (  # noqa: E402
 
 
 def __getattr__(name):
-    # `stickslip.inclusion` needs SymPy: imported on first use so `import stickslip` stays light
-    if name == "inclusion":
+    # imported on first use so `import stickslip` stays light: `stickslip.inclusion` needs
+    # SymPy, `stickslip.spatial` numba
+    if name in ("inclusion", "spatial"):
         import importlib
 
-        return importlib.import_module(".inclusion", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'stickslip' has no attribute {name!r}")
 
 

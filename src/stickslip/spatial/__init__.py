@@ -2,7 +2,9 @@
 (SPEC §7; N. Wakisaka and T. Sugihara, "Rigid contact force computation based on contact
 volume with pyramidal approximation of frictional constraint").
 
-Host-side NumPy/SciPy: the contact force is a small QP and LP per step.
+Host side, not JAX: the contact force is a small QP and LP per step. The per-step work (contact
+volumes, Q and c, the QP, the friction tests, the rigid-body step) is compiled with numba on
+first use and cached on disk; the general polyhedron clip and the public helpers stay NumPy.
 """
 
 from ._friction import static_friction_holds as static_friction_holds
