@@ -32,6 +32,24 @@ def run(friction: str, t_end: float) -> tuple[float, float, ss.Results]:
     return time.perf_counter() - t0, time.process_time() - c0, res
 
 
+def first_run_seconds(cache_dir: str | None) -> float:
+    """Wall time of the first 0.05 s box run in a fresh process: numba compiles the per-step
+    kernels (cold: an empty cache directory) or loads them from its on-disk cache (warm)."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import time; t = time.perf_counter(); "
+            "from stickslip.figures._spatial_fig8 import box_model; "
+            "box_model().simulate(0.05, dt=1e-3); print(time.perf_counter() - t)")
+    env = dict(os.environ)
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = cache_dir
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True)
+    return float(out.stdout.split()[-1])
+
+
 def _load() -> str:
     try:
         import os
@@ -69,6 +87,13 @@ def main(argv=None):
     for name, mean, std, proc, paper, stick, drift in rows:
         lines.append(f"| {name} | {mean:.3f} | {std:.3f} | {proc:.3f} | {paper:.2f} | "
                      f"{stick:.3f} | {drift:.2e} |")
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as cache:
+        cold = first_run_seconds(cache)
+        warm = first_run_seconds(cache)
+    lines += ["", f"First run in a fresh process (imports + numba kernels): {cold:.1f} s with an "
+              f"empty kernel cache (compiling), {warm:.1f} s with the cache filled."]
     if not args.no_sweep:
         import os
 
