@@ -31,16 +31,68 @@ def _all_finite(a: np.ndarray) -> bool:
 
 
 @numba.njit(cache=True)
+def _lu_solve(K: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, bool]:
+    """K⁻¹ rhs by Gaussian elimination with partial pivoting (LAPACK's dgesv algorithm, on
+    a copy of K); the flag is False when a pivot is exactly zero (where dgesv reports a
+    singular matrix) and the solution is then not meaningful."""
+    n = K.shape[0]
+    A = K.copy()
+    x = rhs.copy()
+    for c in range(n):
+        p = c
+        big = abs(A[c, c])
+        for q in range(c + 1, n):
+            if abs(A[q, c]) > big:
+                p, big = q, abs(A[q, c])
+        if big == 0.0:
+            return x, False
+        if p != c:
+            for e in range(c, n):
+                A[c, e], A[p, e] = A[p, e], A[c, e]
+            x[c], x[p] = x[p], x[c]
+        inv = 1.0 / A[c, c]
+        for q in range(c + 1, n):
+            f = A[q, c] * inv
+            if f != 0.0:
+                for e in range(c + 1, n):
+                    A[q, e] -= f * A[c, e]
+                x[q] -= f * x[c]
+    for c in range(n - 1, -1, -1):
+        t = x[c]
+        for e in range(c + 1, n):
+            t -= A[c, e] * x[e]
+        x[c] = t / A[c, c]
+    return x, True
+
+
+@numba.njit(cache=True)
 def _kkt_solve(K: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """K⁻¹ rhs; the least-squares solution (NumPy's default cut-off, eps·size) when K is
-    singular, i.e. when the working rows are linearly dependent. numba's ``np.linalg.solve``
-    raises ``LinAlgError`` for an exactly singular matrix, as NumPy's does, and that
-    exception is caught inside compiled code."""
-    try:
-        return np.linalg.solve(K, rhs)
-    except Exception:
-        rcond = 2.220446049250313e-16 * K.shape[0]        # NumPy's rcond=None
-        return np.linalg.lstsq(K, rhs, rcond)[0]
+    """K⁻¹ rhs; the least-squares solution (SVD, NumPy's default cut-off eps·size) when K
+    is singular, i.e. when the working rows are linearly dependent."""
+    x, ok = _lu_solve(K, rhs)
+    if ok:
+        return x
+    rcond = 2.220446049250313e-16 * K.shape[0]        # NumPy's rcond=None
+    return np.linalg.lstsq(K, rhs, rcond)[0]
+
+
+@numba.njit(cache=True)
+def _matvec(A: np.ndarray, x: np.ndarray) -> np.ndarray:
+    out = np.zeros(A.shape[0])
+    for i in range(A.shape[0]):
+        s = 0.0
+        for j in range(A.shape[1]):
+            s += A[i, j] * x[j]
+        out[i] = s
+    return out
+
+
+@numba.njit(cache=True)
+def _norm(x: np.ndarray) -> float:
+    s = 0.0
+    for v in x:
+        s += v * v
+    return np.sqrt(s)
 
 
 @numba.njit(cache=True)
@@ -54,63 +106,81 @@ def solve_cone_qp(H: np.ndarray, g: np.ndarray, G: np.ndarray, x0: np.ndarray,
     """
     n = H.shape[0]
     m_all = G.shape[0]
+    x = np.empty(n)
     if not (_all_finite(H) and _all_finite(g) and _all_finite(G) and _all_finite(x0)):
-        return np.full(n, np.nan)
-    x = -np.linalg.solve(H, g)                            # unconstrained minimiser
+        x[:] = np.nan
+        return x
+    neg = np.empty(n)                                     # right-hand sides −g, −∇
+    for i in range(n):
+        neg[i] = -g[i]
+    x, ok = _lu_solve(H, neg)                             # unconstrained minimiser
+    if not ok:
+        raise np.linalg.LinAlgError("solve_cone_qp: H is singular")
     if m_all == 0:
         return x
-    Gx = G @ x
-    absGx = np.abs(G) @ np.abs(x)
     inside = True
     for i in range(m_all):
-        if not Gx[i] <= 1e-12 * (absGx[i] + 1e-300):
+        gx, agx = 0.0, 0.0
+        for j in range(n):
+            gx += G[i, j] * x[j]
+            agx += abs(G[i, j]) * abs(x[j])
+        if not gx <= 1e-12 * (agx + 1e-300):
             inside = False
             break
     if inside:
         return x
-    x = np.empty(n)
-    x[:] = x0
+    for i in range(n):
+        x[i] = x0[i]
     work = np.empty(m_all, dtype=np.int64)                # working set, in order of entry
     in_work = np.zeros(m_all, dtype=np.bool_)
     nw = 0
     for _ in range(max_iter):
         if not _all_finite(x):
             return x
-        grad = H @ x + g
+        Hx = _matvec(H, x)
+        for i in range(n):
+            neg[i] = -(Hx[i] + g[i])                      # −∇ = −(Hx + g)
         if nw > 0:
             K = np.zeros((n + nw, n + nw))
-            K[:n, :n] = H
-            for k in range(nw):
-                K[:n, n + k] = G[work[k]]
-                K[n + k, :n] = G[work[k]]
             rhs = np.zeros(n + nw)
-            rhs[:n] = -grad
+            for i in range(n):
+                for j in range(n):
+                    K[i, j] = H[i, j]
+                for k in range(nw):
+                    K[i, n + k] = G[work[k], i]
+                    K[n + k, i] = G[work[k], i]
+                rhs[i] = neg[i]
             sol = _kkt_solve(K, rhs)
-            p = sol[:n].copy()
-            lam = sol[n:].copy()
+            p = sol[:n]
+            lam = sol[n:]
         else:
-            p = np.linalg.solve(H, -grad)
+            p, ok = _lu_solve(H, neg)
             lam = np.zeros(0)
-        if np.linalg.norm(p) <= 1e-13 * (np.linalg.norm(x) + 1e-300):
+        if _norm(p) <= 1e-13 * (_norm(x) + 1e-300):
             if nw == 0:
                 return x
-            kmin = int(np.argmin(lam))
-            if lam[kmin] >= -1e-12 * (np.abs(lam).max() + 1e-300):
+            kmin, lmax = 0, 0.0
+            for k in range(nw):
+                if lam[k] < lam[kmin]:
+                    kmin = k
+                lmax = max(lmax, abs(lam[k]))
+            if lam[kmin] >= -1e-12 * (lmax + 1e-300):
                 return x
             in_work[work[kmin]] = False                   # drop the most negative multiplier
             for k in range(kmin, nw - 1):
                 work[k] = work[k + 1]
             nw -= 1
             continue
-        Gp = G @ p
-        Gx = G @ x
+        Gp = _matvec(G, p)
+        Gx = _matvec(G, x)
         alpha, block = 1.0, -1
         for i in range(m_all):
             if Gp[i] > 0 and not in_work[i]:
                 a = max(-Gx[i], 0.0) / Gp[i]
                 if a < alpha:
                     alpha, block = a, i
-        x = x + alpha * p
+        for i in range(n):
+            x[i] += alpha * p[i]
         if block >= 0:
             work[nw] = block
             in_work[block] = True
