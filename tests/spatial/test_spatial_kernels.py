@@ -384,3 +384,31 @@ def test_kernels_are_callable_from_compiled_code():
     np.testing.assert_array_equal(pk, previous_kinetic(w, r, 0.3))
     assert res == nnls(pyramid_matrix(r, 0.5, 8), w, 100)[1]
     assert s.shape == (5,)
+
+
+def test_singular_kkt_matrix_falls_back_to_least_squares():
+    from stickslip.spatial._qp import _kkt_solve
+    H = np.diag([2.0, 3.0, 4.0])
+    Gw = np.array([[1.0, 1.0, 0.0], [1.0, 1.0, 0.0]])             # dependent working rows
+    K = np.block([[H, Gw.T], [Gw, np.zeros((2, 2))]])
+    rhs = np.array([1.0, -2.0, 0.5, 0.0, 0.0])
+    np.testing.assert_allclose(_kkt_solve(K, rhs), np.linalg.lstsq(K, rhs, rcond=None)[0],
+                               rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_cone_qp_with_repeated_constraints(seed):
+    # linearly dependent constraints (repeated rows of G) still give the optimum
+    rng = np.random.default_rng(200 + seed)
+    n = 6
+    Mh = rng.normal(size=(n, n))
+    H, g, x0 = Mh @ Mh.T + 0.1 * np.eye(n), rng.normal(size=n) * 3, rng.normal(size=n)
+    G = rng.normal(size=(4, n))
+    G -= np.outer(G @ x0 + rng.uniform(0.1, 1, 4), x0) / (x0 @ x0)
+    G = np.ascontiguousarray(np.vstack([G, G[:2]]))
+    x = solve_cone_qp(H, g, G, x0)
+    ref = ref_solve_cone_qp(H, g, G, x0)
+    f = lambda y: 0.5 * y @ H @ y + g @ y      # noqa: E731
+    scale = np.abs(np.linalg.solve(H, g)).max()
+    assert np.all(G @ x <= 1e-9 * scale)
+    assert f(x) <= f(ref) + 1e-9 * abs(f(ref)) + 1e-12
