@@ -11,12 +11,18 @@ import pytest
 from scipy.optimize import linprog
 from scipy.optimize import nnls as scipy_nnls
 
-from stickslip.spatial._friction import (kinetic_correction, lp_feasible, nnls,
-                                          previous_kinetic, previous_static,
-                                          previous_torque_limit, pyramid_matrix,
-                                          small_lp_max, static_lp_feasible)
+from stickslip.spatial._friction import (
+    kinetic_correction,
+    lp_feasible,
+    nnls,
+    previous_kinetic,
+    previous_static,
+    previous_torque_limit,
+    pyramid_matrix,
+    small_lp_max,
+    static_lp_feasible,
+)
 from stickslip.spatial._qp import solve_cone_qp
-
 
 # --- the replaced NumPy/SciPy implementations (references) ------------------------------
 
@@ -71,7 +77,7 @@ def ref_kinetic_correction(wrench, r, slip_dir, mu_d):
     fn, f1, f2, tn = wrench[0], wrench[1], wrench[2], wrench[3]
     R = max(float(np.max(np.hypot(r[:, 0], r[:, 1]))), 1e-300)
     scale_f = max(abs(fn), abs(f1), abs(f2), 1e-300)
-    inv = lambda x, s: (1.0 / x) if abs(x) > 1e-6 * s else 0.0   # noqa: E731
+    inv = lambda x, s: (1.0 / x) if abs(x) > 1e-6 * s else 0.0
     tnl = r[:, 0] * slip_dir[:, 1] - r[:, 1] * slip_dir[:, 0]
     w = mu_d * (slip_dir[:, 0] * inv(f1, scale_f) + slip_dir[:, 1] * inv(f2, scale_f)
                 + tnl * inv(tn, scale_f * R))
@@ -361,7 +367,7 @@ def _all_kernels(H, g, G, x0, w, r, d):
     pk = previous_kinetic(w, r, 0.3)
     ps = previous_static(w, r, 0.5)
     M = pyramid_matrix(r, 0.5, 8)
-    e, res = nnls(M, w, 100)
+    _, res = nnls(M, w, 100)
     A = np.empty((3, r.shape[0]))
     A[0, :] = 1.0
     A[1, :] = r[:, 1]
@@ -408,7 +414,7 @@ def test_cone_qp_with_repeated_constraints(seed):
     G = np.ascontiguousarray(np.vstack([G, G[:2]]))
     x = solve_cone_qp(H, g, G, x0)
     ref = ref_solve_cone_qp(H, g, G, x0)
-    f = lambda y: 0.5 * y @ H @ y + g @ y      # noqa: E731
+    f = lambda y: 0.5 * y @ H @ y + g @ y
     scale = np.abs(np.linalg.solve(H, g)).max()
     assert np.all(G @ x <= 1e-9 * scale)
     assert f(x) <= f(ref) + 1e-9 * abs(f(ref)) + 1e-12

@@ -20,9 +20,18 @@ from scipy.optimize import linprog
 
 from ..errors import ParameterError
 
-__all__ = ["pyramid_matrix", "static_lp_feasible", "kinetic_correction",
-           "previous_torque_limit", "previous_static", "previous_kinetic",
-           "static_friction_holds", "nnls", "lp_feasible", "small_lp_max"]
+__all__ = [
+    "kinetic_correction",
+    "lp_feasible",
+    "nnls",
+    "previous_kinetic",
+    "previous_static",
+    "previous_torque_limit",
+    "pyramid_matrix",
+    "small_lp_max",
+    "static_friction_holds",
+    "static_lp_feasible",
+]
 
 _EPS = 2.220446049250313e-16        # float64 machine epsilon
 
