@@ -2,34 +2,277 @@
 
 Forces are written in the contact frame (n, e1, e2): ``f = (f_n, f_1, f_2)`` and
 ``tau = (tau_n, tau_1, tau_2)`` about p_g. The polygon vertices ``r`` (L, 2) are in (e1, e2).
+
+The per-step solvers are compiled with numba (``@njit``) on float64 arrays, so that a compiled
+contact kernel can call them with no Python in between; from Python they are called the same
+way. Compiled: `pyramid_matrix`, `nnls`, `lp_feasible`, `small_lp_max`, `kinetic_correction`,
+`previous_torque_limit`, `previous_static`, `previous_kinetic`. Python, with argument checks:
+`static_lp_feasible` (which also offers SciPy's HiGHS) and `static_friction_holds`.
+Non-finite input is never hidden: the feasibility tests answer False for it and the
+corrections return NaN, so that the caller's finiteness check reports it.
 """
 
 from __future__ import annotations
 
-import functools
-from itertools import combinations
-
+import numba
 import numpy as np
-from scipy.optimize import linprog, nnls
+from scipy.optimize import linprog
 
 from ..errors import ParameterError
 
-__all__ = ["pyramid_matrix", "static_lp_feasible", "kinetic_correction",
-           "previous_torque_limit", "previous_static", "previous_kinetic",
-           "static_friction_holds"]
+__all__ = [
+    "kinetic_correction",
+    "lp_feasible",
+    "nnls",
+    "previous_kinetic",
+    "previous_static",
+    "previous_torque_limit",
+    "pyramid_matrix",
+    "small_lp_max",
+    "static_friction_holds",
+    "static_lp_feasible",
+]
+
+_EPS = 2.220446049250313e-16        # float64 machine epsilon
 
 
+@numba.njit(cache=True)
+def _finite(a: np.ndarray) -> bool:
+    for v in a.flat:
+        if not np.isfinite(v):
+            return False
+    return True
+
+
+@numba.njit(cache=True)
 def pyramid_matrix(r: np.ndarray, mu: float, P: int) -> np.ndarray:
-    """The 6 × (L·P) matrix of eq. 28–31: column (l, p) is the 6-axis force
-    (f_n, f_1, f_2, tau_n, tau_1, tau_2) of the unit pyramid edge n + μ t_p at vertex l."""
-    ang = 2 * np.pi * np.arange(P) / P
-    cp, sp = np.cos(ang), np.sin(ang)                          # eq. 27
-    r1, r2 = r[:, 0][:, None], r[:, 1][:, None]
-    ones = np.ones((len(r), P))
-    return np.stack([ones,                                       # (28)
-                     mu * cp * ones, mu * sp * ones,             # (29)
-                     mu * (r1 * sp - r2 * cp),                   # (30), r of vertex l
-                     r2 * ones, -r1 * ones]).reshape(6, -1)      # (31)
+    """The 6 × (L·P) matrix of eq. 28–31: column (l, p), index l·P + p, is the 6-axis force
+    (f_n, f_1, f_2, tau_n, tau_1, tau_2) of the unit pyramid edge n + μ t_p at vertex l.
+
+    r (L, 2) polygon vertices [m]; mu friction coefficient [-]; P pyramid sides.
+    Rows 0–2 are in N per unit ε, rows 3–5 in N m per unit ε."""
+    L = r.shape[0]
+    M = np.empty((6, L * P))
+    for p in range(P):
+        ang = 2 * np.pi * p / P
+        cp, sp = np.cos(ang), np.sin(ang)                      # eq. 27
+        for l in range(L):
+            r1, r2 = r[l, 0], r[l, 1]
+            j = l * P + p
+            M[0, j] = 1.0                                      # (28)
+            M[1, j] = mu * cp                                  # (29)
+            M[2, j] = mu * sp
+            M[3, j] = mu * (r1 * sp - r2 * cp)                 # (30), r of vertex l
+            M[4, j] = r2                                       # (31)
+            M[5, j] = -r1
+    return M
+
+
+@numba.njit(cache=True)
+def _lstsq_columns(M: np.ndarray, y: np.ndarray, cols: np.ndarray,
+                   k: int) -> tuple[np.ndarray, float, float]:
+    """min ‖M[:, cols[:k]] z − y‖ by Householder QR.
+
+    Returns z (k,), the independence measure min_j |R_jj| / ‖M[:, cols[j]]‖ (1 for
+    orthogonal columns, 0 for dependent ones or k > rows; z is then not meaningful) and the
+    residual norm."""
+    m = M.shape[0]
+    A = np.empty((m, k))
+    cn = np.empty(k)
+    for c in range(k):
+        s = 0.0
+        for i in range(m):
+            A[i, c] = M[i, cols[c]]
+            s += A[i, c] * A[i, c]
+        cn[c] = np.sqrt(s)
+    b = y.copy()
+    z = np.zeros(k)
+    if k > m:
+        return z, 0.0, np.inf
+    ratio = 1.0
+    v = np.empty(m)
+    for j in range(k):
+        s = 0.0
+        for i in range(j, m):
+            s += A[i, j] * A[i, j]
+        normx = np.sqrt(s)
+        if cn[j] == 0.0 or normx == 0.0:
+            return z, 0.0, np.inf
+        ratio = min(ratio, normx / cn[j])
+        alpha = -normx if A[j, j] >= 0 else normx
+        for i in range(j, m):
+            v[i] = A[i, j]
+        v[j] -= alpha
+        vv = 0.0
+        for i in range(j, m):
+            vv += v[i] * v[i]
+        for c in range(j + 1, k):
+            d = 0.0
+            for i in range(j, m):
+                d += v[i] * A[i, c]
+            d *= 2.0 / vv
+            for i in range(j, m):
+                A[i, c] -= d * v[i]
+        d = 0.0
+        for i in range(j, m):
+            d += v[i] * b[i]
+        d *= 2.0 / vv
+        for i in range(j, m):
+            b[i] -= d * v[i]
+        A[j, j] = alpha
+    for j in range(k - 1, -1, -1):
+        s = b[j]
+        for c in range(j + 1, k):
+            s -= A[j, c] * z[c]
+        z[j] = s / A[j, j]
+    res = 0.0
+    for i in range(k, m):
+        res += b[i] * b[i]
+    return z, ratio, np.sqrt(res)
+
+
+@numba.njit(cache=True)
+def _residual_and_gradient(M: np.ndarray, y: np.ndarray, x: np.ndarray,
+                           w: np.ndarray) -> float:
+    """w ← Mᵀ(y − Mx) (the negative gradient of ½‖Mx − y‖²); returns ‖y − Mx‖."""
+    m, n = M.shape
+    res = y.copy()
+    for j in range(n):
+        if x[j] != 0.0:
+            for i in range(m):
+                res[i] -= M[i, j] * x[j]
+    for j in range(n):
+        s = 0.0
+        for i in range(m):
+            s += M[i, j] * res[i]
+        w[j] = s
+    s = 0.0
+    for i in range(m):
+        s += res[i] * res[i]
+    return np.sqrt(s)
+
+
+@numba.njit(cache=True)
+def nnls(M: np.ndarray, y: np.ndarray, max_iter: int) -> tuple[np.ndarray, float]:
+    """Non-negative least squares: x = argmin ‖Mx − y‖ subject to x ≥ 0, and ‖Mx − y‖.
+
+    The active-set algorithm NNLS of Lawson & Hanson (1974), "Solving Least Squares
+    Problems", ch. 23: move the column with the largest positive dual w = Mᵀ(y − Mx) into the
+    passive set, solve the unconstrained least-squares problem on the passive columns
+    (Householder QR), and step back to the boundary while any passive coefficient is not
+    positive. As in their Fortran code, a candidate column that is numerically dependent on
+    the passive ones, or whose new coefficient would not be positive, is passed over for
+    that step (this is what keeps round-off from cycling).
+
+    M (m, n), y (m,) float64; `max_iter` bounds the number of least-squares solves (the
+    current x, feasible, is returned when it is reached). Units: x in y's units per M's.
+    """
+    m, n = M.shape
+    x = np.zeros(n)
+    w = np.empty(n)
+    passive = np.zeros(n, dtype=np.bool_)
+    skipped = np.zeros(n, dtype=np.bool_)
+    S = np.empty(n + 1, dtype=np.int64)          # passive columns, in order of entry
+    k = 0
+    cmax = 0.0
+    for j in range(n):
+        s = 0.0
+        for i in range(m):
+            s += M[i, j] * M[i, j]
+        cmax = max(cmax, np.sqrt(s))
+    ynorm = 0.0
+    for i in range(m):
+        ynorm += y[i] * y[i]
+    tol = 16 * _EPS * cmax * np.sqrt(ynorm)      # round-off level of w at the optimum
+    _residual_and_gradient(M, y, x, w)
+    it = 0
+    while it < max_iter:
+        t, best = -1, tol
+        for j in range(n):
+            if not passive[j] and not skipped[j] and w[j] > best:
+                t, best = j, w[j]
+        if t < 0:
+            break                                # Kuhn–Tucker conditions hold
+        S[k] = t
+        z, ratio, _ = _lstsq_columns(M, y, S, k + 1)
+        it += 1
+        if ratio <= 1e-12 or not z[k] > 0.0:
+            skipped[t] = True
+            continue
+        passive[t] = True
+        k += 1
+        while True:                              # LH steps 6–11
+            done = True
+            for q in range(k):
+                if not z[q] > 0.0:
+                    done = False
+                    break
+            if done:
+                for q in range(k):
+                    x[S[q]] = z[q]
+                break
+            if it >= max_iter:
+                break
+            alpha, qmin = np.inf, -1
+            for q in range(k):
+                if not z[q] > 0.0:
+                    xq = x[S[q]]
+                    a = xq / (xq - z[q]) if xq - z[q] > 0.0 else 0.0
+                    if a < alpha:
+                        alpha, qmin = a, q
+            for q in range(k):
+                x[S[q]] += alpha * (z[q] - x[S[q]])
+            x[S[qmin]] = 0.0
+            kk = 0
+            for q in range(k):
+                j = S[q]
+                if x[j] > 0.0:
+                    S[kk] = j
+                    kk += 1
+                else:
+                    x[j] = 0.0
+                    passive[j] = False
+            k = kk
+            z, ratio, _ = _lstsq_columns(M, y, S, k)
+            it += 1
+        skipped[:] = False
+        _residual_and_gradient(M, y, x, w)
+    return x, _residual_and_gradient(M, y, x, w)
+
+
+@numba.njit(cache=True)
+def lp_feasible(wrench: np.ndarray, r: np.ndarray, mu_s: float, P: int,
+                rtol: float) -> bool:
+    """Whether eq. 28–31 have a solution ε ≥ 0 (static friction can hold the wrench).
+
+    wrench (6,) = (f_n, f_1, f_2, tau_n, tau_1, tau_2) [N, N m] in the contact frame;
+    r (L, 2) polygon vertices [m]; mu_s [-]; P pyramid sides. The moment rows are divided
+    by the polygon size max|r| and the whole system by f_n; feasible when NNLS's residual
+    min ‖Mε − y‖ (ε ≥ 0) is at most rtol·max(‖y‖, 1). f_n ≤ 0: feasible only for the zero
+    wrench (|components| ≤ 1e-12). Non-finite input: False.
+    """
+    if not (_finite(wrench) and _finite(r)):
+        return False
+    fn = wrench[0]
+    if fn <= 0:
+        for v in wrench:
+            if abs(v) > 1e-12:
+                return False
+        return True
+    M = pyramid_matrix(r, mu_s, P)
+    R = 0.0
+    for v in r.flat:
+        R = max(R, abs(v))
+    R = max(R, 1e-300)
+    y = np.empty(6)
+    for i in range(6):
+        s = 1.0 if i < 3 else 1 / R
+        y[i] = wrench[i] * s / fn
+        if i >= 3:
+            for j in range(M.shape[1]):
+                M[i, j] *= s
+    _, res = nnls(M, y, 50 * M.shape[1])
+    return res <= rtol * max(np.sqrt(np.sum(y * y)), 1.0)
 
 
 def _scaled(M: np.ndarray, y: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -43,63 +286,173 @@ def static_lp_feasible(wrench: np.ndarray, r: np.ndarray, mu_s: float, P: int = 
     """Whether eq. 28–31 have a solution ε ≥ 0 (static friction can hold the wrench).
 
     `wrench` = (f_n, f_1, f_2, tau_n, tau_1, tau_2) in the contact frame.
-    ``solver="nnls"`` decides feasibility by min ‖Mε − y‖ over ε ≥ 0 (SciPy's Lawson–Hanson
-    NNLS; residual ≤ rtol·‖y‖ means feasible); ``"highs"`` solves the LP with SciPy/HiGHS.
+    ``solver="nnls"`` decides feasibility by min ‖Mε − y‖ over ε ≥ 0 (the compiled
+    Lawson–Hanson NNLS, `lp_feasible`; residual ≤ rtol·‖y‖ means feasible); ``"highs"``
+    solves the LP with SciPy/HiGHS.
     """
-    wrench = np.asarray(wrench, dtype=float)
+    if solver not in ("nnls", "highs"):
+        raise ParameterError(f"`solver` must be 'nnls' or 'highs'; got {solver!r}.")
+    wrench = np.ascontiguousarray(wrench, dtype=float)
+    r = np.ascontiguousarray(r, dtype=float)
+    if solver == "nnls":
+        return bool(lp_feasible(wrench, r, float(mu_s), int(P), float(rtol)))
     fn = wrench[0]
     if fn <= 0:
         return bool(np.all(np.abs(wrench) <= 1e-12))
-    M, y = _scaled(pyramid_matrix(r, mu_s, P), wrench, r)
+    M, y = _scaled(pyramid_matrix(r, float(mu_s), int(P)), wrench, r)
     y = y / fn
-    if solver == "nnls":
-        _, res = nnls(M, y, maxiter=50 * M.shape[1])
-        return bool(res <= rtol * max(np.linalg.norm(y), 1.0))
-    if solver == "highs":
-        out = linprog(np.zeros(M.shape[1]), A_eq=M, b_eq=y, bounds=(0, None), method="highs")
-        return bool(out.status == 0)
-    raise ParameterError(f"`solver` must be 'nnls' or 'highs'; got {solver!r}.")
+    out = linprog(np.zeros(M.shape[1]), A_eq=M, b_eq=y, bounds=(0, None), method="highs")
+    return bool(out.status == 0)
 
 
-@functools.lru_cache(maxsize=64)
-def _bases(L: int) -> np.ndarray:
-    return np.array(list(combinations(range(L), 3)), dtype=int).reshape(-1, 3)
+@numba.njit(cache=True)
+def _lu_solve3(A: np.ndarray, i: int, j: int, k: int, b: np.ndarray, B: np.ndarray,
+               sol: np.ndarray) -> float:
+    """sol ← B⁻¹ b for B = A[:, (i, j, k)] (3 × 3) by Gaussian elimination with partial
+    pivoting; returns det B (sol is not meaningful when it is 0). B is scratch space."""
+    for q in range(3):
+        B[q, 0], B[q, 1], B[q, 2] = A[q, i], A[q, j], A[q, k]
+        sol[q] = b[q]
+    det = 1.0
+    for c in range(3):
+        p = c
+        for q in range(c + 1, 3):
+            if abs(B[q, c]) > abs(B[p, c]):
+                p = q
+        if p != c:
+            det = -det
+            for e in range(3):
+                B[c, e], B[p, e] = B[p, e], B[c, e]
+            sol[c], sol[p] = sol[p], sol[c]
+        piv = B[c, c]
+        det *= piv
+        if piv == 0.0:
+            return 0.0
+        for q in range(c + 1, 3):
+            f = B[q, c] / piv
+            for e in range(c + 1, 3):
+                B[q, e] -= f * B[c, e]
+            sol[q] -= f * sol[c]
+    for c in range(2, -1, -1):
+        t = sol[c]
+        for e in range(c + 1, 3):
+            t -= B[c, e] * sol[e]
+        sol[c] = t / B[c, c]
+    return det
 
 
-def _small_lp_max(w: np.ndarray, A: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """max wᵀx s.t. A x = b (3 rows), x ≥ 0, by enumerating the basic solutions (the LP
-    optimum is one of them); SciPy/HiGHS when A is rank deficient or none is feasible."""
+@numba.njit(cache=True)
+def small_lp_max(w: np.ndarray, A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """max wᵀx s.t. A x = b (A: 3 × L, first row all ones so the feasible set is bounded),
+    x ≥ 0; returns x (L,).
+
+    The optimum is attained at a basic feasible solution, whose support columns are
+    linearly independent, so it is one of the solutions on supports of 3, 2 or 1 columns:
+    3-column bases with |det| > 1e-12·max|A|³ (solved by LU), then the 2- and 1-column
+    supports that are in no such basis (least squares on the row-scaled system, accepted
+    when the residual is at most 1e-9·‖b‖; these find the optimum when A is rank deficient,
+    e.g. collinear contact points of a box resting on an edge; a support that is in a
+    nonsingular basis gives no new vertex, and its least-squares fit could violate A x = b
+    by up to the tolerance). A support is feasible when x ≥ −1e-9·|b_0|; the
+    best objective wins (among 3-bases the first in lexicographic order on ties; a smaller
+    support must beat the best by a relative 1e-12). When no support is feasible the
+    NNLS least-squares solution min ‖Ax − b‖, x ≥ 0 is returned.
+    """
     L = A.shape[1]
-    if L >= 3:
-        B = _bases(L)
-        mats = A[:, B].transpose(1, 0, 2)                      # (nB, 3, 3)
-        det = np.linalg.det(mats)
-        scale = np.abs(A).max() ** 3
-        good = np.abs(det) > 1e-12 * scale
-        if good.any():
-            sol = np.linalg.solve(mats[good], np.broadcast_to(b, (good.sum(), 3))[..., None])
-            sol = sol[..., 0]
-            tol = 1e-9 * max(abs(b[0]), 1e-300)
-            feas = np.all(sol >= -tol, axis=1)
-            if feas.any():
-                idx = B[good][feas]
-                vals = np.einsum("ij,ij->i", w[idx], sol[feas])
-                k = int(np.argmax(vals))
-                x = np.zeros(L)
-                x[idx[k]] = np.maximum(sol[feas][k], 0.0)
-                return x
-    out = linprog(-w, A_eq=A, b_eq=b, bounds=(0, None), method="highs")
-    if out.status == 0:
-        return out.x
+    best = -np.inf
+    x = np.zeros(L)
+    found = False
+    amax = 0.0
+    for v in A.flat:
+        amax = max(amax, abs(v))
+    scale = amax ** 3
+    tol = 1e-9 * max(abs(b[0]), 1e-300)
+    # --- 3-column bases (LU with partial pivoting: backward stable, like LAPACK's)
+    B = np.empty((3, 3))
+    sol = np.empty(3)
+    covered = np.zeros((L, L), dtype=np.bool_)     # [i, j] / [i, i]: in a nonsingular basis
+    for i in range(L):
+        for j in range(i + 1, L):
+            for k in range(j + 1, L):
+                det = _lu_solve3(A, i, j, k, b, B, sol)
+                if not abs(det) > 1e-12 * scale:
+                    continue
+                covered[i, j] = covered[i, k] = covered[j, k] = True
+                covered[i, i] = covered[j, j] = covered[k, k] = True
+                if sol[0] >= -tol and sol[1] >= -tol and sol[2] >= -tol:
+                    val = w[i] * sol[0] + w[j] * sol[1] + w[k] * sol[2]
+                    if val > best:
+                        best = val
+                        found = True
+                        x[:] = 0.0
+                        x[i], x[j], x[k] = max(sol[0], 0.0), max(sol[1], 0.0), max(sol[2], 0.0)
+    # --- 2- and 1-column supports, least squares on the row-scaled system
+    As = np.empty((3, L))
+    bs = np.empty(3)
+    for q in range(3):
+        s = 0.0
+        for l in range(L):
+            s = max(s, abs(A[q, l]))
+        s = 1.0 / s if s > 0 else 1.0
+        for l in range(L):
+            As[q, l] = A[q, l] * s
+        bs[q] = b[q] * s
+    rtol = 1e-9 * max(np.sqrt(bs[0] ** 2 + bs[1] ** 2 + bs[2] ** 2), 1e-300)
+    cols = np.empty(2, dtype=np.int64)
+    for size in (2, 1):
+        for i in range(L):
+            for j in range(i + 1 if size == 2 else L - 1, L):
+                if covered[i, j if size == 2 else i]:
+                    continue                       # that vertex is among the 3-bases
+                cols[0] = i
+                cols[1] = j
+                z, ratio, res = _lstsq_columns(As, bs, cols, size)
+                if ratio <= 1e-12 or not res <= rtol:
+                    continue
+                ok = True
+                val = 0.0
+                for q in range(size):
+                    if not z[q] >= -tol:
+                        ok = False
+                    val += w[cols[q]] * z[q]
+                if ok and (not found or val > best + 1e-12 * abs(best)):
+                    best = val
+                    found = True
+                    x[:] = 0.0
+                    for q in range(size):
+                        x[cols[q]] = max(z[q], 0.0)
+    if found:
+        return x
     # A compatible normal distribution always exists under eq. 25; fall back to least squares
-    return nnls(A, b)[0]
+    return nnls(A, b, 3 * L)[0]
 
 
+@numba.njit(cache=True)
 def _normal_rows(r: np.ndarray) -> np.ndarray:
     """Eq. 34's rows: (Σ ε, Σ r_2 ε, −Σ r_1 ε) = (f_n, tau_1, tau_2)."""
-    return np.stack([np.ones(len(r)), r[:, 1], -r[:, 0]])
+    L = r.shape[0]
+    A = np.empty((3, L))
+    for l in range(L):
+        A[0, l] = 1.0
+        A[1, l] = r[l, 1]
+        A[2, l] = -r[l, 0]
+    return A
 
 
+@numba.njit(cache=True)
+def _normal_part(wrench: np.ndarray) -> np.ndarray:
+    """(f_n, tau_1, tau_2) of a wrench: eq. 34's right-hand side."""
+    out = np.empty(3)
+    out[0], out[1], out[2] = wrench[0], wrench[4], wrench[5]
+    return out
+
+
+@numba.njit(cache=True)
+def _inv_or_zero(x: float, s: float) -> float:
+    return (1.0 / x) if abs(x) > 1e-6 * s else 0.0
+
+
+@numba.njit(cache=True)
 def kinetic_correction(wrench: np.ndarray, r: np.ndarray, slip_dir: np.ndarray,
                        mu_d: float) -> np.ndarray:
     """Kinetic friction replacing a wrench static friction cannot hold (eq. 32–34).
@@ -109,49 +462,90 @@ def kinetic_correction(wrench: np.ndarray, r: np.ndarray, slip_dir: np.ndarray,
     (f_n, tau_1, tau_2) of `wrench` (eq. 34) and maximises eq. 33's alignment of the friction
     components with those of `wrench`; a component whose magnitude is below 1e-6 of its
     scale gets weight 0 there instead of the paper's division by a near-zero number.
-    Returns the corrected wrench (f_n, f_1, f_2, tau_n, tau_1, tau_2).
+    Returns the corrected wrench (f_n, f_1, f_2, tau_n, tau_1, tau_2) [N, N m]; all NaN
+    when an input is not finite.
     """
+    L = r.shape[0]
+    out = np.empty(6)
+    if not (_finite(wrench) and _finite(r) and _finite(slip_dir) and np.isfinite(mu_d)):
+        out[:] = np.nan
+        return out
     fn, f1, f2, tn = wrench[0], wrench[1], wrench[2], wrench[3]
-    R = max(float(np.max(np.hypot(r[:, 0], r[:, 1]))), 1e-300)
+    R = 1e-300
+    for l in range(L):
+        R = max(R, np.hypot(r[l, 0], r[l, 1]))
     scale_f = max(abs(fn), abs(f1), abs(f2), 1e-300)
-    inv = lambda x, s: (1.0 / x) if abs(x) > 1e-6 * s else 0.0   # noqa: E731
-    tnl = r[:, 0] * slip_dir[:, 1] - r[:, 1] * slip_dir[:, 0]
-    w = mu_d * (slip_dir[:, 0] * inv(f1, scale_f) + slip_dir[:, 1] * inv(f2, scale_f)
-                + tnl * inv(tn, scale_f * R))                   # eq. 33
-    eps = _small_lp_max(w, _normal_rows(r), wrench[[0, 4, 5]])
-    return np.array([eps.sum(), mu_d * eps @ slip_dir[:, 0], mu_d * eps @ slip_dir[:, 1],
-                     mu_d * eps @ tnl, eps @ r[:, 1], -eps @ r[:, 0]])
+    i1, i2, i3 = _inv_or_zero(f1, scale_f), _inv_or_zero(f2, scale_f), \
+        _inv_or_zero(tn, scale_f * R)
+    tnl = np.empty(L)
+    w = np.empty(L)
+    for l in range(L):
+        tnl[l] = r[l, 0] * slip_dir[l, 1] - r[l, 1] * slip_dir[l, 0]
+        w[l] = mu_d * (slip_dir[l, 0] * i1 + slip_dir[l, 1] * i2 + tnl[l] * i3)   # eq. 33
+    eps = small_lp_max(w, _normal_rows(r), _normal_part(wrench))
+    out[:] = 0.0
+    for l in range(L):
+        e = eps[l]
+        out[0] += e
+        out[1] += mu_d * e * slip_dir[l, 0]
+        out[2] += mu_d * e * slip_dir[l, 1]
+        out[3] += mu_d * e * tnl[l]
+        out[4] += e * r[l, 1]
+        out[5] -= e * r[l, 0]
+    return out
 
 
+@numba.njit(cache=True)
 def previous_torque_limit(wrench: np.ndarray, r: np.ndarray, mu: float) -> float:
     """The previous method's normal-torque limit (Wakisaka & Sugihara 2016; SPEC §7 end of
     2.4): max μ Σ_l |r_l| ε_l over normal distributions ε ≥ 0 compatible with
-    (f_n, tau_1, tau_2), i.e. friction at every vertex at its limit and circumferential."""
-    rad = np.hypot(r[:, 0], r[:, 1])
-    eps = _small_lp_max(mu * rad, _normal_rows(r), wrench[[0, 4, 5]])
-    return float(mu * rad @ eps)
+    (f_n, tau_1, tau_2), i.e. friction at every vertex at its limit and circumferential.
+    Returns the limit [N m]."""
+    L = r.shape[0]
+    c = np.empty(L)
+    for l in range(L):
+        c[l] = mu * np.hypot(r[l, 0], r[l, 1])
+    eps = small_lp_max(c, _normal_rows(r), _normal_part(wrench))
+    s = 0.0
+    for l in range(L):
+        s += c[l] * eps[l]
+    return s
 
 
+@numba.njit(cache=True)
 def previous_static(wrench: np.ndarray, r: np.ndarray, mu_s: float) -> bool:
     """The previous method's test: |f_t| ≤ μ_s f_n and |tau_n| ≤ the torque limit,
-    separately."""
+    separately. Non-finite input: False."""
+    if not (_finite(wrench) and _finite(r)):
+        return False
     fn = wrench[0]
     if fn <= 0:
-        return bool(np.all(np.abs(wrench) <= 1e-12))
-    return bool(np.hypot(wrench[1], wrench[2]) <= mu_s * fn * (1 + 1e-12)
-                and abs(wrench[3]) <= previous_torque_limit(wrench, r, mu_s) * (1 + 1e-12))
+        for v in wrench:
+            if abs(v) > 1e-12:
+                return False
+        return True
+    return (np.hypot(wrench[1], wrench[2]) <= mu_s * fn * (1 + 1e-12)
+            and abs(wrench[3]) <= previous_torque_limit(wrench, r, mu_s) * (1 + 1e-12))
 
 
+@numba.njit(cache=True)
 def previous_kinetic(wrench: np.ndarray, r: np.ndarray, mu_d: float) -> np.ndarray:
     """The previous method's kinetic correction: the friction force limited to μ_d f_n (its
-    direction kept) and the normal torque to the μ_d torque limit, separately."""
-    out = np.array(wrench, dtype=float)
+    direction kept) and the normal torque to the μ_d torque limit, separately. Returns the
+    corrected wrench [N, N m]; all NaN when an input is not finite."""
+    out = np.empty(6)
+    for i in range(6):
+        out[i] = wrench[i]
+    if not (_finite(wrench) and _finite(r) and np.isfinite(mu_d)):
+        out[:] = np.nan
+        return out
     ft = np.hypot(out[1], out[2])
     lim = mu_d * out[0]
     if ft > lim:
-        out[1:3] *= lim / ft
+        out[1] *= lim / ft
+        out[2] *= lim / ft
     tl = previous_torque_limit(out, r, mu_d)
-    out[3] = np.clip(out[3], -tl, tl)
+    out[3] = min(max(out[3], -tl), tl)
     return out
 
 
