@@ -8,8 +8,11 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 
 import stickslip as ss
-from stickslip.spatial._friction import (kinetic_correction, previous_static,
-                                          static_lp_feasible)
+from stickslip.spatial._friction import (
+    kinetic_correction,
+    previous_static,
+    static_lp_feasible,
+)
 from stickslip.spatial._qp import solve_cone_qp
 
 A = 0.05                      # half side of the square footprint [m]
@@ -86,7 +89,7 @@ def test_cone_qp_matches_scipy(seed):
     x0 = -np.linalg.lstsq(G, np.ones(5), rcond=None)[0]
     if not np.all(G @ x0 < 0):
         pytest.skip("no strictly feasible start for this draw")
-    x = solve_cone_qp(H, g, G, x0)
+    x = solve_cone_qp(H, g, G)
     ref = minimize(lambda y: 0.5 * y @ H @ y + g @ y, x0, jac=lambda y: H @ y + g,
                    constraints=[{"type": "ineq", "fun": lambda y: -G @ y, "jac": lambda y: -G}],
                    method="SLSQP", options={"ftol": 1e-14, "maxiter": 500})

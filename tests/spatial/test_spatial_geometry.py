@@ -6,7 +6,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import stickslip as ss
-from stickslip.spatial._volume import intersect, contact_geometry, normal_from_faces, skew
+from stickslip.spatial._volume import (
+    contact_geometry,
+    intersect,
+    normal_from_faces,
+    skew,
+)
 
 rng = np.random.default_rng(7)
 

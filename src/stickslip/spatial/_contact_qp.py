@@ -3,7 +3,8 @@ A and b of eq. 13–15 for free bodies, Q and c of eq. 8–9 stacked per contact
 regularised objective of eq. 10/16 and the centre-of-pressure constraint of eq. 25.
 
 `Model.contact_wrenches` gathers the contacts' geometry into padded arrays, calls
-:func:`contact_qp` and `solve_cone_qp`, and then applies the friction tests and corrections (SPEC §7 steps 4–5).
+:func:`contact_qp` and `solve_cone_qp`, and then applies the friction tests and
+corrections (SPEC §7 steps 4–5).
 """
 
 from __future__ import annotations
@@ -28,10 +29,10 @@ def contact_qp(X, F, T, mass, inertia, inv_inertia, gravity, dt, k, lam, pair_a,
     centroids p_g (m, 3), Q (m, 6, 6), nᵀc (m, 6), the polygon's edge count L_i and its
     in-plane edge normals (m, L_max, 3) and offsets (m, L_max).
 
-    Returns (H, g, G, x0, A, b, Qbig, cn): the QP ½fᵀHf + gᵀf, G f ≤ 0 over the stacked
-    contact wrenches f (6m,) on B at p_g (world: force, torque) with the feasible start x0
-    (pure normal force at every p_g), for `solve_cone_qp`; and the operator A = J M⁻¹ Jᵀ Δt
-    (eq. 15), b = J u_free, block-diagonal Q and k nᵀc, which the friction correction reuses.
+    Returns (H, g, G, A, b, Qbig, cn): the QP ½fᵀHf + gᵀf, G f ≤ 0 over the stacked
+    contact wrenches f (6m,) on B at p_g (world: force, torque), for `solve_cone_qp`; and
+    the operator A = J M⁻¹ Jᵀ Δt (eq. 15), b = J u_free, block-diagonal Q and k nᵀc, which
+    the friction correction reuses.
     """
     nb = X.shape[0]
     m = normals.shape[0]
@@ -70,7 +71,6 @@ def contact_qp(X, F, T, mass, inertia, inv_inertia, gravity, dt, k, lam, pair_a,
     bvec = J @ u_free
     Qbig = np.zeros((6 * m, 6 * m))
     cn = np.empty(6 * m)
-    x0 = np.zeros(6 * m)
     n_rows = 0
     for i in range(m):
         n_rows += counts[i] + 1
@@ -80,7 +80,6 @@ def contact_qp(X, F, T, mass, inertia, inv_inertia, gravity, dt, k, lam, pair_a,
         n = normals[i]
         Qbig[6 * i:6 * i + 6, 6 * i:6 * i + 6] = Qs[i]
         cn[6 * i:6 * i + 6] = k * ncs[i]
-        x0[6 * i:6 * i + 3] = n
         G[r0, 6 * i:6 * i + 3] = -n                                        # f_n >= 0 (25)
         for e in range(counts[i]):                                         # p_n in S (24)
             G[r0 + 1 + e, 6 * i:6 * i + 3] = -edge_offsets[i, e] * n
@@ -100,4 +99,4 @@ def contact_qp(X, F, T, mass, inertia, inv_inertia, gravity, dt, k, lam, pair_a,
             for c in range(3):
                 H[6 * i + a, 6 * i + c] += s_n * n[a] * n[c]
     g = AQ @ bvec - A.T @ cn                                               # eq. 16
-    return H, g, G, x0, A, bvec, Qbig, cn
+    return H, g, G, A, bvec, Qbig, cn

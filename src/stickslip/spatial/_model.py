@@ -20,14 +20,24 @@ import numpy as np
 from ..errors import ModelError, ParameterError, SimulationError
 from ..integrate import FIXED_STEP_METHODS
 from ..results import Results
-from ._friction import (check_pyramid_sides, kinetic_correction, previous_kinetic,
-                        previous_static, static_lp_feasible)
 from ._contact_qp import contact_qp
 from ._dynamics import finish_step, rigid_body_rates, stage_state
+from ._friction import (
+    check_pyramid_sides,
+    kinetic_correction,
+    previous_kinetic,
+    previous_static,
+    static_lp_feasible,
+)
 from ._qp import solve_cone_qp
 from ._shapes import Polyhedron, cross3
-from ._volume import (ContactGeometry, contact_geometry, ground_contact_geometry, intersect,
-                      pair_contact_geometry)
+from ._volume import (
+    ContactGeometry,
+    contact_geometry,
+    ground_contact_geometry,
+    intersect,
+    pair_contact_geometry,
+)
 
 __all__ = ["Model", "BodyState", "ContactRecord"]
 
@@ -322,13 +332,19 @@ class Model:
             edge_normals[i, :len(g.edge_offsets)] = g.edge_normals
             edge_offsets[i, :len(g.edge_offsets)] = g.edge_offsets
         mass, inertia, inv_i = self._mass_arrays()
-        Hq, grad, rows, x0, A, bvec, Q, cn = contact_qp(
+        # each contact's Q, c per unit area of its polygon (the mean of eq. 4's error over S,
+        # not its integral): with the integral, a contact of 1e-16 m^3 has almost no weight,
+        # and the QP used it as a free actuator for its neighbours' targets (random hulls
+        # gained up to 280 J in a second; see docs/spatial.md). One contact: same optimum.
+        area = [g.Q[0, 0] for _, g in geos]
+        Hq, grad, rows, A, bvec, Q, cn = contact_qp(
             X, F_app, T_app, mass, inertia, inv_i, self.gravity, float(dt), self.k, self.lam,
             np.array([pairs[k][0] for k, _ in geos]), np.array([pairs[k][1] for k, _ in geos]),
             np.array([g.normal for _, g in geos]), np.array([g.centroid for _, g in geos]),
-            np.array([g.Q for _, g in geos]), np.array([g.nc for _, g in geos]),
+            np.array([g.Q / a for (_, g), a in zip(geos, area)]),
+            np.array([g.nc / a for (_, g), a in zip(geos, area)]),
             np.array([len(g.edge_offsets) for _, g in geos]), edge_normals, edge_offsets)
-        f = solve_cone_qp(Hq, grad, rows, x0)
+        f = solve_cone_qp(Hq, grad, rows)
         bases = [np.stack([g.normal, g.e1, g.e2]) for _, g in geos]
         ws = [np.concatenate([bases[i] @ f[6 * i:6 * i + 3], bases[i] @ f[6 * i + 3:6 * i + 6]])
               for i in range(m)]                             # (f_n, f_1, f_2, τ_n, τ_1, τ_2)
@@ -404,13 +420,12 @@ class Model:
                 Qs = Q.copy()
                 for i, (k, g) in enumerate(geos):
                     if not sticks[i]:
-                        Qs[6 * i:6 * i + 6, 6 * i:6 * i + 6] = g.Qn
+                        Qs[6 * i:6 * i + 6, 6 * i:6 * i + 6] = g.Qn / area[i]
                 AQs = A.T @ Qs
                 Hn = AQs @ A
                 Hn += Hq - (A.T @ Q) @ A                                 # the same λ terms
                 gn = AQs @ bvec - A.T @ cn
-            y0 = np.linalg.lstsq(Z, x0, rcond=None)[0]
-            y = solve_cone_qp(Z.T @ Hn @ Z, Z.T @ (Hn @ f0 + gn), rows @ Z, y0)
+            y = solve_cone_qp(Z.T @ Hn @ Z, Z.T @ (Hn @ f0 + gn), rows @ Z)
             f = f0 + Z @ y
             ws = [np.concatenate([bases[i] @ f[6 * i:6 * i + 3], bases[i] @ f[6 * i + 3:6 * i + 6]])
                   for i in range(m)]

@@ -161,7 +161,8 @@ def Prism(polygon, height: float) -> Polyhedron:
 
 def ConvexHull(points) -> Polyhedron:
     """The convex hull of `points` (N, 3) [m]; coplanar hull triangles are merged into faces."""
-    from scipy.spatial import ConvexHull as _Hull, QhullError
+    from scipy.spatial import ConvexHull as _Hull
+    from scipy.spatial import QhullError
 
     pts = np.asarray(points, dtype=float)
     if pts.ndim != 2 or pts.shape[1] != 3 or len(pts) < 4:
