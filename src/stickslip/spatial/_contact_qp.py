@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._dense import cross, dot, matmul, matmul_nt, matmul_tn, matvec, matvec_t
 from ._dynamics import _rotation
 
 __all__ = ["contact_qp"]
@@ -42,14 +43,14 @@ def contact_qp(X, F, T, mass, inertia, inv_inertia, gravity, dt, k, lam, pair_a,
     for b in range(nb):
         R = _rotation(X[b, 3:7])
         w = X[b, 10:13]
-        wb = R.T @ w
-        rb = R.T @ T[b] - np.cross(wb, inertia[b] @ wb)
-        alpha = R @ (inv_inertia[b] @ rb)
+        wb = matvec_t(R, w)
+        rb = matvec_t(R, T[b]) - cross(wb, matvec(inertia[b], wb))
+        alpha = matvec(R, matvec(inv_inertia[b], rb))
         for j in range(3):
             u_free[6 * b + j] = X[b, 7 + j] + dt * (F[b, j] / mass[b] + gravity[j])
             u_free[6 * b + 3 + j] = w[j] + dt * alpha[j]
             Minv[6 * b + j, 6 * b + j] = 1.0 / mass[b]
-        Minv[6 * b + 3:6 * b + 6, 6 * b + 3:6 * b + 6] = R @ inv_inertia[b] @ R.T
+        Minv[6 * b + 3:6 * b + 6, 6 * b + 3:6 * b + 6] = matmul_nt(matmul(R, inv_inertia[b]), R)
     # contact Jacobian (eq. 6): the velocity of body `body` at p_g, + for B, − for A
     J = np.zeros((6 * m, 6 * nb))
     for i in range(m):
@@ -67,8 +68,8 @@ def contact_qp(X, F, T, mass, inertia, inv_inertia, gravity, dt, k, lam, pair_a,
             J[6 * i + 1, 6 * body + 5] += sign * -d[0]
             J[6 * i + 2, 6 * body + 3] += sign * -d[1]
             J[6 * i + 2, 6 * body + 4] += sign * d[0]
-    A = (J @ Minv @ J.T) * dt                                              # eq. 15
-    bvec = J @ u_free
+    A = matmul_nt(matmul(J, Minv), J) * dt                                 # eq. 15
+    bvec = matvec(J, u_free)
     Qbig = np.zeros((6 * m, 6 * m))
     cn = np.empty(6 * m)
     n_rows = 0
@@ -83,10 +84,10 @@ def contact_qp(X, F, T, mass, inertia, inv_inertia, gravity, dt, k, lam, pair_a,
         G[r0, 6 * i:6 * i + 3] = -n                                        # f_n >= 0 (25)
         for e in range(counts[i]):                                         # p_n in S (24)
             G[r0 + 1 + e, 6 * i:6 * i + 3] = -edge_offsets[i, e] * n
-            G[r0 + 1 + e, 6 * i + 3:6 * i + 6] = np.cross(edge_normals[i, e], n)
+            G[r0 + 1 + e, 6 * i + 3:6 * i + 6] = cross(edge_normals[i, e], n)
         r0 += counts[i] + 1
-    AQ = A.T @ Qbig
-    H = AQ @ A
+    AQ = matmul_tn(A, Qbig)
+    H = matmul(AQ, A)
     # a 1e-9 relative Tikhonov term on every component keeps eq. 16 well posed when the
     # contact polygon is a sliver (Q nearly singular); far below any effect on the motion
     for j in range(6 * m):
@@ -94,9 +95,9 @@ def contact_qp(X, F, T, mass, inertia, inv_inertia, gravity, dt, k, lam, pair_a,
     for i in range(m):                                                     # eq. 10's λ term
         n = normals[i]
         Hf = H[6 * i:6 * i + 3, 6 * i:6 * i + 3]
-        s_n = lam * (n @ (Hf @ n))
+        s_n = lam * dot(n, matvec(Hf, n))
         for a in range(3):
             for c in range(3):
                 H[6 * i + a, 6 * i + c] += s_n * n[a] * n[c]
-    g = AQ @ bvec - A.T @ cn                                               # eq. 16
+    g = matvec(AQ, bvec) - matvec_t(A, cn)                                 # eq. 16
     return H, g, G, A, bvec, Qbig, cn

@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._dense import cross, dot, matvec, matvec_t
+
 __all__ = ["rigid_body_rates", "stage_state", "finish_step"]
 
 
@@ -41,11 +43,11 @@ def rigid_body_rates(X, F, T, mass, inertia, inv_inertia, gravity):
         q = X[b, 3:7]
         w = X[b, 10:13]
         R = _rotation(q)
-        wb = R.T @ w
-        tb = R.T @ T[b]
-        Lb = inertia[b] @ wb
-        rb = tb - np.cross(wb, Lb)
-        alpha = R @ (inv_inertia[b] @ rb)
+        wb = matvec_t(R, w)
+        tb = matvec_t(R, T[b])
+        Lb = matvec(inertia[b], wb)
+        rb = tb - cross(wb, Lb)
+        alpha = matvec(R, matvec(inv_inertia[b], rb))
         out[b, 0:3] = X[b, 7:10]
         out[b, 3] = -0.5 * (w[0] * q[1] + w[1] * q[2] + w[2] * q[3])
         out[b, 4] = 0.5 * (w[0] * q[0] + (w[1] * q[3] - w[2] * q[2]))
@@ -79,7 +81,7 @@ def finish_step(X, K, b, dt, semi_implicit):
         if semi_implicit[i]:
             Xn[i, 0:3] = X[i, 0:3] + dt * Xn[i, 7:10]
             w = Xn[i, 10:13]
-            speed = np.sqrt(w @ w)
+            speed = np.sqrt(dot(w, w))
             q = X[i, 3:7]
             if speed * dt >= 1e-300:
                 half = 0.5 * speed * dt
@@ -92,5 +94,5 @@ def finish_step(X, K, b, dt, semi_implicit):
             else:
                 Xn[i, 3:7] = q
         qn = Xn[i, 3:7]
-        Xn[i, 3:7] = qn / np.sqrt(qn @ qn)
+        Xn[i, 3:7] = qn / np.sqrt(dot(qn, qn))
     return Xn

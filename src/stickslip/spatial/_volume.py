@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ._dense import cross, dot, matmul, matmul_nt, matvec
 from ._shapes import cross3, next_rows, polyhedron_volume_centroid
 
 __all__ = ["ContactVolume", "ContactGeometry", "intersect", "clip_faces",
@@ -147,6 +148,22 @@ def _tangent_basis_kernel(n):
 
 
 @njit(cache=True)
+def _lex_order(u, v):
+    """Indices sorting the points by (u, v), ties kept in input order (insertion sort: the
+    point sets here are a few dozen)."""
+    n = len(u)
+    order = np.arange(n)
+    for i in range(1, n):
+        k = order[i]
+        j = i - 1
+        while j >= 0 and (u[order[j]] > u[k] or (u[order[j]] == u[k] and v[order[j]] > v[k])):
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = k
+    return order
+
+
+@njit(cache=True)
 def _hull_chain(order, u, v, tol):
     out = np.empty(len(order), dtype=np.int64)
     k = 0
@@ -170,10 +187,9 @@ def _convex_polygon_kernel(points, n, tol):
     """Andrew's monotone chain on the in-plane coordinates (e1, e2) of `points`; an empty
     (0, 3) array when the hull has no area."""
     e1, e2 = _tangent_basis_kernel(n)
-    u = points @ e1
-    v = points @ e2
-    order = np.argsort(v, kind="mergesort")
-    order = order[np.argsort(u[order], kind="mergesort")]      # by (u, v), stable
+    u = matvec(points, e1)
+    v = matvec(points, e2)
+    order = _lex_order(u, v)
     lower = _hull_chain(order, u, v, tol)
     upper = _hull_chain(order[::-1], u, v, tol)
     nh = len(lower) + len(upper) - 2
@@ -269,18 +285,20 @@ def polygon_moments(r: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     vertices `r` (L, 3) are given relative to the moment origin (closed form, triangle fan:
     ∫_T r rᵀ dA = A_T/12 (a aᵀ + b bᵀ + c cᵀ + s sᵀ), s = a + b + c)."""
     a = r[0]
-    nrm = np.cross(r[1] - a, r[2] - a)
-    nrm = nrm / np.sqrt(nrm @ nrm)
+    nrm = cross(r[1] - a, r[2] - a)
+    nrm = nrm / np.sqrt(dot(nrm, nrm))
     area = 0.0
     m1 = np.zeros(3)
     m2 = np.zeros((3, 3))
     for k in range(1, len(r) - 1):
         b, c = r[k], r[k + 1]
-        at = 0.5 * (np.cross(b - a, c - a) @ nrm)
+        at = 0.5 * dot(cross(b - a, c - a), nrm)
         s = a + b + c
         area += at
         m1 += at * s
-        m2 += at * (np.outer(a, a) + np.outer(b, b) + np.outer(c, c) + np.outer(s, s))
+        for i in range(3):
+            for j in range(3):
+                m2[i, j] += at * (a[i] * a[j] + b[i] * b[j] + c[i] * c[j] + s[i] * s[j])
     return area, m1 / 3.0, m2 / 12.0
 
 
@@ -359,7 +377,7 @@ def _plane_kernel(n, pg, poly, vol_c, cen_c):
     r = np.empty((L, 3))
     for i in range(L):
         d = poly[i] - pg
-        r[i] = d - (d @ n) * n
+        r[i] = d - dot(d, n) * n
     area, m1, m2 = polygon_moments(r)
     sk1 = _skew_kernel(m1)
     Q = np.zeros((6, 6))
@@ -375,12 +393,12 @@ def _plane_kernel(n, pg, poly, vol_c, cen_c):
     offsets = np.empty(L)
     for i in range(L):
         edge = r[(i + 1) % L] - r[i]
-        mi = np.cross(edge, n)
-        mi = mi / np.sqrt(mi @ mi)
+        mi = cross(edge, n)
+        mi = mi / np.sqrt(dot(mi, mi))
         m[i] = mi
-        offsets[i] = max(mi @ r[i], 0.0)
+        offsets[i] = max(dot(mi, r[i]), 0.0)
     mom = vol_c * (cen_c - pg)
-    mom = mom - (mom @ n) * n                      # ∫ proj(x - p_g) dV
+    mom = mom - dot(mom, n) * n                    # ∫ proj(x - p_g) dV
     c = np.zeros((3, 6))
     skm = _skew_kernel(mom)
     for i in range(3):
@@ -388,9 +406,9 @@ def _plane_kernel(n, pg, poly, vol_c, cen_c):
         for j in range(3):
             c[i, 3 + j] = -skm[i, j]
     sn = _skew_kernel(n)
-    rn = np.cross(m1, n)
+    rn = cross(m1, n)
     Qn = np.zeros((6, 6))
-    m2n = sn @ m2 @ sn.T
+    m2n = matmul_nt(matmul(sn, m2), sn)
     for i in range(3):
         for j in range(3):
             Qn[i, j] = area * n[i] * n[j]
@@ -425,7 +443,7 @@ def _tet(o, a, b, c, acc):
     """Add the signed volume of the tetrahedron (o, a, b, c) and its first moment about o
     (times 4) to acc[0], acc[1:4]."""
     ca, aa, ba = c - o, a - o, b - o
-    v = (ca @ np.cross(aa, ba)) / 6.0
+    v = dot(ca, cross(aa, ba)) / 6.0
     acc[0] += v
     acc[1:] += v * (ca + aa + ba)
 
@@ -520,7 +538,7 @@ def _clip_polygon(poly, normals, offsets, tol):
     cur = poly
     for p in range(len(offsets)):
         k = cur.shape[0]
-        s = cur @ normals[p] - offsets[p]
+        s = matvec(cur, normals[p]) - offsets[p]
         if s.max() <= tol:
             continue
         if s.min() >= -tol:
@@ -557,7 +575,7 @@ def _pair_kernel(va, flat_a, ptr_a, na, da, vb, flat_b, ptr_b, nb, db, scale, ep
             if side == 1:
                 shared = False
                 for g in range(fa):
-                    if (na[g] @ own_n[f] > 1.0 - 1e-12
+                    if (dot(na[g], own_n[f]) > 1.0 - 1e-12
                             and abs(da[g] - own_d[f]) <= tol):
                         shared = True
                 if shared:
@@ -587,9 +605,9 @@ def _pair_kernel(va, flat_a, ptr_a, na, da, vb, flat_b, ptr_b, nb, db, scale, ep
     for poly, sgn in zip(polys, signs):
         av = np.zeros(3)
         for i in range(poly.shape[0]):
-            av += np.cross(poly[i], poly[(i + 1) % poly.shape[0]])
+            av += cross(poly[i], poly[(i + 1) % poly.shape[0]])
         av *= 0.5
-        if np.sqrt(av @ av) <= 1e-14 * scale * scale:
+        if np.sqrt(dot(av, av)) <= 1e-14 * scale * scale:
             continue
         n_faces += 1
         p += sgn * av
@@ -598,7 +616,7 @@ def _pair_kernel(va, flat_a, ptr_a, na, da, vb, flat_b, ptr_b, nb, db, scale, ep
     volume = acc[0]
     if n_faces < 4 or volume <= 1e-15 * scale ** 3:
         return empty
-    norm = np.sqrt(p @ p)
+    norm = np.sqrt(dot(p, p))
     if norm <= eps_v:
         return empty
     n = p / norm
@@ -607,6 +625,6 @@ def _pair_kernel(va, flat_a, ptr_a, na, da, vb, flat_b, ptr_b, nb, db, scale, ep
     k = 0
     for poly in polys:
         for i in range(poly.shape[0]):
-            pts[k] = poly[i] - ((poly[i] - pg) @ n) * n
+            pts[k] = poly[i] - dot(poly[i] - pg, n) * n
             k += 1
     return volume, pg, n, _convex_polygon_kernel(pts, n, tol)
