@@ -50,13 +50,7 @@ def matvec(A, x):
 @njit(cache=True)
 def matvec_t(A, x):
     """Aᵀ x."""
-    n, m = A.shape
-    y = np.zeros(m)
-    for i in range(n):
-        xi = x[i]
-        for j in range(m):
-            y[j] += A[i, j] * xi
-    return y
+    return matvec(A.T, x)
 
 
 @njit(cache=True)
@@ -77,31 +71,13 @@ def matmul(A, B):
 @njit(cache=True)
 def matmul_tn(A, B):
     """Aᵀ B."""
-    k, n = A.shape
-    m = B.shape[1]
-    C = np.zeros((n, m))
-    for p in range(k):
-        for i in range(n):
-            a = A[p, i]
-            if a != 0.0:
-                for j in range(m):
-                    C[i, j] += a * B[p, j]
-    return C
+    return matmul(A.T, B)
 
 
 @njit(cache=True)
 def matmul_nt(A, B):
     """A Bᵀ."""
-    n, k = A.shape
-    m = B.shape[0]
-    C = np.zeros((n, m))
-    for i in range(n):
-        for j in range(m):
-            s = 0.0
-            for p in range(k):
-                s += A[i, p] * B[j, p]
-            C[i, j] = s
-    return C
+    return matmul(A, B.T)
 
 
 @njit(cache=True)

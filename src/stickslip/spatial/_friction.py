@@ -42,6 +42,16 @@ def _finite(a: np.ndarray) -> bool:
 
 
 @numba.njit(cache=True)
+def _is_zero(wrench: np.ndarray) -> bool:
+    """Every component within 1e-12 of zero: the only wrench a contact without normal force
+    can carry."""
+    for v in wrench:
+        if abs(v) > 1e-12:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
 def pyramid_matrix(r: np.ndarray, mu: float, P: int) -> np.ndarray:
     """The 6 × (L·P) matrix of eq. 28–31: column (l, p), index l·P + p, is the 6-axis force
     (f_n, f_1, f_2, tau_n, tau_1, tau_2) of the unit pyramid edge n + μ t_p at vertex l.
@@ -80,10 +90,7 @@ def lp_feasible(wrench: np.ndarray, r: np.ndarray, mu_s: float, P: int,
         return False
     fn = wrench[0]
     if fn <= 0:
-        for v in wrench:
-            if abs(v) > 1e-12:
-                return False
-        return True
+        return _is_zero(wrench)
     M = pyramid_matrix(r, mu_s, P)
     R = 0.0
     for v in r.flat:
@@ -345,10 +352,7 @@ def previous_static(wrench: np.ndarray, r: np.ndarray, mu_s: float) -> bool:
         return False
     fn = wrench[0]
     if fn <= 0:
-        for v in wrench:
-            if abs(v) > 1e-12:
-                return False
-        return True
+        return _is_zero(wrench)
     return (np.hypot(wrench[1], wrench[2]) <= mu_s * fn * (1 + 1e-12)
             and abs(wrench[3]) <= previous_torque_limit(wrench, r, mu_s) * (1 + 1e-12))
 
