@@ -101,6 +101,21 @@ def test_chunked_and_streamed_run_equals_single_call(tmp_path):
     np.testing.assert_allclose(streamed["p"], whole["p"], rtol=1e-12, atol=1e-15)
 
 
+def test_new_t_end_reuses_the_compiled_run():
+    # the output count enters the compiled program only through its power-of-two bucket
+    from stickslip.integrate._fixed_step import solve_fixed_step_padded
+
+    block = sliding_block()
+    first = ss.simulate(block, 0.9, dt=1e-4, dt_out=1e-3)               # 900 outputs: 1024
+    compiled = solve_fixed_step_padded._cache_size()
+    shorter = ss.simulate(block, 0.6, dt=1e-4, dt_out=1e-3)             # 600 outputs: 1024
+    again = ss.simulate(block, 0.9, dt=1e-4, dt_out=1e-3)
+    assert compiled >= 1 and solve_fixed_step_padded._cache_size() == compiled
+    assert len(shorter.t) == 601 and shorter.t[-1] == pytest.approx(0.6)
+    np.testing.assert_array_equal(shorter["p"], first["p"][:601])
+    np.testing.assert_array_equal(again["p"], first["p"])
+
+
 def test_gradient_through_simulation_matches_finite_difference():
     def p_end(M):
         system = ss.systems.FrictionMass(M=M, law=ss.laws.CoulombODE(F=0.2, K=1e4, beta=1e-3),

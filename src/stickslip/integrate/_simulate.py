@@ -18,7 +18,8 @@ from ..errors import ParameterError, SimulationError
 from ..results import Results
 from ._system import AbstractSystem
 from ._adaptive import ADAPTIVE_METHODS, solve_adaptive, solve_adaptive_batch
-from ._fixed_step import solve_fixed_step, solve_fixed_step_batch
+from ._fixed_step import (padded_length, solve_fixed_step, solve_fixed_step_batch,
+                          solve_fixed_step_padded)
 from ._tableaus import FIXED_STEP_METHODS
 
 __all__ = ["simulate", "simulate_batch", "trajectory", "stack_systems", "largest_stable_step",
@@ -59,8 +60,11 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     rtol, atol: adaptive tolerances (1e-8, 1e-10).   max_steps: adaptive step cap (10⁶).
     check_step: reject fixed steps outside the method's stability region for the system's
         stiff modes (default True).
-    chunk: largest number of output samples computed per compiled call (default 200 000);
-        longer runs are split, and `stream_to` gets each chunk as soon as it is done.
+    chunk: largest number of output samples computed per compiled call (default 16 384);
+        longer runs are split, and `stream_to` gets each chunk as soon as it is done. The
+        compiled program depends on the output count only through the next power of two
+        (at least 64, at most `chunk`), so a new `t_end` seldom recompiles (a new `dt` or
+        `dt_out` ratio does).
     stream_to: path of a ``.csv`` file written incrementally, so an interrupted run keeps
         what it computed. progress: show a progress bar over the chunks.
 
@@ -346,22 +350,23 @@ def _check_finite(system, ts, xs, member=None):
 # --- runners ------------------------------------------------------------------------------
 
 def _run_fixed_chunks(dynamic, static, system, t0, x0, dt, n_sub, n_out, method, options):
-    chunk = int(options.get("chunk", 200_000))
+    chunk = int(options.get("chunk", 16_384))
     if chunk < 1:
         raise ParameterError(f"`chunk` must be >= 1 output samples; got {chunk}.")
     stream_to = options.get("stream_to")
     per_call = min(chunk, n_out)
     n_calls = math.ceil(n_out / per_call)
+    capacity = padded_length(per_call)          # compiled once per power of two
     progress = _progress(options.get("progress", False), n_calls)
     xs_parts, out_parts = [np.asarray(x0)[None]], []
     x, t_start, done, interrupted = x0, t0, 0, False
     writer = _StreamWriter(stream_to, system) if stream_to else None
     try:
         for _ in range(n_calls):
-            xs, outputs = solve_fixed_step(dynamic, static, jnp.asarray(t_start), x,
-                                           jnp.asarray(dt), method=method, n_sub=n_sub,
-                                           n_out=per_call)
             keep = min(per_call, n_out - done)
+            xs, outputs = solve_fixed_step_padded(
+                dynamic, static, jnp.asarray(t_start), x, jnp.asarray(dt), jnp.asarray(keep),
+                method=method, n_sub=n_sub, capacity=capacity)
             xs = np.asarray(xs)[: keep + 1]
             outputs = {k: np.asarray(v)[: keep + 1] for k, v in outputs.items()}
             if not out_parts:
