@@ -34,6 +34,17 @@ def test_four_bar_matches_freudenstein_over_full_turn(four_bar_turn):
     assert res.meta["max_constraint_residual"] < 1e-10
 
 
+def test_another_grid_of_the_same_bucket_reuses_the_compiled_analysis(four_bar_turn):
+    # grids of 401 and 300 samples both pad to 512 rows: no second compile, same values
+    model, times, res = four_bar_turn
+    scan = model._compiled[("kinematics", False)]
+    compiled = scan._cache_size()
+    part = model.kinematics(times[:300])
+    assert scan._cache_size() == compiled >= 1
+    assert len(part.t) == 300
+    np.testing.assert_allclose(part["rocker.phi"], res["rocker.phi"][:300], rtol=0, atol=1e-12)
+
+
 def test_four_bar_rates_equal_finite_differences_of_positions(four_bar_turn):
     model, times, _ = four_bar_turn
     h = 1e-5

@@ -30,12 +30,13 @@ import numpy as np
 
 from .. import integrate
 from ..errors import ModelError, ParameterError, SimulationError
+from ..integrate._fixed_step import padded_length
 from ..results import Results
 from ._body import Body, Ground
 from ._elements import AbstractConstraint
 from ._forces import AbstractForceElement
-from ._impact import AbstractStop
 from ._friction import AbstractJointFriction, JointFriction, LuGreFriction
+from ._impact import AbstractStop
 from ._system import Layout, PlanarSystem, ProjectedPlanarSystem
 
 __all__ = ["Model"]
@@ -717,11 +718,12 @@ class Model:
         key = ("kinematics", with_lambda)
         if key not in self._compiled:
             self._compiled[key] = jax.jit(_make_kinematic_scan(with_lambda))
+        n = len(times)
         q, qd, qdd, lam, resid, ok, J = self._compiled[key](
-            sys, jnp.asarray(self._q()), jnp.asarray(times), jnp.asarray(tol))
-        q, qd, qdd, lam = (np.asarray(a) for a in (q, qd, qdd, lam))
-        resid, ok = np.asarray(resid), np.asarray(ok)
-        J = np.nan_to_num(np.asarray(J))
+            sys, jnp.asarray(self._q()), jnp.asarray(_pad_rows(times)), jnp.asarray(tol))
+        q, qd, qdd, lam = (np.asarray(a)[:n] for a in (q, qd, qdd, lam))
+        resid, ok = np.asarray(resid)[:n], np.asarray(ok)[:n]
+        J = np.nan_to_num(np.asarray(J)[:n])
         left, sv, _ = np.linalg.svd(J)                   # on the host: cheap, no compile
         sigma = sv[:, -1] / np.maximum(sv[:, 0], 1e-300)
         left = left[:, :, -1]
@@ -765,9 +767,10 @@ class Model:
                            if not k.endswith((".Fx", ".Fy", ".T", ".effort"))}
                 return out
             self._compiled[fn_key] = jax.jit(jax.vmap(one, in_axes=(None, 0, 0, 0, 0, 0)))
-        out = self._compiled[fn_key](sys, jnp.asarray(times), jnp.asarray(q), jnp.asarray(qd),
-                                     jnp.asarray(qdd), jnp.asarray(lam))
-        return {k: np.asarray(v) for k, v in out.items()}
+        n = len(times)
+        out = self._compiled[fn_key](sys, *(jnp.asarray(_pad_rows(a))
+                                            for a in (times, q, qd, qdd, lam)))
+        return {k: np.asarray(v)[:n] for k, v in out.items()}
 
     def _check_drift(self, res: Results, max_drift: float) -> None:
         drift = np.asarray(res["constraint.position"])
@@ -855,3 +858,11 @@ def _make_kinematic_scan(with_lambda: bool):
         return out
 
     return run
+
+
+def _pad_rows(a) -> np.ndarray:
+    """`a` with its last row repeated up to `padded_length(len(a))` rows: the analyses over a
+    time grid then compile once per power-of-two bucket of grid lengths, not per length."""
+    a = np.asarray(a)
+    extra = padded_length(len(a)) - len(a)
+    return np.concatenate([a, np.repeat(a[-1:], extra, axis=0)]) if extra else a
