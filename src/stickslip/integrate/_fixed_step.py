@@ -91,13 +91,14 @@ def solve_fixed_step(dynamic, static, t0, x0, dt, *, method: str, n_sub: int, n_
     return _integrate(dynamic, static, t0, x0, dt, method, n_sub, n_out)
 
 
-@functools.partial(jax.jit, static_argnames=_STATIC)
-def solve_fixed_step_batch(dynamic, static, t0, x0, dt, *, method: str, n_sub: int,
-                           n_out: int):
-    """`solve_fixed_step` for a stacked batch: every array leaf of `dynamic` and `x0` has a
-    leading member axis. One compile for the whole batch."""
+@functools.partial(jax.jit, static_argnames=("static", "method", "n_sub", "capacity"))
+def solve_fixed_step_batch(dynamic, static, t0, x0, dt, n_valid, *, method: str, n_sub: int,
+                           capacity: int):
+    """`solve_fixed_step_padded` for a stacked batch: every array leaf of `dynamic` and `x0`
+    has a leading member axis. One compile for the whole batch (and for every `t_end` whose
+    output count fits `capacity`)."""
     run = functools.partial(_integrate, static=static, t0=t0, dt=dt, method=method,
-                            n_sub=n_sub, n_out=n_out)
+                            n_sub=n_sub, n_out=capacity, n_valid=n_valid)
     return jax.vmap(lambda d, x: run(d, x0=x))(dynamic, x0)
 
 

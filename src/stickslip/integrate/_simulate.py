@@ -133,9 +133,11 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
         if options.get("check_step", True):
             _check_stability(stacked, method, dt)
         xs, outputs = solve_fixed_step_batch(dynamic, static, jnp.asarray(t0), x0,
-                                             jnp.asarray(dt), method=method, n_sub=n_sub,
-                                             n_out=n_out)
-        xs = np.asarray(xs)
+                                             jnp.asarray(dt), jnp.asarray(n_out),
+                                             method=method, n_sub=n_sub,
+                                             capacity=padded_length(n_out))
+        xs = np.asarray(xs)[:, : n_out + 1]
+        outputs = {k: v[:, : n_out + 1] for k, v in outputs.items()}
         ts = t0 + np.arange(n_out + 1) * (n_sub * dt)
         meta = {"dt": dt, "dt_out": n_sub * dt}
     else:
