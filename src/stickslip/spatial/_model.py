@@ -6,7 +6,10 @@ state at the step's start — eq. 13–15 discretise the dynamics over the whole
 explicit Euler — and held constant through the stages of the chosen Runge–Kutta method
 (``rk_gill`` by default, the paper's integrator; any tableau of
 ``stickslip.integrate.FIXED_STEP_METHODS``). Gravity, applied forces and the gyroscopic term
-are re-evaluated at every stage. Quaternions are renormalised after every step.
+are re-evaluated at every stage; bodies in contact advance position and orientation with the
+post-step velocity (what eq. 13–15 assume). Quaternions are renormalised after every step.
+The per-step work runs in numba kernels (`_volume`, `_contact_qp`, `_qp`, `_friction`,
+`_dynamics`); this module orchestrates them and calls the user's force callbacks.
 """
 
 from __future__ import annotations
@@ -486,7 +489,7 @@ class Model:
         friction: "pyramid" (proposed: LP of eq. 28–31, correction eq. 32–34) or
             "previous" (friction force and normal torque limited separately).
         dt_out: sampling interval of the results [s], a multiple of dt (default dt).
-        lp_solver: "nnls" (SciPy NNLS feasibility, default) or "highs" (SciPy/HiGHS LP).
+        lp_solver: "nnls" (compiled NNLS feasibility, default) or "highs" (SciPy/HiGHS LP).
         initial: (n_bodies, 13) state to start from (e.g. ``results.final_state``).
 
         Returns
