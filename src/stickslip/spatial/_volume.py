@@ -205,7 +205,21 @@ def _convex_polygon_kernel(points, n, tol):
         area2 += (u[a] - u[o]) * (v[b] - v[o]) - (v[a] - v[o]) * (u[b] - u[o])
     if area2 <= tol:
         return np.empty((0, 3))
-    return points[hull]
+    # drop vertices within 1000 tol of their predecessor (cyclically): the chain's own
+    # check only sees neighbours in sort order, and a near-zero edge has no direction for
+    # eq. 25's edge normal
+    dup2 = (1000.0 * tol) ** 2
+    keep = np.empty(nh, dtype=np.int64)
+    nk = 0
+    for i in hull:
+        if nk == 0 or (u[i] - u[keep[nk - 1]]) ** 2 + (v[i] - v[keep[nk - 1]]) ** 2 > dup2:
+            keep[nk] = i
+            nk += 1
+    while nk > 1 and (u[keep[nk - 1]] - u[keep[0]]) ** 2 + (v[keep[nk - 1]] - v[keep[0]]) ** 2 <= dup2:
+        nk -= 1
+    if nk < 3:
+        return np.empty((0, 3))
+    return points[keep[:nk]]
 
 
 def tangent_basis(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -280,13 +294,16 @@ def section_polygon(volume: ContactVolume, n: np.ndarray, point: np.ndarray,
 
 
 @njit(cache=True)
-def polygon_moments(r: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+def polygon_moments(r: np.ndarray, n: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     """Area, first moment ∫ r dA and second moment ∫ r rᵀ dA of a planar polygon whose
-    vertices `r` (L, 3) are given relative to the moment origin (closed form, triangle fan:
-    ∫_T r rᵀ dA = A_T/12 (a aᵀ + b bᵀ + c cᵀ + s sᵀ), s = a + b + c)."""
+    vertices `r` (L, 3), counter-clockwise about the unit normal `n`, are given relative to
+    the moment origin (closed form, triangle fan: ∫_T r rᵀ dA = A_T/12 (a aᵀ + b bᵀ + c cᵀ
+    + s sᵀ), s = a + b + c). The signed triangle areas are taken along `n`, so repeated or
+    collinear vertices only add triangles of zero area. (Taking the normal from the first
+    triangle instead made a 0.01 m² polygon whose first two vertices coincided to 1e-17 m
+    read 2e-5 m², and the contact force 10⁴ N.)"""
     a = r[0]
-    nrm = cross(r[1] - a, r[2] - a)
-    nrm = nrm / np.sqrt(dot(nrm, nrm))
+    nrm = n
     area = 0.0
     m1 = np.zeros(3)
     m2 = np.zeros((3, 3))
@@ -378,7 +395,7 @@ def _plane_kernel(n, pg, poly, vol_c, cen_c):
     for i in range(L):
         d = poly[i] - pg
         r[i] = d - dot(d, n) * n
-    area, m1, m2 = polygon_moments(r)
+    area, m1, m2 = polygon_moments(r, n)
     sk1 = _skew_kernel(m1)
     Q = np.zeros((6, 6))
     tr = m2[0, 0] + m2[1, 1] + m2[2, 2]
