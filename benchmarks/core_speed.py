@@ -21,19 +21,11 @@ from scipy.integrate import solve_ivp  # noqa: E402
 
 import stickslip as ss  # noqa: E402
 from stickslip.figures._fig3_stiction import F_LEVEL, T_STUCK, stiction_load  # noqa: E402
+from _timing import best_of  # noqa: E402
 
 T_END, DT = 10.0, 1e-4
 N_STEPS = round(T_END / DT)
 OUT = Path(__file__).parent / "results" / "core_speed.md"
-
-
-def best_of(fn, repeats=5):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def eq10_system(M=1.0, F=F_LEVEL, K=1e4, beta=1e-3):
@@ -71,7 +63,7 @@ def main():
     start = time.perf_counter()
     res = ss.simulate(system, T_END, dt=DT, dt_out=1e-2)
     first = time.perf_counter() - start
-    run = best_of(lambda: ss.simulate(system, T_END, dt=DT, dt_out=1e-2))
+    run = best_of(lambda: ss.simulate(system, T_END, dt=DT, dt_out=1e-2))[0]
     compile_time = first - run
     drift10 = stuck_drift(res.t, res["p"])
     rows.append(("eq. 10, RK4, dt=1e-4, 10 s (10⁵ steps), run after compile", run,
@@ -81,7 +73,7 @@ def main():
     # 1b. the same problem at the largest steps that keep the stuck phase exact
     for dt in (1e-3, 2e-3):
         res_dt = ss.simulate(system, T_END, dt=dt, dt_out=1e-2)
-        wall = best_of(lambda: ss.simulate(system, T_END, dt=dt, dt_out=1e-2))
+        wall = best_of(lambda: ss.simulate(system, T_END, dt=dt, dt_out=1e-2))[0]
         rows.append((f"eq. 10, RK4, dt={dt:g}, 10 s ({round(T_END / dt)} steps)", wall,
                      f"stuck-phase range {stuck_drift(res_dt.t, res_dt['p']):.2e} m; "
                      f"error at 10 s vs dt=1e-4: {abs(res_dt['p'][-1] - res['p'][-1]):.1e} m"))
@@ -99,7 +91,7 @@ def main():
     start = time.perf_counter()
     ss.simulate_batch(stacked, T_END, dt=DT, dt_out=1e-2)
     batch_first = time.perf_counter() - start
-    batch_run = best_of(lambda: ss.simulate_batch(stacked, T_END, dt=DT, dt_out=1e-2), 3)
+    batch_run = best_of(lambda: ss.simulate_batch(stacked, T_END, dt=DT, dt_out=1e-2), 3)[0]
     rows.append((f"batch of {n} parameter sets, 10 s each, run after compile", batch_run,
                  f"{n * N_STEPS / batch_run:.3g} member-steps/s; first call {batch_first:.2f} s"))
 

@@ -33,22 +33,13 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 import stickslip as ss  # noqa: E402
+from _timing import best_of  # noqa: E402
 
 N = 10_000
 BUDGET = 1e-3   # [s] one sample at 1 kHz
 OUT = Path(__file__).parent / "results" / "discrete_step_cost.md"
 PSMC = dict(F=20.0, H=0.2, K=1600.0, B=80.0, L=16000.0, T=1e-3)
 TIRE = ss.discrete.BrushTire.example()
-
-
-def best_of(fn, repeats=5):
-    fn()                                   # compile / warm up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 # --- one step of each algorithm: (carry, input) -> (carry, output) -------------------------
@@ -93,10 +84,10 @@ def jax_costs(name, rng):
     if name.startswith("brush"):
         inputs = 10.0 / 0.3 + inputs                      # ω around rolling
     scan = jax.jit(lambda xs: jax.lax.scan(step, jax.tree.map(lambda a: a[0], init(1)), xs)[1])
-    t_scan = best_of(lambda: scan(inputs).block_until_ready())
+    t_scan = best_of(lambda: scan(inputs).block_until_ready(), warm_up=True)[0]
     batch = jax.jit(jax.vmap(step))
     states = init(N)
-    t_vmap = best_of(lambda: jax.block_until_ready(batch(states, inputs)))
+    t_vmap = best_of(lambda: jax.block_until_ready(batch(states, inputs)), warm_up=True)[0]
     return t_scan / N, t_vmap / N
 
 

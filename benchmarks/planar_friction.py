@@ -28,24 +28,16 @@ import numpy as np
 
 import stickslip as ss
 from stickslip.planar import examples
+from _timing import best_of
 
 jax.config.update("jax_enable_x64", True)
-
-
-def _best_of(fn, repeats=5):
-    best, out = math.inf, None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, out
 
 
 def _time(label, call, steps):
     start = time.perf_counter()
     call()
     first = time.perf_counter() - start
-    run, res = _best_of(call)
+    run, res = best_of(call)
     return {"case": label, "compile": max(first - run, 0.0), "run": run,
             "per_step_us": 1e6 * run / steps, "res": res}
 

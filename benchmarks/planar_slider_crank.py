@@ -23,21 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
-import stickslip as ss
 from stickslip.planar import examples
+from _timing import best_of
 
 T_END = 10.0
 THETA0 = math.radians(60.0)
 CRANK, ROD = 0.1, 0.3
-
-
-def _best_of(fn, repeats=5):
-    best, out = math.inf, None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, out
 
 
 def run_stickslip(dt, method="rk4", projection=None, **options):
@@ -52,7 +43,7 @@ def run_stickslip(dt, method="rk4", projection=None, **options):
     start = time.perf_counter()
     call()
     first = time.perf_counter() - start
-    run, res = _best_of(call)
+    run, res = best_of(call)
     label = f"stickslip {method}" + ("" if method not in ("rk4",) else
                                      (" + projection" if res.meta["projection"] else
                                       " + Baumgarte"))
@@ -118,7 +109,7 @@ def run_mujoco(dt, stiff=True):
     start = time.perf_counter()
     call()
     first = time.perf_counter() - start
-    run, (data, energy, gap, e0) = _best_of(call)
+    run, (data, energy, gap, e0) = best_of(call)
     return {"who": "MuJoCo RK4, " + ("stiff connect (solref 2·dt)" if stiff else
                                      "default soft connect"),
             "dt": dt, "compile": max(first - run, 0.0), "run": run, "energy": energy,
