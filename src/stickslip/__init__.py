@@ -1,12 +1,19 @@
 """stickslip: Coulomb friction and rigid contact as Lipschitz ODEs.
 
 Importing stickslip turns on JAX's float64 mode (``jax_enable_x64``): friction proxies move
-by F/K ~ 1e-5 m, which single precision cannot resolve.
+by F/K ~ 1e-5 m, which single precision cannot resolve. It also turns on JAX's persistent
+compilation cache in the user cache directory (``~/.cache/stickslip/jax`` on Linux), so a
+second process running the same model does not compile again; ``STICKSLIP_JAX_CACHE=0``
+turns it off (see :mod:`stickslip._compile_cache`).
 """
 
 import jax as _jax
 
 _jax.config.update("jax_enable_x64", True)
+
+from ._compile_cache import enable_compile_cache as _enable_compile_cache  # noqa: E402
+
+_enable_compile_cache()
 
 from . import errors, integrate, laws, nonsmooth, systems  # noqa: E402
 from . import control, discrete, planar  # noqa: E402
@@ -14,9 +21,12 @@ from ._version import __version__  # noqa: E402
 from .integrate import largest_stable_step, simulate, simulate_batch, stack_systems  # noqa: E402
 from .results import Results  # noqa: E402
 from .errors import (  # noqa: E402
+    ChannelError,
     InclusionError,
+    MissingDependencyError,
     ModelError,
     ParameterError,
+    ResultsFileError,
     SimulationError,
     StickslipError,
 )
@@ -37,4 +47,5 @@ __all__ = [
     "planar", "spatial",
     "simulate", "simulate_batch", "stack_systems", "largest_stable_step", "Results",
     "StickslipError", "ParameterError", "ModelError", "InclusionError", "SimulationError",
+    "ChannelError", "ResultsFileError", "MissingDependencyError",
 ]

@@ -169,7 +169,7 @@ def test_bad_simulate_arguments(kwargs, match):
 
 
 def test_bad_time_span_and_initial_state():
-    with pytest.raises(ss.ParameterError, match="`t_end` must be"):
+    with pytest.raises(ss.ParameterError, match="`simulate.t_end` must be"):
         ss.simulate(sliding_block(), 0.0, dt=1e-4)
     with pytest.raises(ss.ParameterError, match="state vector of 3 values"):
         ss.simulate(sliding_block(), 1.0, dt=1e-4, initial=[0.0, 1.0])
