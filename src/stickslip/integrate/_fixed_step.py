@@ -80,7 +80,7 @@ def segment(grid: StepGrid, done: int, keep: int) -> Segment:
 
 def _samples(system, ts, xs):
     """The system's extra channels and its energy (None unless it reports one) at samples."""
-    return jax.vmap(lambda t, x: (system.outputs(t, x), system.energy(t, x)))(ts, xs)
+    return jax.vmap(lambda t, x: (system.outputs(t, x), system.passive_energy(t, x)))(ts, xs)
 
 
 def _integrate_padded(dynamic, static, t0, x0, seg: Segment, rule: StepRule, capacity: int):

@@ -10,7 +10,7 @@ and raises `SimulationError` at the first sample that
 2. has a state component larger in magnitude than ``max_state`` (default 1e12 in SI units —
    far beyond any mechanism or proxy this package models; float64 resolves a 1e-5 m friction
    proxy only up to positions of ~1e10 m), or
-3. (systems that report an energy, see ``AbstractSystem.energy``) has an energy above the
+3. (systems that report an energy, see ``AbstractSystem.passive_energy``) has an energy above the
    initial one by more than ``energy_rtol·|E0| + energy_atol``: a system without energy
    inputs cannot gain energy, so the integration did.
 

@@ -13,7 +13,7 @@ arrays, topology and callables are static):
   :func:`stickslip.simulate` rejects fixed steps outside the method's stability region.
   The default linearises the vector field at the initial state.
 * ``parameters()`` — a flat ``{name: value}`` description for the Results metadata.
-* ``energy(t, x)`` — optional: the energy [J] of a system *without energy inputs* (no
+* ``passive_energy(t, x)`` — optional: the energy [J] of a system *without energy inputs* (no
   applied force, driver or moving surface), or None (the default). When a system reports
   one, the divergence guard (:mod:`stickslip.integrate._guard`) stops a run whose energy
   climbs — the sign of an integration that adds energy, even while every number is finite.
@@ -68,7 +68,7 @@ class AbstractSystem(eqx.Module):
         unless the system sets ``projects_after_step``)."""
         return x
 
-    def energy(self, t: jnp.ndarray, x: jnp.ndarray) -> jnp.ndarray | None:
+    def passive_energy(self, t: jnp.ndarray, x: jnp.ndarray) -> jnp.ndarray | None:
         """Energy [J] that the run may not gain (a system without energy inputs), or None
         (the default: no energy check)."""
         return None
