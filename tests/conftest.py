@@ -6,7 +6,7 @@ The compile cache: importing stickslip turns it on in the user cache directory
 (``~/.cache/stickslip/jax``; see :mod:`stickslip._compile_cache`), so every pytest process —
 a rerun, each ``pytest-xdist`` worker — loads the programs an earlier one compiled instead of
 compiling them again. ``STICKSLIP_JAX_CACHE=<dir>`` points the suite at another directory,
-``STICKSLIP_JAX_CACHE=0`` measures the suite cold.""
+``STICKSLIP_JAX_CACHE=0`` measures the suite cold."""
 
 import os
 
