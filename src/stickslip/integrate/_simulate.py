@@ -514,9 +514,10 @@ class _StreamWriter:
     """Appends each finished chunk to a CSV file, so an interrupted run keeps its data."""
 
     def __init__(self, path, system):
+        if not isinstance(path, (str, os.PathLike)) or Path(path).suffix.lower() != ".csv":
+            raise ParameterError(f"`simulate.stream_to` must be the path of a .csv file; got "
+                                 f"{path!r}.")
         self.path = Path(path)
-        if self.path.suffix.lower() != ".csv":
-            raise ParameterError(f"`stream_to` must be a .csv path; got {str(path)!r}.")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.names = list(system.state_names)
 
