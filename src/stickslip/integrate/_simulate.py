@@ -315,9 +315,11 @@ def _initial(system, options):
         t0 = as_time("simulate", "t0", t0)
     if isinstance(initial, Results):
         if initial.final_state is None or initial.batch_shape:
-            raise ParameterError("`simulate.initial` Results carry no single final state to "
-                                 "continue from; pass a single run's Results (or "
-                                 "res.member(i)) or a state vector.")
+            why = ("they are batched: pass res.member(i)" if initial.batch_shape else
+                   "they have no final_state (a CSV loaded without its .csv.json sidecar, "
+                   "or Results built by hand): keep the sidecar next to the CSV")
+            raise ParameterError(f"`simulate.initial`: these Results carry no single final "
+                                 f"state to continue from; {why}, or pass a state vector.")
         x0 = jnp.asarray(initial.final_state, dtype=float)
         t0 = float(initial.t[-1]) if t0 is None else t0
     elif initial is not None:
