@@ -86,7 +86,8 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
         value of any of them reuses the compiled program.
     stream_to: path of a ``.csv`` file written incrementally (only checked, finite rows),
         so an interrupted run keeps what it computed; at the end its JSON sidecar is written
-        as by :meth:`Results.save`. progress: show a progress bar over the chunks.
+        as by :meth:`Results.save` (adaptive methods write the file once, at the end).
+        progress: show a progress bar over the chunks.
 
     Returns
     -------
@@ -116,6 +117,8 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
         ts, xs, outputs, meta = _run_fixed_chunks(dynamic, static, system, x0, grid, rule,
                                                   guard, options)
     else:
+        if options.get("stream_to") is not None:
+            _StreamWriter(options["stream_to"], system)          # checks the path first
         ts, xs, outputs, energy, meta = _run_adaptive(dynamic, static, system, t0, x0, t_end,
                                                       dt, dt_out, method, options)
         check_divergence(type(system).__name__, system.state_names, ts, xs, energy=energy,
@@ -124,10 +127,13 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     meta.update(system=type(system).__name__, method=method, t0=t0, t_end=t_end,
                 wall_time=wall, parameters=system.parameters())
     res = _to_results(system, ts, xs, outputs, meta)
-    if options.get("stream_to"):
+    if options.get("stream_to") is not None:
         from ..results import write_sidecar
 
-        write_sidecar(Path(options["stream_to"]), res)
+        if method in FIXED_STEP_METHODS:
+            write_sidecar(Path(options["stream_to"]), res)
+        else:                                  # diffrax returns the run at once
+            res.save(Path(options["stream_to"]))
     return res
 
 
