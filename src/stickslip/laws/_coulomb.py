@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..nonsmooth import sat
+from .._parameters import FRICTION_COEFFICIENT, FRICTION_LEVEL, STIFFNESS, TIME_CONSTANT, Rule
 from ._base import AbstractFrictionLaw, as_parameter
 
 __all__ = ["CoulombODE"]
@@ -62,13 +63,12 @@ class CoulombODE(AbstractFrictionLaw):
 
     n_states: ClassVar[int] = 1
     state_names: ClassVar[tuple[str, ...]] = ("a",)
-    parameter_rules: ClassVar[dict[str, str]] = {
-        "F": "nonnegative", "mu": "nonnegative", "K": "positive", "beta": "positive"}
-    parameter_help: ClassVar[dict[str, str]] = {
-        "F": "Pass the friction force level in newtons (>= 0).",
-        "mu": "Pass a friction coefficient >= 0.",
-        "K": "Pass a positive proxy stiffness in N/m (e.g. 1e4 for a 1 kg body).",
-        "beta": "Pass a positive proxy time constant in seconds (e.g. 1e-3).",
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "F": FRICTION_LEVEL, "mu": FRICTION_COEFFICIENT,
+        "K": STIFFNESS.but(hint="Pass a positive proxy stiffness in N/m (e.g. 1e4 for a "
+                                "1 kg body)."),
+        "beta": TIME_CONSTANT.but(hint="Pass a positive proxy time constant in seconds "
+                                       "(e.g. 1e-3)."),
     }
 
     def __init__(self, F=None, K=None, beta=None, *, mu=None):
@@ -80,7 +80,8 @@ class CoulombODE(AbstractFrictionLaw):
         for name, value in (("K", K), ("beta", beta)):
             if value is None:
                 raise ParameterError(
-                    f"`CoulombODE.{name}` is required; got none. {self.parameter_help[name]}")
+                    f"`CoulombODE.{name}` is required; got none. "
+                    f"{self.parameter_rules[name].hint}")
         self.F, self.mu, self.K, self.beta = F, mu, K, beta
 
     @classmethod

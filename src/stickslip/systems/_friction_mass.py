@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, ClassVar
 
 import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
-from .._validation import check_finite, check_nonnegative, check_positive
+from .._parameters import INITIAL, MASS, NORMAL_FORCE, AbstractParametrised, Rule
 from ..errors import ParameterError
 from ..laws import AbstractFrictionLaw
 from ..laws._base import as_parameter
-from ._base import AbstractSystem, check_time_function
+from ._base import AbstractSystem, check_law_scalars, check_time_function
 
 __all__ = ["FrictionMass"]
 
@@ -21,7 +21,7 @@ def _zero_force(t):
     return jnp.zeros_like(t)
 
 
-class FrictionMass(AbstractSystem):
+class FrictionMass(AbstractSystem, AbstractParametrised):
     """A mass on a rough surface pushed by ``force(t)`` (SPEC §2, eq. 10 for `CoulombODE`).
 
     ``M dv/dt = force(t) + f``,  ``dp/dt = v``, plus the friction law's own state rows,
@@ -59,15 +59,16 @@ class FrictionMass(AbstractSystem):
     p0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
     v0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
 
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "M": MASS, "N": NORMAL_FORCE.but(scalar=True),
+        "p0": INITIAL.but(scalar=True), "v0": INITIAL.but(scalar=True)}
+
     def __check_init__(self):
-        check_positive("FrictionMass", "M", self.M, "Pass the mass in kg (> 0).")
-        check_nonnegative("FrictionMass", "N", self.N, "Pass the normal force in newtons.")
-        check_finite("FrictionMass", "p0", self.p0)
-        check_finite("FrictionMass", "v0", self.v0)
         if not isinstance(self.law, AbstractFrictionLaw):
             raise ParameterError(
                 f"`FrictionMass.law` must be a friction law (CoulombODE, LuGre, TanhCoulomb); "
                 f"got {type(self.law).__name__}. Contact laws go in ContactMass.")
+        check_law_scalars("FrictionMass", "law", self.law)
         check_time_function("FrictionMass", "force", self.force, ())
 
     @property
