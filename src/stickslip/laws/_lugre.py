@@ -9,9 +9,9 @@ import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
+from .._parameters import DAMPING, FRICTION_COEFFICIENT, STIFFNESS, Rule
 from .._validation import check_at_most
 from ..nonsmooth import safe_norm
-from .._parameters import DAMPING, FRICTION_COEFFICIENT, STIFFNESS, Rule
 from ._base import AbstractFrictionLaw, as_parameter
 
 __all__ = ["LuGre"]

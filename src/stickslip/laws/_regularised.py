@@ -8,9 +8,9 @@ import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
+from .._parameters import FRICTION_COEFFICIENT, FRICTION_LEVEL, Rule
 from ..errors import ParameterError
 from ..nonsmooth import safe_norm
-from .._parameters import FRICTION_COEFFICIENT, FRICTION_LEVEL, Rule
 from ._base import AbstractFrictionLaw, as_parameter
 
 __all__ = ["TanhCoulomb"]

@@ -8,8 +8,8 @@ import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
-from .._validation import check_at_most
 from .._parameters import STIFFNESS, TIME_CONSTANT, Rule
+from .._validation import check_at_most
 from ._base import AbstractContactLaw, as_parameter
 
 __all__ = ["UnilateralODE"]
