@@ -52,6 +52,9 @@ __all__ = ["SpatialModel", "Model", "BodyState", "ContactRecord"]
 # body tunnels (issue 11 item 1: a 0.1 m box at 100 m/s with Δt = 1 ms passed the ground)
 MAX_STEP_PENETRATION_GROUND = 0.9
 MAX_STEP_PENETRATION_BODIES = 0.5
+# with a restitution, contacts approaching slower than the speed gravity gives in this many
+# steps (0.1 m/s at Δt = 1 ms) do not bounce
+RESTING_SPEED_STEPS = 10.0
 
 
 class BodyState(NamedTuple):
@@ -464,9 +467,10 @@ class SpatialModel:
         # eq. 3's target per contact as k·nᵀc (per unit area): the paper's k h n, or, with a
         # restitution e, e·v_in n uniform over S (∫_S Jᵀn dA = Q[:, :3] n) with the
         # penetration left to the position-only solve below
+        v_rest = RESTING_SPEED_STEPS * float(np.linalg.norm(self.gravity)) * dt
         ncs = np.array([self.k * g.nc / a if e is None
-                        else e * max(0.0, -_normal_velocity(X, pairs[k][0], pairs[k][1], g))
-                        * (g.Q[:, :3] @ g.normal) / a
+                        else _rebound(e, -_normal_velocity(X, pairs[k][0], pairs[k][1], g),
+                                      v_rest) * (g.Q[:, :3] @ g.normal) / a
                         for (k, g), a, e in zip(geos, area, es)])
         Hq, grad, rows, A, bvec, Q, cn = contact_qp(
             X, F_app, T_app, mass, inertia, inv_i, self.gravity, float(dt), 1.0, self.lam,
@@ -578,10 +582,10 @@ class SpatialModel:
                 Fc[body] += sign * fw
                 Tc[body] += sign * (tw + cross3(g.centroid - X[body, :3], fw))
         if any(e is not None for e in es):
-            pseudo = self._position_correction(X, geos, area, es, pairs, Hq, rows, A, dt)
+            pseudo = self._position_correction(X, geos, area, es, pairs, Q, rows, A, dt)
         return Fc, Tc, records, pseudo
 
-    def _position_correction(self, X, geos, area, es, pairs, Hq, rows, A, dt):
+    def _position_correction(self, X, geos, area, es, pairs, Q, rows, A, dt):
         """Pseudo-velocities (n, 6) [m/s, rad/s] that remove the penetration of contacts with
         a restitution in one step: the QP (16) with the free motion removed (b = 0) and the
         target k h n of eq. 3 at those contacts (0 at the others), same constraints (25).
@@ -589,7 +593,11 @@ class SpatialModel:
         its velocity part, e·v_in, and its position part, k h)."""
         cpen = np.concatenate([np.zeros(6) if e is None else self.k * g.nc / a
                                for (_, g), a, e in zip(geos, area, es)])
-        f = solve_cone_qp(Hq, -(A.T @ cpen), rows)
+        # without eq. 10's λ term: with it only (1 − λ) of the depth would go per step, and
+        # a resting body would settle ~g Δt² / λ deep (7e-6 m for a box, not 1e-8 m)
+        Hp = A.T @ Q @ A
+        Hp[np.diag_indices_from(Hp)] *= 1.0 + 1e-9
+        f = solve_cone_qp(Hp, -(A.T @ cpen), rows)
         nb = len(self.bodies)
         Fp, Tp = np.zeros((nb, 3)), np.zeros((nb, 3))
         for i, (k, g) in enumerate(geos):
@@ -899,7 +907,8 @@ class SpatialModel:
 
     def _tunnel(self, name, what, t, dt, depth, width, speed, fraction):
         ok = 0.5 * fraction * width / speed
-        ok = float(f"{ok:.1g}") if f"{ok:.1g}" != "0" else ok
+        unit = 10.0 ** np.floor(np.log10(ok))
+        ok = float(np.floor(ok / unit) * unit)              # one digit, rounded down
         raise SimulationError(
             f"body {name!r} would move {depth:.3g} m into {what} in the step from t={t:.6g} s "
             f"(closing at {speed:.3g} m/s; the body is {width:.3g} m thick there): the step "
@@ -991,6 +1000,14 @@ class _EnergyGuard:
                 f"(t={t:.6g} s) is {np.round(X_prev[i], 6).tolist()} (all bodies in the "
                 "error's `state`). Reduce dt (or use method='rk_gill'/'rk4' instead of "
                 "'euler') or check the applied forces.", time=t, state=sane)
+
+
+def _rebound(e: float, v_in: float, v_rest: float) -> float:
+    """Target separation speed e·v_in of a contact approaching at v_in; 0 (plastic) below
+    v_rest, the speed gravity gives in RESTING_SPEED_STEPS steps: a body resting on a contact
+    approaches it at g Δt every step, and bouncing that back made it hop ever higher (the
+    hop lasts about one step, and the position correction returns the depth it sank)."""
+    return e * v_in if v_in > v_rest else 0.0
 
 
 def _normal_velocity(X: np.ndarray, a: int, b: int, g: ContactGeometry) -> float:
