@@ -183,7 +183,8 @@ def test_inverted_face_is_rejected():
 
 def test_impossible_inertia_is_rejected_naming_body_and_moments():
     model = ss.spatial.SpatialModel()
-    with pytest.raises(ss.ParameterError, match=r"body 'rod'.*\[1\.0, 1\.0, 3\.0\].*I3 <= I1 \+ I2"):
+    with pytest.raises(ss.ParameterError,
+                       match=r"body 'rod'.*\[1\.0, 1\.0, 3\.0\].*I3 <= I1 \+ I2"):
         model.add_body("rod", mass=1.0, inertia=(1.0, 1.0, 3.0),
                        shape=ss.spatial.Box(0.1, 0.1, 0.1))
     # a flat plate is the limit I3 = I1 + I2: accepted

@@ -165,8 +165,8 @@ class SpatialModel:
     eps_v: threshold ε_v of the normalisation in eq. 2 and 32; paper: 1e-12.
     mu_s, mu_d: friction coefficients between bodies (the ground's come from `add_ground`).
     kinetic_iterations: at most this many consistency passes after a kinetic correction
-        (0 = the paper's single pass; they stop when the wrench changes by < 1e-10): the slipping contacts' friction is fixed and eq. 16 re-solved for their
-        normal parts (f_n, τ_1, τ_2), then eq. 32–34 applied again. Without it the normal
+        (0 = the paper's single pass; they stop when the wrench changes by < 1e-10): the
+        slipping contacts' friction is fixed and eq. 16 re-solved for their normal parts (f_n, τ_1, τ_2), then eq. 32–34 applied again. Without it the normal
         pressure computed for a sticking contact stays in place after the friction drops,
         and a pushed box rocks.
     patch: the contact polygon S: "projection" (default; the contact volume projected onto
@@ -983,7 +983,8 @@ class _EnergyGuard:
                 f"t={t + dt:.6g} s; the last sane state (t={t:.6g} s) is in the error's "
                 f"`state`: {names[i]}={np.round(X_prev[i], 6).tolist()}. Reduce dt or check "
                 "the applied forces and masses.", time=t, state=sane)
-        power = (F * 0.5 * (X_prev[:, 7:10] + X[:, 7:10])).sum(axis=1)             + (T * 0.5 * (X_prev[:, 10:13] + X[:, 10:13])).sum(axis=1)
+        power = ((F * 0.5 * (X_prev[:, 7:10] + X[:, 7:10])).sum(axis=1)
+                 + (T * 0.5 * (X_prev[:, 10:13] + X[:, 10:13])).sum(axis=1))
         self.work += float(power.sum()) * dt
         self.work_abs += float(np.abs(power).sum()) * dt
         self.fallen = np.maximum(self.fallen, X[:, :3] @ self.g - self.h0)

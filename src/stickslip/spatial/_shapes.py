@@ -40,7 +40,15 @@ class Polyhedron:
             raise ParameterError(f"`{name}.vertices` must be finite. Remove NaN/inf entries.")
         self.name = name
         self.vertices = v
-        self.faces = tuple(np.asarray(f, dtype=int) for f in faces)
+        try:
+            self.faces = tuple(np.asarray(f, dtype=int).reshape(-1) for f in faces)
+        except (TypeError, ValueError):
+            raise ParameterError(f"`{name}.faces` must be sequences of vertex indices; got "
+                                 f"{faces!r}.") from None
+        for j, f in enumerate(self.faces):
+            if len(f) and (f.min() < 0 or f.max() >= len(v)):
+                raise ParameterError(f"`{name}` face {j} refers to vertex {int(f.max())} but "
+                                     f"there are {len(v)} vertices. Use indices 0..{len(v) - 1}.")
         scale = float(np.max(np.ptp(v, axis=0)))
         if scale <= 0:
             raise ParameterError(f"`{name}` is degenerate: all vertices coincide. "
@@ -68,7 +76,7 @@ class Polyhedron:
                     "the shape into convex parts or use `ConvexHull(points)`.")
             normals.append(n)
             offsets.append(d)
-        _check_closed(name, self.faces, len(v))
+        _check_closed(name, self.faces)
         self.normals = np.array(normals)
         self.offsets = np.array(offsets)
         self.volume, self.centroid = polyhedron_volume_centroid([v[f] for f in self.faces])
@@ -123,16 +131,13 @@ class Polyhedron:
         return f"{self.name}({len(self.vertices)} vertices, {len(self.faces)} faces)"
 
 
-def _check_closed(name: str, faces, n_vertices: int) -> None:
+def _check_closed(name: str, faces) -> None:
     """Raise `ParameterError` unless the faces close the surface: every directed edge (i, j)
     of a face is met exactly once, reversed as (j, i), by another face (a closed, consistently
     oriented surface). An open surface (a cube missing a face) otherwise passes the convexity
     checks and gets a wrong volume from the divergence theorem."""
     edges: dict[tuple[int, int], int] = {}
     for j, f in enumerate(faces):
-        if f.min() < 0 or f.max() >= n_vertices:
-            raise ParameterError(f"`{name}` face {j} refers to vertex {int(f.max())} but there "
-                                 f"are {n_vertices} vertices. Use indices 0..{n_vertices - 1}.")
         for a, b in zip(f.tolist(), np.roll(f, -1).tolist()):
             if (a, b) in edges:
                 raise ParameterError(
