@@ -1,4 +1,4 @@
-"""Unilateral stops and impacts with restitution (SPEC §9 9-1; issue 6).
+"""Unilateral stops and impacts with restitution (SPEC §9 9-1).
 
 A stop is one or two gap functions g(q) ≥ 0 [m or rad]:
 

@@ -49,7 +49,7 @@ class Layout:
             start += f.law.n_states
         self.friction_slots = tuple(slots)
         self.n_friction_states = start
-        # contact-law stops (issue 6): their law states follow the friction states
+        # contact-law stops: their law states follow the friction states
         self.contacts = tuple(contacts)
         slots = []
         for c in self.contacts:
@@ -251,7 +251,7 @@ class PlanarSystem(AbstractSystem):
         qdd = minv * (Q - J.T @ lam)
         return qdd, lam, phi, rate
 
-    # --- joint friction (issue 6; see _friction.py for the method) -------------------------
+    # --- joint friction (see _friction.py for the method) -----------------------------------
     def _law_states(self, s):
         return jnp.zeros(self.layout.n_law_states) if s is None else s
 
