@@ -25,10 +25,9 @@ program, JAX/jaxlib versions and the device, so an upgrade never loads a stale p
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 from pathlib import Path
-
-import jax
 
 __all__ = ["enable_compile_cache", "compile_cache_dir", "ENV_VAR"]
 
@@ -37,10 +36,31 @@ _OFF = {"0", "off", "false", "no"}
 _ON = {"", "1", "on", "true", "yes"}
 
 
+# JAX reads each config option from the environment variable of its upper-cased name when
+# it is first imported; stickslip sets them before that so that `import stickslip` does not
+# have to import JAX (the command line starts in a fraction of a second).
+_JAX_SETTINGS = {
+    "jax_persistent_cache_min_compile_time_secs": 0.0,
+    "jax_persistent_cache_min_entry_size_bytes": 0,
+}
+
+
 def compile_cache_dir() -> Path | None:
     """The directory the cache uses now (None when it is off)."""
-    value = jax.config.jax_compilation_cache_dir
+    jax = sys.modules.get("jax")
+    if jax is not None and hasattr(jax, "config"):
+        value = jax.config.jax_compilation_cache_dir
+    else:
+        value = os.environ.get("JAX_COMPILATION_CACHE_DIR")
     return Path(value) if value else None
+
+
+def _configure(name: str, value) -> None:
+    jax = sys.modules.get("jax")
+    if jax is not None and hasattr(jax, "config"):
+        jax.config.update(name, value)
+    else:
+        os.environ[name.upper()] = str(value)
 
 
 def _default_dir() -> Path:
@@ -55,7 +75,7 @@ def enable_compile_cache() -> Path | None:
     setting = os.environ.get(ENV_VAR, "").strip()
     if setting.lower() in _OFF:
         return None
-    if jax.config.jax_compilation_cache_dir:       # the user configured JAX's cache
+    if compile_cache_dir() is not None:             # the user configured JAX's cache
         return compile_cache_dir()
     path = _default_dir() if setting.lower() in _ON else Path(setting).expanduser()
     try:
@@ -65,7 +85,7 @@ def enable_compile_cache() -> Path | None:
                       f"({exc}); compiled programs will not be kept between runs. Set "
                       f"{ENV_VAR} to a writable directory or to 0.", stacklevel=3)
         return None
-    jax.config.update("jax_compilation_cache_dir", str(path))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
-    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+    _configure("jax_compilation_cache_dir", str(path))
+    for name, value in _JAX_SETTINGS.items():
+        _configure(name, value)
     return path

@@ -8,6 +8,7 @@ import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
+from .._parameters import DAMPING, STIFFNESS, Rule
 from ._base import AbstractContactLaw, as_parameter
 
 __all__ = ["KelvinVoigt", "HuntCrossley"]
@@ -30,10 +31,9 @@ class KelvinVoigt(AbstractContactLaw):
 
     n_states: ClassVar[int] = 0
     state_names: ClassVar[tuple[str, ...]] = ()
-    parameter_rules: ClassVar[dict[str, str]] = {"k": "positive", "c": "nonnegative"}
-    parameter_help: ClassVar[dict[str, str]] = {
-        "k": "Pass a positive penalty stiffness in N/m.",
-        "c": "Pass a penalty damping >= 0 in N·s/m.",
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "k": STIFFNESS.but(hint="Pass a positive penalty stiffness in N/m."),
+        "c": DAMPING.but(hint="Pass a penalty damping >= 0 in N·s/m."),
     }
 
     @classmethod
@@ -75,12 +75,10 @@ class HuntCrossley(AbstractContactLaw):
 
     n_states: ClassVar[int] = 0
     state_names: ClassVar[tuple[str, ...]] = ()
-    parameter_rules: ClassVar[dict[str, str]] = {
-        "k": "positive", "lam": "nonnegative", "n": "positive"}
-    parameter_help: ClassVar[dict[str, str]] = {
-        "k": "Pass a positive stiffness in N/m^n.",
-        "lam": "Pass a damping >= 0 in N·s/m^(n+1).",
-        "n": "Pass a positive exponent (1.5 for Hertzian contact).",
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "k": STIFFNESS.but(hint="Pass a positive stiffness in N/m^n."),
+        "lam": DAMPING.but(hint="Pass a damping >= 0 in N·s/m^(n+1)."),
+        "n": Rule("positive", "Pass a positive exponent (1.5 for Hertzian contact)."),
     }
 
     @classmethod
