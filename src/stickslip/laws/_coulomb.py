@@ -191,7 +191,7 @@ class CoulombODE(AbstractFrictionLaw):
         --------
         >>> import stickslip as ss
         >>> tuning = ss.laws.CoulombODE.for_tolerance(mass=1.0, F=0.5, tol=1e-5)
-        >>> abs(tuning.error) <= 0.5e-5 and tuning.law.K == tuning.K
+        >>> bool(abs(tuning.error) <= 0.5e-5 and tuning.law.K == tuning.K)
         True
         """
         from .._parameters import MASS, Rule, check_parameters
