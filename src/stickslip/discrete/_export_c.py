@@ -13,6 +13,7 @@ long random input sequence).
 
 from __future__ import annotations
 
+import importlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +55,11 @@ ALGORITHMS: dict[str, CTemplate] = {}
 filled by :func:`register_c` as their modules are imported (``import stickslip`` imports
 them all)."""
 
+# Where the registered templates live. `import stickslip` loads subpackages lazily, so
+# export_c("psmc") must be able to load the module that registers it; the names are data (the
+# renderer imports no algorithm module), and control → discrete stays the only import edge.
+_PROVIDERS = ("stickslip.discrete._friction", "stickslip.control._controllers")
+
 _BY_FUNCTION: dict[Any, str] = {}
 _BY_TYPE: dict[type, tuple[str, Callable[[Any], dict[str, float]]]] = {}
 
@@ -78,6 +84,8 @@ def register_c(template: CTemplate, *, functions: tuple = (),
 
 def _resolve(algorithm: Any) -> tuple[CTemplate, dict[str, float] | None]:
     """Map a name, a step function or a configured object to (template, default params)."""
+    for provider in _PROVIDERS:
+        importlib.import_module(provider)      # registers its templates (once)
     if isinstance(algorithm, str):
         if algorithm not in ALGORITHMS:
             raise ParameterError(f"unknown algorithm {algorithm!r} for `export_c`; choose one "

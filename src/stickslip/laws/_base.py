@@ -131,6 +131,12 @@ class AbstractContactLaw(AbstractLaw):
         gap_rate: its time derivative [m/s].
         """
 
+    def potential(self, gap: jnp.ndarray) -> jnp.ndarray | None:
+        """Elastic energy [J] stored in the contact at `gap` when its force derives from a
+        potential (penalty springs), else None (the default). Hosts use it to report an
+        energy for the divergence guard (`AbstractSystem.passive_energy`)."""
+        return None
+
     @abc.abstractmethod
     def resting_state(self, load: jnp.ndarray) -> tuple[jnp.ndarray, jnp.ndarray]:
         """``(gap, state)`` at static equilibrium under a steady pressing `load` [N] ≥ 0,

@@ -46,6 +46,10 @@ class KelvinVoigt(AbstractContactLaw):
     def resting_state(self, load):
         return -load / self.k, jnp.zeros(0)
 
+    def potential(self, gap):
+        """½·k·p² while p < 0 (the damper stores nothing)."""
+        return jnp.where(gap < 0, 0.5 * self.k * gap ** 2, 0.0)
+
     def linear_modes(self, mass, normal_force=1.0):
         k, c = np.asarray(self.k), np.asarray(self.c)
         disc = np.sqrt(c ** 2 - 4 * mass * k + 0j)
@@ -105,3 +109,9 @@ class HuntCrossley(AbstractContactLaw):
         disc = np.sqrt(damping ** 2 - 4 * mass * stiffness + 0j)
         return [(f"pressing at {load:.3g} N (M s² + λδ0ⁿ s + nkδ0ⁿ⁻¹ = 0)",
                  np.stack([(-damping + disc) / (2 * mass), (-damping - disc) / (2 * mass)]))]
+
+    def potential(self, gap):
+        """k·δⁿ⁺¹/(n + 1), δ = −p > 0 (the lam·δⁿ·δ̇ term only dissipates while δ̇ > 0
+        pushes in, and can pull — the defect of SPEC §3 — but stores nothing)."""
+        depth = jnp.maximum(-gap, 0.0)
+        return self.k * depth ** (self.n + 1.0) / (self.n + 1.0)

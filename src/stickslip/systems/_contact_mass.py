@@ -78,6 +78,14 @@ class ContactMass(AbstractSystem, AbstractParametrised):
         acc = (self.force(t) + f) / self.M - self.g                 # eq. 16, first row
         return jnp.concatenate([jnp.stack([x[1], acc]), law_rate])
 
+    def passive_energy(self, t, x):
+        """½·M·v² + M·g·p + the contact's stored energy [J], when nothing else feeds energy
+        in (no applied `force`) and the law has a potential (penalty laws); else None."""
+        stored = self.law.potential(x[0])
+        if self.force is not _zero_force or stored is None:
+            return None
+        return 0.5 * self.M * x[1] ** 2 + self.M * self.g * x[0] + stored
+
     def outputs(self, t, x):
         f, _ = self.law.force_and_rate(x[2:], x[0], x[1])
         return {"f": f, "fe": self.force(t)}
