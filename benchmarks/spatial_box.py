@@ -53,8 +53,7 @@ print(json.dumps({"total": time.perf_counter() - t, "kernels": kernels}))
 """
 
 
-def first_run_seconds(cache_dir: str | None,
-                      numba_defaults: bool = False) -> tuple[float, dict[str, float]]:
+def first_run_seconds(cache_dir: str | None) -> tuple[float, dict[str, float]]:
     """Wall time of the first 0.05 s box run in a fresh process, and the compile time per
     top-level numba kernel (callees included): numba compiles the per-step kernels (cold: an
     empty cache directory) or loads them from its on-disk cache (warm)."""
@@ -66,9 +65,6 @@ def first_run_seconds(cache_dir: str | None,
     env = dict(os.environ)
     if cache_dir is not None:
         env["NUMBA_CACHE_DIR"] = cache_dir
-    env.pop("STICKSLIP_NUMBA_DEFAULT_OPT", None)
-    if numba_defaults:                  # numba's level 3 + vectorisers (before issue 13)
-        env["STICKSLIP_NUMBA_DEFAULT_OPT"] = "1"
     out = subprocess.run([sys.executable, "-c", _FIRST_RUN], env=env, capture_output=True,
                          text=True, check=True)
     data = json.loads(out.stdout.strip().splitlines()[-1])
@@ -88,21 +84,19 @@ def _first_run_lines() -> list[str]:
 
     lines: list[str] = []
     load = _load()
-    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as cache_d:
-        cold_d, kernels_d = first_run_seconds(cache_d, numba_defaults=True)
+    with tempfile.TemporaryDirectory() as cache:
         cold, kernels = first_run_seconds(cache)
         warm, _ = first_run_seconds(cache)
     lines += ["", f"Load average before the first-run measurements: {load}", "",
-              "First run in a fresh process (imports + numba kernels), empty kernel cache "
-              f"(compiling): {cold:.1f} s with the spatial compile settings "
-              f"(`spatial/_compile.py`: LLVM level 1, no vectorisers), {cold_d:.1f} s with "
-              f"numba's defaults (ratio {cold / cold_d:.2f}); {warm:.1f} s with the cache "
-              f"filled (cold/warm = {cold / warm:.1f}).", "",
+              "First run in a fresh process (imports + numba kernels): "
+              f"{cold:.1f} s with an empty kernel cache (compiling), {warm:.1f} s with the "
+              f"cache filled (cold/warm = {cold / warm:.1f}).", "",
               "| kernel (compiled on the first box run, callees included) | cold compile [s] "
-              "| with numba's defaults [s] |", "|---|---|---|"]
+              "| share |", "|---|---|---|"]
+    total = sum(kernels.values()) or 1.0
     for name, sec in sorted(kernels.items(), key=lambda kv: -kv[1]):
-        lines.append(f"| {name} | {sec:.2f} | {kernels_d.get(name, float('nan')):.2f} |")
-    lines.append(f"| total | {sum(kernels.values()):.2f} | {sum(kernels_d.values()):.2f} |")
+        lines.append(f"| {name} | {sec:.2f} | {sec / total:.0%} |")
+    lines.append(f"| total | {sum(kernels.values()):.2f} | |")
     return lines
 
 

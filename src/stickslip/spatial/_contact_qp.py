@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._dense import cross, dot, matmul, matmul_nt, matmul_tn, matvec, matvec_t
+from ._dense import cross, matmul, matmul_nt, matmul_tn, matvec, matvec_t
 from ._dynamics import _rotation
 
 __all__ = ["contact_qp"]
@@ -94,8 +94,11 @@ def contact_qp(X, F, T, mass, inertia, inv_inertia, gravity, dt, k, lam, pair_a,
         H[j, j] *= 1.0 + 1e-9
     for i in range(m):                                                     # eq. 10's λ term
         n = normals[i]
-        Hf = H[6 * i:6 * i + 3, 6 * i:6 * i + 3]
-        s_n = lam * dot(n, matvec(Hf, n))
+        s_n = 0.0                  # λ nᵀ H_ff n (a loop: a strided block compiled another matvec)
+        for a in range(3):
+            for c in range(3):
+                s_n += n[a] * H[6 * i + a, 6 * i + c] * n[c]
+        s_n *= lam
         for a in range(3):
             for c in range(3):
                 H[6 * i + a, 6 * i + c] += s_n * n[a] * n[c]

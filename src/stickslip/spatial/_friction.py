@@ -19,7 +19,6 @@ import numpy as np
 from scipy.optimize import linprog
 
 from ..errors import ParameterError
-from ._compile import kernel_settings
 from ._nnls import _lstsq_columns, nnls
 
 __all__ = [
@@ -442,8 +441,7 @@ def static_friction_holds(force, torque, footprint, mu_s: float, normal_force: f
         raise ParameterError(f"`static_friction_holds.solver` must be 'nnls' or 'highs'; got "
                              f"{solver!r}.")
     wrench = np.array([fn, f[0], f[1], tau, 0.0, 0.0])
-    with kernel_settings():
-        return static_lp_feasible(wrench, r, mu_s, P, solver=solver)
+    return static_lp_feasible(wrench, r, mu_s, P, solver=solver)
 
 
 def _number(name: str, value) -> float:

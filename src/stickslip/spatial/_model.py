@@ -24,7 +24,6 @@ from .._validation import check_finite, check_positive
 from ..errors import ModelError, ParameterError, SimulationError
 from ..integrate import FIXED_STEP_METHODS
 from ..results import Results
-from ._compile import kernel_settings
 from ._contact_qp import contact_qp
 from ._dynamics import finish_step, rigid_body_rates, stage_state
 from ._friction import (
@@ -440,8 +439,7 @@ class SpatialModel:
                                                            list[ContactRecord]]:
         """Contact forces and torques on every body's centre of mass (world frame) for one
         step of size `dt` from state `X` (SPEC §7 steps 1–7), and the contact records."""
-        with kernel_settings():
-            return self._contact_step(X, F_app, T_app, dt, friction, lp_solver)[:3]
+        return self._contact_step(X, F_app, T_app, dt, friction, lp_solver)[:3]
 
     def _contact_step(self, X, F_app, T_app, dt, friction, lp_solver):
         """`contact_wrenches` plus the position-only pseudo-velocity (n, 6) that removes the
@@ -696,8 +694,7 @@ class SpatialModel:
             energy growing beyond everything the run was given: names the time, the body and
             the last sane state).
         """
-        with kernel_settings():        # the kernels compile on their first call (_compile)
-            return self._simulate(t_end, dt, method, forces, friction, dt_out, lp_solver,
+        return self._simulate(t_end, dt, method, forces, friction, dt_out, lp_solver,
                                   initial, t0, contact_update)
 
     def _simulate(self, t_end, dt, method, forces, friction, dt_out, lp_solver, initial, t0,

@@ -191,7 +191,7 @@ def _convex_polygon_kernel(points, n, tol):
     v = matvec(points, e2)
     order = _lex_order(u, v)
     lower = _hull_chain(order, u, v, tol)
-    upper = _hull_chain(order[::-1], u, v, tol)
+    upper = _hull_chain(order[::-1].copy(), u, v, tol)     # C order: one specialisation
     nh = len(lower) + len(upper) - 2
     if nh < 3:
         return np.empty((0, 3))
