@@ -149,6 +149,14 @@ def test_last_sample_is_t_end_and_matches_final_state():
     assert res.meta["t_end"] == 0.105 and res.meta["system"] == "SpatialModel"
 
 
+def test_t_end_off_the_step_grid_ends_with_a_short_step():
+    # the grid rule of ss.simulate (stickslip.integrate.step_grid): a shorter last step
+    model = _box_model(0.3)
+    res = model.simulate(0.1005, dt=1e-3, dt_out=0.01)
+    assert res.t[-1] == 0.1005 and res.t[-2] == pytest.approx(0.1)
+    assert res["box.vz"][-1] == pytest.approx(-G * 0.1005, rel=1e-12)    # free fall
+
+
 def test_t0_shifts_time_dependent_forces():
     seen = []
 
