@@ -10,6 +10,14 @@ are re-evaluated at every stage; bodies in contact advance position and orientat
 post-step velocity (what eq. 13–15 assume). Quaternions are renormalised after every step.
 The per-step work runs in numba kernels (`_volume`, `_contact_qp`, `_qp`, `_friction`,
 `_dynamics`); this module orchestrates them and calls the user's force callbacks.
+
+A run samples on the grid of ``stickslip.integrate.step_grid`` (last sample exactly t_end),
+continues from a previous Results (``initial=``, ``t0``), and stops with a stickslip error
+rather than return a wrong answer: bodies starting inside each other or the ground
+(`ModelError`), a step that would carry a body past a contact (tunnelling), and a run whose
+energy grows beyond what it was given or turns non-finite (`SimulationError`). With a
+`restitution`, eq. 3's target is split into a velocity part e·v_in and a position-only part
+k h (see `SpatialModel` and docs/spatial.md).
 """
 
 from __future__ import annotations
@@ -279,8 +287,7 @@ class SpatialModel:
                        "restitution": _check_restitution("ground", restitution)}
         return self
 
-    def _reject_overlaps(self, X: np.ndarray, *, only: int | None = None,
-                         where: str = "simulate") -> None:
+    def _reject_overlaps(self, X: np.ndarray, *, where: str = "simulate") -> None:
         """Raise `ModelError` when bodies start interpenetrating (each other or the ground) by
         more than 1e-6 of the smaller body's volume. Checked when a run starts (not at
         `add_body`: the model may be built in any order, and `contact_geometries` of
@@ -295,7 +302,7 @@ class SpatialModel:
         verts = [X[i, :3] + b.shape.vertices @ R[i].T for i, b in enumerate(self.bodies)]
         for j, body in enumerate(self.bodies):
             tol = 1e-6 * body.shape.volume
-            if self.ground is not None and (only is None or j == only):
+            if self.ground is not None:
                 h = self.ground["height"]
                 depth = h - verts[j][:, 2].min()
                 if depth > 0:
@@ -312,8 +319,6 @@ class SpatialModel:
                             f"{depth:.4g} m (to rest on the ground: its lowest point at "
                             f"z = {h}).")
             for i in range(j):
-                if only is not None and only not in (i, j):
-                    continue
                 other = self.bodies[i]
                 gap = np.linalg.norm(X[i, :3] - X[j, :3])
                 if gap >= body.shape.radius + other.shape.radius:
@@ -888,8 +893,8 @@ class SpatialModel:
                 height = np.ptp(z)
                 if depth > MAX_STEP_PENETRATION_GROUND * height and depth > h - z.min():
                     speed = max(-vz.min(), 1e-300)
-                    self._tunnel(body.name, "the ground", t, dt, depth, height, speed,
-                                 MAX_STEP_PENETRATION_GROUND)
+                    _tunnel(body.name, "the ground", t, dt, depth, height, speed,
+                            MAX_STEP_PENETRATION_GROUND, X[j])
             for i in range(j):
                 if pair_index[(i, j)] in active:
                     continue
@@ -906,19 +911,21 @@ class SpatialModel:
                     + np.linalg.norm(X[i, 10:13]) * other.shape.radius
                 thin = min(width, other.shape.min_width)
                 if closing * dt > MAX_STEP_PENETRATION_BODIES * thin:
-                    self._tunnel(body.name, f"body {other.name!r}", t, dt, closing * dt, thin,
-                                 closing, MAX_STEP_PENETRATION_BODIES)
+                    _tunnel(body.name, f"body {other.name!r}", t, dt, closing * dt, thin,
+                            closing, MAX_STEP_PENETRATION_BODIES, X[j])
 
-    def _tunnel(self, name, what, t, dt, depth, width, speed, fraction):
-        ok = 0.5 * fraction * width / speed
-        unit = 10.0 ** np.floor(np.log10(ok))
-        ok = float(np.floor(ok / unit) * unit)              # one digit, rounded down
-        raise SimulationError(
-            f"body {name!r} would move {depth:.3g} m into {what} in the step from t={t:.6g} s "
-            f"(closing at {speed:.3g} m/s; the body is {width:.3g} m thick there): the step "
-            f"dt={dt:g} s jumps past the contact (tunnelling). Use dt <= {ok:g} s (a step then "
-            f"moves it at most {0.5 * fraction:g} of that thickness), or slow the body.",
-            time=t, state={b.name: None for b in self.bodies if b.name == name})
+
+def _tunnel(name, what, t, dt, depth, width, speed, fraction, state):
+    """Raise the tunnelling `SimulationError` (body, time, a step that works)."""
+    ok = 0.5 * fraction * width / speed
+    unit = 10.0 ** np.floor(np.log10(ok))
+    ok = float(np.floor(ok / unit) * unit)              # one digit, rounded down
+    raise SimulationError(
+        f"body {name!r} would move {depth:.3g} m into {what} in the step from t={t:.6g} s "
+        f"(closing at {speed:.3g} m/s; the body is {width:.3g} m thick there): the step "
+        f"dt={dt:g} s jumps past the contact (tunnelling). Use dt <= {ok:g} s (a step then "
+        f"moves it at most {0.5 * fraction:g} of that thickness), or slow the body.",
+        time=t, state={name: np.asarray(state).tolist()})
 
 
 def _step_sizes(grid) -> tuple[list[float], np.ndarray]:
