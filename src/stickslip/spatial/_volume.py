@@ -191,13 +191,15 @@ def _convex_polygon_kernel(points, n, tol):
     v = matvec(points, e2)
     order = _lex_order(u, v)
     lower = _hull_chain(order, u, v, tol)
-    upper = _hull_chain(order[::-1], u, v, tol)
+    upper = _hull_chain(order[::-1].copy(), u, v, tol)     # C order: one specialisation
     nh = len(lower) + len(upper) - 2
     if nh < 3:
         return np.empty((0, 3))
     hull = np.empty(nh, dtype=np.int64)
-    hull[:len(lower) - 1] = lower[:-1]
-    hull[len(lower) - 1:] = upper[:-1]
+    for i in range(len(lower) - 1):         # loops: slice copies compile numba's shape
+        hull[i] = lower[i]                  # error messages (string code) into the kernel
+    for i in range(len(upper) - 1):
+        hull[len(lower) - 1 + i] = upper[i]
     area2 = 0.0
     o = hull[0]
     for k in range(1, nh - 1):
@@ -459,10 +461,13 @@ def ground_contact_geometry(shape, verts: np.ndarray, height: float, scale: floa
 def _tet(o, a, b, c, acc):
     """Add the signed volume of the tetrahedron (o, a, b, c) and its first moment about o
     (times 4) to acc[0], acc[1:4]."""
-    ca, aa, ba = c - o, a - o, b - o
+    ca, aa, ba = np.empty(3), np.empty(3), np.empty(3)
+    for j in range(3):
+        ca[j], aa[j], ba[j] = c[j] - o[j], a[j] - o[j], b[j] - o[j]
     v = dot(ca, cross(aa, ba)) / 6.0
     acc[0] += v
-    acc[1:] += v * (ca + aa + ba)
+    for j in range(3):
+        acc[1 + j] += v * (ca[j] + aa[j] + ba[j])
 
 
 @njit(cache=True)
