@@ -5,7 +5,8 @@ site shows come from where they are made, not from copies in docs/.
 * ``gallery/<name>.png``: the figures of ``stickslip figures --out build/figures`` (or the
   directory in ``STICKSLIP_DOCS_FIGURES``); the build stops with the command to run when
   they are missing, or when a registered figure has no image.
-* ``img/benchmarks/<name>.png``: the plots in benchmarks/results/.
+* ``img/benchmarks/<name>.png``: the plots in benchmarks/results/; a page may link them as
+  ``../benchmarks/results/<name>.png`` (right on GitHub too), rewritten for the site.
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ def on_files(files, config):
         files.append(File.generated(config, f"img/benchmarks/{plot.name}",
                                     abs_src_path=str(plot)))
     return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    return re.sub(r"\]\((?:\.\./)+benchmarks/results/([\w.-]+\.png)\)", r"](img/benchmarks/\1)",
+                  markdown)
 
 
 def on_page_read_source(page, config):
