@@ -1,7 +1,10 @@
 """stickslip: Coulomb friction and rigid contact as Lipschitz ODEs.
 
 Importing stickslip turns on JAX's float64 mode (``jax_enable_x64``): friction proxies move
-by F/K ~ 1e-5 m, which single precision cannot resolve.
+by F/K ~ 1e-5 m, which single precision cannot resolve. It also turns on JAX's persistent
+compilation cache in the user cache directory (``~/.cache/stickslip/jax`` on Linux), so a
+second process running the same model does not compile again; ``STICKSLIP_JAX_CACHE=0``
+turns it off (see :mod:`stickslip._compile_cache`).
 
 The subpackages load on first use (``ss.laws``, ``ss.simulate``, ``from stickslip import
 Results`` …), so ``import stickslip`` and the command line (``stickslip --version``) start in
@@ -14,9 +17,12 @@ import sys as _sys
 
 from ._version import __version__
 from .errors import (
+    ChannelError,
     InclusionError,
+    MissingDependencyError,
     ModelError,
     ParameterError,
+    ResultsFileError,
     SimulationError,
     StickslipError,
 )
@@ -27,6 +33,10 @@ if "jax" in _sys.modules and hasattr(_sys.modules["jax"], "config"):
     _sys.modules["jax"].config.update("jax_enable_x64", True)
 else:
     _os.environ["JAX_ENABLE_X64"] = "1"
+
+from ._compile_cache import enable_compile_cache as _enable_compile_cache  # noqa: E402
+
+_enable_compile_cache()
 
 _SUBPACKAGES = ("errors", "integrate", "laws", "nonsmooth", "systems", "control", "discrete",
                 "planar", "results", "inclusion", "spatial")
@@ -56,4 +66,5 @@ __all__ = [
     "planar", "spatial",
     "simulate", "simulate_batch", "stack_systems", "largest_stable_step", "Results",
     "StickslipError", "ParameterError", "ModelError", "InclusionError", "SimulationError",
+    "ChannelError", "ResultsFileError", "MissingDependencyError",
 ]
