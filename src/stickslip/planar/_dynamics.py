@@ -17,7 +17,7 @@ Uses: forward dynamics (``Q``, γ); the position and velocity projections (``Q =
 γ = −Φ, resp. −(Φ_q q̇ − ν): the correction is the returned q̈); impact impulses
 (``J = [Φ_q; g_q]``, ``Q = 0``, γ = the velocity jump asked of each row: q̈ is Δq̇).
 
-**For contact solvers** (issue 12): a unilateral contact generalises this solve — bilateral
+**For contact solvers**: a unilateral contact generalises this solve — bilateral
 rows have λ ∈ ℝ, contact normal rows λ ≥ 0 with complementarity, friction rows a cone. Take
 :meth:`PlanarSystem.equations` (``minv, Q, J, gamma``), append the contact rows to J and
 γ, and hand them to a solver for that admissible set; with only bilateral rows it must

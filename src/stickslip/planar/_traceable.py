@@ -1,4 +1,4 @@
-"""Construction-time check that a user callable can be traced by JAX (issue 11 item 8).
+"""Construction-time check that a user callable can be traced by JAX.
 
 A driver's motion C(t) or a force's callable is evaluated inside ``jit``; a Python ``if`` on
 t (or ``float(t)``) works on the host check at t = 0 but fails later with JAX's

@@ -57,7 +57,7 @@ __all__ = ["SpatialModel", "Model", "BodyState", "ContactRecord"]
 # height (ground) or of the thinner body's smallest width (two bodies); deeper, the contact
 # volume no longer describes the contact (the ground's depth h is measured to the body's top
 # once it is under; two bodies' face normals stop summing to the contact normal) and a fast
-# body tunnels (issue 11 item 1: a 0.1 m box at 100 m/s with Δt = 1 ms passed the ground)
+# body tunnels (a 0.1 m box at 100 m/s with Δt = 1 ms passed the ground)
 MAX_STEP_PENETRATION_GROUND = 0.9
 MAX_STEP_PENETRATION_BODIES = 0.5
 # with a restitution, contacts approaching slower than the speed gravity gives in this many
