@@ -12,6 +12,7 @@ from typing import Any, Callable
 import jax.numpy as jnp
 import numpy as np
 
+from .._validation import is_traced
 from ..errors import ParameterError
 from ..integrate._system import AbstractSystem, module_parameters
 from ..laws import AbstractLaw
@@ -34,7 +35,10 @@ def check_time_function(owner: str, name: str, fn: Callable | None,
                              f"jax.numpy; got {type(fn).__name__}. Pass e.g. "
                              f"`lambda t: 0.5 * jnp.sin(t)`.")
     try:
-        value = np.asarray(fn(jnp.asarray(0.0)))
+        value = fn(jnp.asarray(0.0))
+        if is_traced(value):   # its parameters are traced (a vmapped or differentiated build)
+            return
+        value = np.asarray(value)
     except Exception as exc:  # the user's function failed: say which one and why
         raise ParameterError(f"`{owner}.{name}(t)` failed at t=0: {exc!r}. It must take the "
                              "time t [s] and use jax.numpy (no float() or if on t).") from exc
