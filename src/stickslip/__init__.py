@@ -25,16 +25,20 @@ from .errors import (  # noqa: E402
 def __getattr__(name):
     # imported on first use so `import stickslip` stays light: `stickslip.inclusion` needs
     # SymPy, `stickslip.spatial` numba
-    if name in ("inclusion", "spatial"):
+    if name in ("inclusion", "spatial", "studies"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)
+    if name in ("sweep", "fit"):      # stickslip.studies (dask, pyarrow only when used)
+        from . import studies
+
+        return getattr(studies, name)
     raise AttributeError(f"module 'stickslip' has no attribute {name!r}")
 
 
 __all__ = [
     "__version__", "errors", "integrate", "laws", "nonsmooth", "systems", "control", "discrete",
-    "planar", "spatial",
+    "planar", "spatial", "studies", "sweep", "fit",
     "simulate", "simulate_batch", "stack_systems", "largest_stable_step", "Results",
     "StickslipError", "ParameterError", "ModelError", "InclusionError", "SimulationError",
 ]
