@@ -29,10 +29,14 @@ from ._models import MODELS as MODELS
 from ._models import SineForce as SineForce
 from ._models import friction_mass as friction_mass
 from ._models import lugre_block as lugre_block
+from ._spec import SpecError as SpecError
+from ._spec import load_spec as load_spec
+from ._spec import run_spec as run_spec
 from ._sweep import sweep as sweep
 
 __all__ = [
     "sweep", "fit", "FitResult", "grid", "latin_hypercube", "random_sample",
     "stick_fraction", "max_abs", "rest_position", "final", "energy_loss", "ANALYSES",
     "MODELS", "SineForce", "friction_mass", "lugre_block",
+    "SpecError", "load_spec", "run_spec",
 ]

@@ -319,16 +319,17 @@ def _simulate(reader, kind):
     return out
 
 
-def load_spec(path) -> dict:
+def load_spec(path, *, kind: str | None = None) -> dict:
     """Read and validate a spec file; returns the arguments of `sweep` or `fit` plus
     ``kind`` (``"sweep"`` or ``"fit"``, from the ``kind:`` key or the keys present) and
     ``out``. Raises :class:`SpecError` (``FILE:LINE: `key` …``) on the first problem."""
     reader = _Reader(Path(path))
-    kind = reader.get(("kind",))
-    if kind is None:
-        kind = "fit" if "data" in reader.data else "sweep"
-    if kind not in _KEYS:
-        raise reader.error(("kind",), f"must be sweep or fit; got {kind!r}.")
+    declared = reader.get(("kind",))
+    if declared is not None and declared not in _KEYS:
+        raise reader.error(("kind",), f"must be sweep or fit; got {declared!r}.")
+    if kind is not None and declared is not None and declared != kind:
+        raise reader.error(("kind",), f"says {declared!r}, but this is `stickslip {kind}`.")
+    kind = kind or declared or ("fit" if "data" in reader.data else "sweep")
     reader.check_keys((), _KEYS[kind])
     build = _builder(reader)
     spec: dict[str, Any] = {"kind": kind, "build": build, "fixed": _fixed(reader, build),
@@ -440,10 +441,11 @@ def _read_data(reader, path: Path) -> dict:
 
 # --- running ------------------------------------------------------------------------------
 
-def run_spec(path, *, progress: bool | None = None):
+def run_spec(path, *, progress: bool | None = None, kind: str | None = None):
     """Validate and run a spec file; write its ``out`` file(s). Returns the sweep's table or
-    the :class:`~stickslip.studies.FitResult`."""
-    spec = load_spec(path)
+    the :class:`~stickslip.studies.FitResult`. With `kind` (``"sweep"``/``"fit"``, as the
+    CLI passes) a spec of the other kind is refused."""
+    spec = load_spec(path, kind=kind)
     if spec["kind"] == "sweep":
         return _run_sweep(spec, progress)
     return _run_fit(spec)
