@@ -59,10 +59,18 @@ class Transform:
 
 
 def _path_get(obj, path: str):
+    """The field at a dotted `path`; a number indexes a tuple (``"laws.0.mu"``)."""
     for part in path.split("."):
+        if part.isdigit() and isinstance(obj, (tuple, list)):
+            if int(part) >= len(obj):
+                raise ParameterError(f"`{path}`: index {part} is out of range (there are "
+                                     f"{len(obj)}).")
+            obj = obj[int(part)]
+            continue
         if not hasattr(obj, part):
+            fields = sorted(vars(obj)) if hasattr(obj, "__dict__") else []
             raise ParameterError(f"`{path}`: {type(obj).__name__} has no field `{part}`; "
-                                 f"its fields are {sorted(vars(obj))}.")
+                                 f"its fields are {fields}.")
         obj = getattr(obj, part)
     return obj
 
@@ -332,10 +340,8 @@ class _Problem:
             return self.build(**self.fixed, **values)
         system = self.template
         for name, value in values.items():
-            owner_path, _, field = name.rpartition(".")
-            get = (lambda s, p=owner_path, f=field: getattr(_path_get(s, p) if p else s, f))
-            system = eqx.tree_at(get, system, jnp.asarray(value, float),
-                                 is_leaf=lambda x: x is None)
+            system = eqx.tree_at(lambda s, p=name: _path_get(s, p), system,
+                                 jnp.asarray(value, float), is_leaf=lambda x: x is None)
         return system
 
     def step_bound(self, u):
