@@ -125,3 +125,19 @@ def test_fit_bad_input_names_the_problem(kwargs, match):
     res = ss.simulate(friction_mass(F=0.4), 0.2, dt=1e-4, dt_out=1e-2)
     with pytest.raises(ss.ParameterError, match=match):
         ss.fit(friction_mass(F=0.3), res, dt=1e-4, **kwargs)
+
+
+@pytest.mark.slow
+def test_planar_joint_friction_mu_recovered_within_interval():
+    # the LuGre-tutorial block as a planar mechanism with CoulombODE friction in its slide
+    # (SPEC §9 joint friction); fitted through the model's public `system()`
+    from stickslip.planar.examples import sliding_block
+
+    model = sliding_block("coulomb")
+    model.assemble()
+    system = model.system(projection=True)
+    res = ss.simulate(system, 1.0, dt=1e-4, dt_out=1e-3)
+    data = _noisy(res, ["block.x"], seed=0)
+    start = system.replace(laws=(system.laws[0].replace(mu=0.15),))
+    result = ss.fit(start, data, ["laws.0.mu"], dt=1e-4)
+    assert _covers(result, {"laws.0.mu": 0.2})["laws.0.mu"], result

@@ -1,5 +1,7 @@
 """`ss.sweep`: physics of the outputs, backends that agree, failures kept, resumable store."""
 
+import json
+
 import jax.numpy as jnp
 import numpy as np
 import pandas as pd
@@ -8,6 +10,9 @@ import pytest
 import stickslip as ss
 from stickslip.studies import friction_mass, grid, latin_hypercube, stick_fraction
 
+from pathlib import Path
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
 RUN = dict(t_end=1.0, dt=1e-4, dt_out=1e-3)
 OUTPUTS = ["stick_fraction", "max_abs(p)", "energy_loss", "rest_position"]
 
@@ -128,3 +133,37 @@ def test_backends_agree_with_vmap(backend):
     assert table.attrs["backend"] == backend
     np.testing.assert_allclose(table[OUTPUTS].to_numpy(), reference[OUTPUTS].to_numpy(),
                                rtol=1e-13, atol=1e-15)
+
+
+_KILLABLE = """
+import sys
+from stickslip.studies import friction_mass, grid, sweep
+design = grid(F=[0.2 + 0.05 * k for k in range(12)], amplitude=[0.6])
+table = sweep(friction_mass, design, ["max_abs(p)"], t_end=1.0, dt=1e-4, dt_out=1e-3,
+              chunk=2, store=sys.argv[1])
+print("computed", table.attrs["computed"])
+"""
+
+
+@pytest.mark.slow
+def test_sweep_killed_by_a_signal_resumes_with_only_the_missing_points(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    store = tmp_path / "store"
+    script = tmp_path / "run.py"
+    script.write_text(_KILLABLE)
+    proc = subprocess.Popen([sys.executable, str(script), str(store)], env={"PYTHONPATH": SRC})
+    deadline = time.time() + 300
+    while time.time() < deadline and len(list(store.glob("part-*.parquet"))) < 2:
+        time.sleep(0.05)
+    proc.kill()                                    # SIGKILL: no cleanup runs
+    proc.wait()
+    stored = ss.studies._store.Store(store, json.loads((store / "study.json").read_text()))
+    kept = len(stored.load())
+    assert 0 < kept < 12
+    design = grid(F=[0.2 + 0.05 * k for k in range(12)], amplitude=[0.6])
+    table = ss.sweep(friction_mass, design, ["max_abs(p)"], t_end=1.0, dt=1e-4, dt_out=1e-3,
+                     chunk=2, store=store)
+    assert table.attrs["computed"] == 12 - kept and table["error"].isna().all()
