@@ -167,3 +167,15 @@ def test_sweep_killed_by_a_signal_resumes_with_only_the_missing_points(tmp_path)
     table = ss.sweep(friction_mass, design, ["max_abs(p)"], t_end=1.0, dt=1e-4, dt_out=1e-3,
                      chunk=2, store=store)
     assert table.attrs["computed"] == 12 - kept and table["error"].isna().all()
+
+
+def test_failed_points_are_kept_in_the_store_and_retried_on_request(tmp_path):
+    design = pd.DataFrame({"F": [0.5, -1.0]})
+    store = tmp_path / "s"
+    first = ss.sweep(friction_mass, design, ["max_abs(p)"], **RUN, store=store)
+    assert first.loc[1, "error"] is not None
+    kept = ss.sweep(friction_mass, design, ["max_abs(p)"], **RUN, store=store)
+    assert kept.attrs["computed"] == 0 and "CoulombODE.F" in kept.loc[1, "error"]
+    retried = ss.sweep(friction_mass, design, ["max_abs(p)"], **RUN, store=store,
+                       retry_failed=True)
+    assert retried.attrs["computed"] == 1

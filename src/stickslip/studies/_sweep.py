@@ -140,7 +140,9 @@ def sweep(build: Callable[..., Any], grid, analysis, *, t_end: float | None = No
                            "t_end": t_end, "dt": dt, "dt_out": dt_out, "method": method,
                            "options": {k: repr(v) for k, v in sorted(options.items())}})
         for row in db.load().to_dict("records"):
-            if row.get("error") is None or not retry_failed:
+            if not isinstance(row.get("error"), str):
+                row["error"] = None                  # Parquet nulls may come back as NaN
+            if row["error"] is None or not retry_failed:
                 done[row["key"]] = row
     todo = [i for i, k in enumerate(keys) if k not in done]
     reused = len(keys) - len(todo)
@@ -184,13 +186,18 @@ def _probe(build, names, values, run):
     if not callable(build):
         raise ParameterError(f"`build` must be a function of the parameters {list(names)}; "
                              f"got {type(build).__name__}.")
-    try:
-        first = build(**dict(zip(names, map(float, values[0]))))
-    except TypeError as exc:
-        raise ParameterError(f"`build` does not take the sweep's parameters {list(names)}: "
-                             f"{exc}") from None
-    except Exception:
-        return "points", 0          # point 0 fails: it will be recorded with its error
+    first = None
+    for row in values[:8]:          # the first point that builds (a bad one is recorded later)
+        try:
+            first = build(**dict(zip(names, map(float, row))))
+            break
+        except TypeError as exc:
+            raise ParameterError(f"`build` does not take the sweep's parameters "
+                                 f"{list(names)}: {exc}") from None
+        except Exception:
+            continue
+    if first is None:
+        return "points", 0
     if not isinstance(first, AbstractSystem):
         return "points", 0
     if run["t_end"] is None:
