@@ -7,8 +7,6 @@ same padding), so the results agree to the last bit wherever they were computed.
 
 from __future__ import annotations
 
-import math
-import traceback
 from typing import Any, Callable, Iterable, NamedTuple
 
 import equinox as eqx
@@ -319,6 +317,3 @@ def plan_chunks(n_points: int, size: int) -> Iterable[slice]:
     for start in range(0, n_points, size):
         yield slice(start, min(start + size, n_points))
 
-
-def count_chunks(n_points: int, size: int) -> int:
-    return math.ceil(n_points / size)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 import equinox as eqx
 import numpy as np
