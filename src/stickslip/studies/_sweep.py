@@ -136,7 +136,8 @@ def sweep(build: Callable[..., Any], grid, analysis, *, t_end: float | None = No
     kept: dict[str, Any] = {}
     db = None
     if store is not None:
-        db = Store(store, {"parameters": list(names), "outputs": list(analyses),
+        db = Store(store, {"model": _describe(build), "parameters": list(names),
+                           "outputs": list(analyses),
                            "t_end": t_end, "dt": dt, "dt_out": dt_out, "method": method,
                            "options": {k: repr(v) for k, v in sorted(options.items())}})
         for row in db.load().to_dict("records"):
@@ -217,6 +218,16 @@ def _probe(build, names, values, run):
     n_out = math.ceil(run["t_end"] / step) + 1
     n_channels = len(first.state_names) + len(first.outputs(0.0, first.initial_state()))
     return "vmap", 8 * 3 * n_out * n_channels
+
+
+def _describe(build) -> str:
+    """What `build` is, for the store's identity check (module, name, bound keywords)."""
+    import functools
+
+    if isinstance(build, functools.partial):
+        bound = ", ".join(f"{k}={v!r}" for k, v in sorted(build.keywords.items()))
+        return f"{_describe(build.func)}({bound})"
+    return f"{getattr(build, '__module__', '?')}.{getattr(build, '__qualname__', repr(build))}"
 
 
 def _table(design, keys, analyses, done, kept):
