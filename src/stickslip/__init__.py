@@ -39,11 +39,12 @@ from ._compile_cache import enable_compile_cache as _enable_compile_cache  # noq
 _enable_compile_cache()
 
 _SUBPACKAGES = ("errors", "integrate", "laws", "nonsmooth", "systems", "control", "discrete",
-                "planar", "results", "inclusion", "spatial")
+                "planar", "results", "inclusion", "spatial", "studies")
 # public name -> the submodule it comes from
 _NAMES = {
     "simulate": "integrate", "simulate_batch": "integrate", "stack_systems": "integrate",
     "largest_stable_step": "integrate", "Results": "results",
+    "sweep": "studies", "fit": "studies",     # dask and pyarrow load only when used
 }
 
 
@@ -63,7 +64,7 @@ def __dir__():
 
 __all__ = [
     "__version__", "errors", "integrate", "laws", "nonsmooth", "systems", "control", "discrete",
-    "planar", "spatial",
+    "planar", "spatial", "studies", "sweep", "fit",
     "simulate", "simulate_batch", "stack_systems", "largest_stable_step", "Results",
     "StickslipError", "ParameterError", "ModelError", "InclusionError", "SimulationError",
     "ChannelError", "ResultsFileError", "MissingDependencyError",

@@ -259,6 +259,37 @@ def examples_run(
                + (f", {name}.gif" if animation else "") + f" and {name}.json to {out}")
 
 
+@app.command("sweep")
+def sweep_command(spec: Path = typer.Argument(..., help="Sweep spec file (.yaml or .toml)."),
+                  progress: bool = typer.Option(True, "--progress/--no-progress",
+                                                help="Show a progress bar.")):
+    """Run a parameter sweep described by SPEC (docs/studies.md); writes its `out` table."""
+    from .studies import SpecError, run_spec
+
+    try:
+        table = run_spec(spec, progress=progress, kind="sweep")
+    except SpecError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2)
+    failed = int(table["error"].notna().sum())
+    typer.echo(f"{len(table)} points ({table.attrs['computed']} computed, "
+               f"{table.attrs['reused']} from the store, {failed} failed) in "
+               f"{table.attrs['wall_time']:.1f} s")
+
+
+@app.command("fit")
+def fit_command(spec: Path = typer.Argument(..., help="Fit spec file (.yaml or .toml).")):
+    """Fit model parameters to measured data as described by SPEC (docs/studies.md)."""
+    from .studies import SpecError, run_spec
+
+    try:
+        result = run_spec(spec, kind="fit")
+    except SpecError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2)
+    typer.echo(repr(result))
+
+
 def main():
     """Entry point of the ``stickslip`` script."""
     app(prog_name="stickslip")

@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._parameters import rules_of
-from .._validation import check_finite_matrix, check_scalar, check_traceable
+from .._validation import check_finite_matrix, check_scalar, check_traceable, is_traced
 from ..errors import ParameterError
 from ..integrate._system import AbstractSystem, module_parameters
 from ..laws import AbstractLaw
@@ -38,7 +38,10 @@ def check_time_function(owner: str, name: str, fn: Callable | None,
     args = (0.0,) if example_args is None else example_args
     check_traceable(owner, name, fn, args, shape=shape, signature=signature)
     try:
-        value = np.asarray(fn(*(jnp.asarray(a, dtype=float) for a in args)))
+        value = fn(*(jnp.asarray(a, dtype=float) for a in args))
+        if is_traced(value):   # its parameters are traced (a vmapped or differentiated build)
+            return
+        value = np.asarray(value)
     except Exception as exc:  # the user's function failed: say which one and why
         raise ParameterError(f"`{owner}.{name}({signature})` failed at t=0: {exc!r}. It must "
                              f"take ({signature}) and use jax.numpy (no float() or if on t)."

@@ -1,0 +1,266 @@
+"""`sweep`: many runs of one model over a design of parameter points, as one table."""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from typing import Any, Callable
+
+import equinox as eqx
+import numpy as np
+import pandas as pd
+
+from ..errors import ParameterError
+from ..integrate import METHODS, AbstractSystem
+from ._analyses import resolve_analyses
+from ._backends import (BACKENDS, ChunkResult, Task, build_stacked, chunk_size, execute,
+                        plan_chunks)
+from ._grid import as_design
+from ._store import Store, point_key
+
+__all__ = ["sweep"]
+
+
+def sweep(build: Callable[..., Any], grid, analysis, *, t_end: float | None = None,
+          dt: float | None = None, dt_out: float | None = None, method: str = "rk4",
+          backend: str = "vmap", workers: int | None = None, client=None,
+          chunk: int | None = None, memory: float = 256e6, store=None,
+          retry_failed: bool = False, trajectories: bool = False,
+          progress: bool | None = None, **options: Any) -> pd.DataFrame:
+    """Run `build(**point)` for every point of `grid` and tabulate the `analysis` outputs.
+
+    Parameters
+    ----------
+    build:
+        ``build(**parameters)`` → a stickslip system (``FrictionMass``, …), a model with
+        its own ``simulate(t_end, dt=..., dt_out=...)`` (planar, spatial), or finished
+        :class:`~stickslip.Results`. Parameters are the design's column names.
+    grid:
+        The points: a DataFrame (:func:`grid`, :func:`latin_hypercube`,
+        :func:`random_sample`, or your own) or a ``{name: values}`` mapping (a full grid).
+    analysis:
+        The scalar outputs: a function of the Results (reducing over the last axis, see
+        :mod:`stickslip.studies._analyses`), a built-in name (``"stick_fraction"``,
+        ``"max_abs(p)"``, ``"rest_position"``, ``"energy_loss"``, ``"final(v)"``), or a list
+        or ``{column: function}`` mapping of them.
+    t_end, dt, dt_out, method:
+        As for :func:`stickslip.simulate` (end time [s], step [s], output interval [s]).
+        Analyses see the samples every `dt_out`.
+    backend:
+        ``"vmap"`` — chunks in this process; ``"processes"`` — chunks spread over `workers`
+        processes on this machine; ``"dask"`` — chunks submitted to a Dask cluster:
+        `client` is a ``dask.distributed.Client`` or a scheduler address
+        (``"tcp://host:8786"``); without one a ``LocalCluster`` of `workers` processes is
+        started and closed. The chunks and the code are the same everywhere, so every backend
+        gives the same numbers.
+    chunk:
+        Points per chunk. Default: as many as fit `memory` bytes of trajectories (at most
+        1024) for vmapped systems, 4 for per-point runs.
+    store:
+        A directory: each finished chunk is written there as Parquet, and a rerun with the
+        same store skips the points already in it (so a killed sweep resumes). With
+        `retry_failed` the failed points are run again.
+    trajectories:
+        Keep every run's full Results in a ``"trajectory"`` column (and in the store).
+    progress:
+        Show a rich progress bar (default: when stderr is a terminal).
+    options:
+        Passed to ``ss.simulate`` / the model's ``simulate`` (``check_step``, ``rtol``, …).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per design point, in the design's order: the parameter columns, one column
+        per output, and ``error`` (None, or the point's exception as text; its outputs are
+        NaN). ``df.attrs`` holds ``computed`` (points simulated by this call), ``reused``
+        (taken from the store), ``mode`` (``"vmap"`` or ``"points"``), ``backend`` and
+        ``wall_time`` [s]. A pandas table and not an xarray Dataset: Latin-hypercube and
+        random designs are scattered points, not a grid, and the table maps one to one onto
+        the Parquet store; a full grid reshapes with
+        ``df.set_index(names)[output].unstack()`` (or ``.to_xarray()`` with xarray).
+
+    Notes
+    -----
+    **How points run.** When `build` returns a stickslip system whose varying parameters are
+    arrays (laws and systems are equinox modules), `build` is traced once per chunk under
+    ``jax.vmap`` and the whole chunk runs as one compiled program through
+    :func:`stickslip.integrate.trajectory` (fixed-step methods) or
+    :func:`stickslip.simulate_batch` (adaptive ones); the last chunk is padded, so one
+    compile serves them all. Each law's parameter rules are checked for every point, the
+    system's own checks on the first point; a point whose step is outside the method's
+    stability region or whose run goes non-finite is recorded as failed. Anything else —
+    planar and spatial models built in Python, builds with Python branches on the
+    parameters, a lambda closing over a parameter — falls back to one ``simulate`` per
+    point (``df.attrs["mode"] == "points"``); so does a vmapped chunk that raises, so that
+    each failing point gets its own message.
+
+    **Failures** of single points are recorded in the ``error`` column, never raised;
+    ``KeyboardInterrupt`` stops the sweep and keeps what the store already holds.
+
+    Examples
+    --------
+    >>> import stickslip as ss
+    >>> from stickslip.studies import friction_mass, grid
+    >>> table = ss.sweep(friction_mass, grid(F=[0.3, 0.9], amplitude=[0.6]),
+    ...                  ["stick_fraction", "max_abs(p)"], t_end=1.0, dt=1e-4, dt_out=1e-3)
+    >>> [round(x, 2) for x in table["stick_fraction"]]    # F = 0.9 > 0.6 N: it never slips
+    [0.11, 1.0]
+    """
+    start = time.perf_counter()
+    design = as_design(grid)
+    names = tuple(design.columns)
+    analyses = resolve_analyses(analysis)
+    clash = sorted(set(analyses) & (set(names) | {"error", "key", "trajectory"}))
+    if clash:
+        raise ParameterError(f"output names {clash} clash with parameter or reserved column "
+                             "names; rename them with a {name: function} mapping.")
+    if method not in METHODS:
+        raise ParameterError(f"unknown `method` {method!r}; choose one of {list(METHODS)}.")
+    if backend not in BACKENDS:
+        raise ParameterError(f"unknown `backend` {backend!r}; choose one of {list(BACKENDS)}.")
+    if backend != "dask" and client is not None:
+        raise ParameterError(f"`client` is only used with backend='dask'; got backend="
+                             f"{backend!r}.")
+    run = {"t_end": t_end, "dt": dt, "dt_out": dt_out, "method": method, "options": options}
+    values = design.to_numpy(dtype=float)
+    keys = [point_key(row) for row in values]
+    mode, per_member = _probe(build, names, values, run)
+    if chunk is None:
+        chunk = chunk_size(per_member, memory, len(keys)) if mode == "vmap" else 4
+    elif int(chunk) != chunk or chunk < 1:
+        raise ParameterError(f"`chunk` must be a whole number of points >= 1; got {chunk!r}.")
+    chunk = int(chunk)
+
+    done: dict[str, dict] = {}
+    kept: dict[str, Any] = {}
+    db = None
+    if store is not None:
+        db = Store(store, {"model": _describe(build), "parameters": list(names),
+                           "outputs": list(analyses),
+                           "t_end": t_end, "dt": dt, "dt_out": dt_out, "method": method,
+                           "options": {k: repr(v) for k, v in sorted(options.items())}})
+        for row in db.load().to_dict("records"):
+            if not isinstance(row.get("error"), str):
+                row["error"] = None                  # Parquet nulls may come back as NaN
+            if row["error"] is None or not retry_failed:
+                done[row["key"]] = row
+    todo = [i for i, k in enumerate(keys) if k not in done]
+    reused = len(keys) - len(todo)
+    if trajectories and db is not None:
+        for k in keys:
+            if k in done:
+                kept[k] = db.read_trajectory(k)
+    todo_values = values[todo]
+    tasks = [Task(build, analyses, names, todo_values[s], tuple(keys[todo[j]] for j in
+                                                              range(s.start, s.stop)),
+                  run, mode, chunk if mode == "vmap" else 0, trajectories)
+             for s in plan_chunks(len(todo), chunk)]
+    computed = 0
+    bar = _Progress(progress, len(todo))
+
+    def on_done(result: ChunkResult):
+        nonlocal computed
+        if db is not None:
+            db.write(result.frame)
+            for key, res in result.trajectories.items():
+                db.write_trajectory(key, res)
+        for row in result.frame.to_dict("records"):
+            done[row["key"]] = row
+        kept.update(result.trajectories)
+        computed += result.evaluated
+        bar.advance(result.evaluated)
+
+    try:
+        execute(tasks, backend, workers=workers, client=client, on_done=on_done)
+    finally:
+        bar.close()
+    table = _table(design, keys, analyses, done, kept if trajectories else None)
+    table.attrs.update(computed=computed, reused=reused, mode=mode, backend=backend,
+                       chunk=chunk, wall_time=time.perf_counter() - start)
+    return table
+
+
+def _probe(build, names, values, run):
+    """``("vmap", bytes per member)`` when `build` traces under vmap to the same structure
+    as an eager build of the first point; ``("points", 0)`` otherwise."""
+    if not callable(build):
+        raise ParameterError(f"`build` must be a function of the parameters {list(names)}; "
+                             f"got {type(build).__name__}.")
+    first = None
+    for row in values[:8]:          # the first point that builds (a bad one is recorded later)
+        try:
+            first = build(**dict(zip(names, map(float, row))))
+            break
+        except TypeError as exc:
+            raise ParameterError(f"`build` does not take the sweep's parameters "
+                                 f"{list(names)}: {exc}") from None
+        except Exception:
+            continue
+    if first is None:
+        return "points", 0
+    if not isinstance(first, AbstractSystem):
+        return "points", 0
+    if run["t_end"] is None:
+        raise ParameterError("`t_end` [s] is required to simulate the systems `build` "
+                             "returns; pass e.g. t_end=10.0.")
+    if run["method"] in ("rk4", "rk_gill", "euler") and run["dt"] is None:
+        raise ParameterError("fixed-step methods need `dt` [s]; pass e.g. dt=1e-4.")
+    try:
+        stacked = build_stacked(build, names, values[:2])
+        static_ok = eqx.partition(stacked, eqx.is_array)[1] == \
+            eqx.partition(first, eqx.is_array)[1]
+    except Exception:
+        return "points", 0
+    if not static_ok:
+        return "points", 0
+    step = run["dt_out"] or run["dt"] or (run["t_end"] / 1000)
+    n_out = math.ceil(run["t_end"] / step) + 1
+    n_channels = len(first.state_names) + len(first.outputs(0.0, first.initial_state()))
+    return "vmap", 8 * 3 * n_out * n_channels
+
+
+def _describe(build) -> str:
+    """What `build` is, for the store's identity check (module, name, bound keywords)."""
+    import functools
+
+    if isinstance(build, functools.partial):
+        bound = ", ".join(f"{k}={v!r}" for k, v in sorted(build.keywords.items()))
+        return f"{_describe(build.func)}({bound})"
+    return f"{getattr(build, '__module__', '?')}.{getattr(build, '__qualname__', repr(build))}"
+
+
+def _table(design, keys, analyses, done, kept):
+    rows = [done.get(k) for k in keys]
+    table = design.copy()
+    for name in analyses:
+        table[name] = [np.nan if r is None else r.get(name, np.nan) for r in rows]
+    table["error"] = pd.Series([("not run" if r is None else r.get("error")) for r in rows],
+                               dtype="object")
+    if kept is not None:
+        table["trajectory"] = pd.Series([kept.get(k) for k in keys], dtype="object")
+    return table
+
+
+class _Progress:
+    """A rich progress bar over points, or nothing."""
+
+    def __init__(self, enabled, total):
+        enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.bar = None
+        if enabled and total:
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress,
+                                       TimeRemainingColumn)
+
+            self.bar = Progress("sweep", BarColumn(), MofNCompleteColumn(),
+                                TimeRemainingColumn(), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("sweep", total=total)
+
+    def advance(self, n):
+        if self.bar:
+            self.bar.advance(self.task, n)
+
+    def close(self):
+        if self.bar:
+            self.bar.stop()

@@ -1,0 +1,53 @@
+"""Bad input to the studies (sweep, designs, fit): a stickslip error naming the culprit."""
+
+import pytest
+
+import stickslip as ss
+from stickslip.studies import friction_mass, grid, latin_hypercube, random_sample
+
+RUN = dict(t_end=0.1, dt=1e-4)
+
+
+def _data():
+    return {"t": [0.0, 0.01, 0.02], "p": [0.0, 0.0, 0.0]}
+
+
+CASES = [
+    (lambda: grid(), "at least one named axis"),
+    (lambda: grid(F=[]), "`F`"),
+    (lambda: grid(F=[0.1, float("nan")]), "`F`"),
+    (lambda: latin_hypercube(0, seed=0, F=(0, 1)), "n >= 1"),
+    (lambda: latin_hypercube(4, seed=0, F=(1, 0)), "`F`"),
+    (lambda: random_sample(4, seed=0, F=(0,)), "`F`"),
+    (lambda: ss.sweep(friction_mass, {"F": [0.5]}, "max_abs(p)", backend="gpu", **RUN),
+     "`backend`"),
+    (lambda: ss.sweep(friction_mass, {"F": [0.5]}, "max_abs(p)", method="rk5", **RUN),
+     "`method`"),
+    (lambda: ss.sweep(friction_mass, {"F": [0.5]}, "maximum(p)", **RUN), "maximum(p)"),
+    (lambda: ss.sweep(friction_mass, {"F": [0.5]}, "max_abs", **RUN), "max_abs"),
+    (lambda: ss.sweep(friction_mass, {"Fx": [0.5]}, "max_abs(p)", **RUN), "Fx"),
+    (lambda: ss.sweep(friction_mass, {"F": [0.5]}, {"F": ss.studies.final}, **RUN), "F"),
+    (lambda: ss.sweep(friction_mass, {"F": [0.5]}, "max_abs(p)", t_end=0.1), "`dt`"),
+    (lambda: ss.sweep(friction_mass, {"F": [0.5]}, "max_abs(p)", chunk=0, **RUN), "`chunk`"),
+    (lambda: ss.sweep(friction_mass, {"F": [0.5]}, "max_abs(p)", client="tcp://x:1", **RUN),
+     "`client`"),
+    (lambda: ss.sweep(friction_mass, {"F": [0.5]}, None, **RUN), "`analysis`"),
+    (lambda: ss.fit(friction_mass(), _data(), ["law.mu_s"], dt=1e-4), "mu_s"),
+    (lambda: ss.fit(friction_mass(), _data(), ["law.F"], dt=1e-4, channels=["x"]), "`x`"),
+    (lambda: ss.fit(friction_mass(), {"p": [0, 1]}, ["law.F"], dt=1e-4), "`t`"),
+    (lambda: ss.fit(friction_mass(), _data(), ["law.F"], dt=1e-4, method="tsit5"), "tsit5"),
+    (lambda: ss.fit(friction_mass(), _data(), ["law.F"], dt=1e-4,
+                    bounds={"law.K": (0, 1)}), "law.K"),
+    (lambda: ss.fit(friction_mass(), _data(), ["law.F"], dt=1e-4, confidence=1.5),
+     "`confidence`"),
+    (lambda: ss.fit(friction_mass, _data(), ["F"], dt=1e-4), "start values"),
+    (lambda: ss.fit(friction_mass(), {"t": [0.0, 0.1], "p": [0.0, float("inf")]}, ["law.F"],
+                    dt=1e-4), "`p`"),
+]
+
+
+@pytest.mark.parametrize("case, fragment", CASES)
+def test_bad_study_input_raises_a_named_stickslip_error(case, fragment):
+    with pytest.raises(ss.StickslipError) as info:
+        case()
+    assert fragment in str(info.value)
