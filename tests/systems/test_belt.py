@@ -1,9 +1,10 @@
 """FrictionMass on a spring, a damper and a moving belt (issue 14).
 
 The Coulomb belt oscillator (mass M on a spring k to a fixed anchor, lying on a belt moving at
-V0, Coulomb friction of level F; Popp & Stelter, Phil. Trans. R. Soc. A 332 (1990) 89-105,
-the belt-driven oscillator with a constant friction characteristic). Closed form, for a block
-that starts riding on the belt at x = 0:
+V0, Coulomb friction of level F — the classic mass-on-moving-belt model reviewed in K. Popp,
+"Non-smooth mechanical systems", J. Appl. Math. Mech. 64(5), 765-772, 2000, here with one
+level for static and kinetic friction). Closed form, derived here, for a block that starts
+riding on the belt at x = 0:
 
 * stick: it moves exactly with the belt, x = V0 t, while the spring force k x is below F,
   i.e. for t < t1 = F/(k V0);
