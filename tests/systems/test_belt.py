@@ -99,3 +99,15 @@ def test_bad_belt_parameters_are_named():
                            r"`FrictionMass.force\(t, p, v\)` must return a scalar")):
         with pytest.raises(ss.ParameterError, match=match):
             ss.systems.FrictionMass(M=1.0, law=law, **kwargs)
+
+
+def test_belt_oscillators_batch_over_the_spring_stiffness():
+    law = ss.laws.CoulombODE.tuned(mass=M, K=1e5, F=F)
+    stiffnesses = (5.0, 10.0, 20.0)
+    belts = [ss.systems.FrictionMass(M=M, law=law, stiffness=s, surface_velocity=V0, v0=V0)
+             for s in stiffnesses]
+    res = ss.simulate_batch(belts, 4.0, dt=2e-5, dt_out=1e-3)
+    for i, s in enumerate(stiffnesses):     # amplitude V0/ω about F/k for each member
+        late = res.t > F / (s * V0) + 0.01
+        p = res["p"][i][late]
+        assert p.max() - F / s == pytest.approx(V0 / np.sqrt(s / M), rel=2e-3)
