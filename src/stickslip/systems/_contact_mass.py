@@ -94,15 +94,14 @@ class ContactMass(AbstractSystem, AbstractParametrised):
         """The largest contact force [N] to expect, for the step check of nonlinear laws:
         the weight, or the peak of an undamped linear impact from the drop energy
         (M g p0 + M v0²/2), whichever is larger (a nonlinear law's own peak is close)."""
-        M, g = float(self.M), float(self.g)
-        p0, v0 = float(self.p0), float(self.v0)
-        energy = 0.5 * M * v0 ** 2 + M * g * max(p0, 0.0)
+        M, g, p0, v0 = (np.asarray(x, dtype=float) for x in (self.M, self.g, self.p0, self.v0))
+        energy = 0.5 * M * v0 ** 2 + M * g * np.maximum(p0, 0.0)    # (per batch member)
         peak = M * g
-        if energy > 0 and isinstance(self.law, HuntCrossley):   # δmax from k δ^(n+1)/(n+1)
-            k, n = float(self.law.k), float(self.law.n)
+        if isinstance(self.law, HuntCrossley):              # δmax from k δ^(n+1)/(n+1) = E
+            k, n = np.asarray(self.law.k, dtype=float), np.asarray(self.law.n, dtype=float)
             depth = ((n + 1.0) * energy / k) ** (1.0 / (n + 1.0))
-            peak = max(peak, k * depth ** n)
-        return max(peak, 1e-12)
+            peak = np.maximum(peak, k * depth ** n)
+        return max(float(np.max(peak)), 1e-12)
 
     def linear_modes(self):
         M = check_finite_matrix("ContactMass", "M", np.asarray(self.M))

@@ -206,9 +206,9 @@ class FrictionMass(AbstractSystem, AbstractParametrised):
         modes = [(f"{type(self.law).__name__} {label}", eig)
                  for label, eig in self.law.linear_modes(M, np.asarray(self.N))]
         if self.stiffness is not None or self.damping is not None:
-            k = 0.0 if self.stiffness is None else float(self.stiffness)
-            c = 0.0 if self.damping is None else float(self.damping)
-            disc = np.sqrt(c ** 2 - 4 * float(M) * k + 0j)
+            k = np.asarray(0.0 if self.stiffness is None else self.stiffness, dtype=float)
+            c = np.asarray(0.0 if self.damping is None else self.damping, dtype=float)
+            disc = np.sqrt(c ** 2 - 4 * M * k + 0j)
             modes.append(("spring-damper (M s² + c s + k = 0)",
                           np.array([(-c + disc) / (2 * M), (-c - disc) / (2 * M)])))
         return finite_modes("FrictionMass", modes)
