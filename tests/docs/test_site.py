@@ -28,3 +28,18 @@ def test_every_page_is_in_the_site_navigation():
     config = (ROOT / "mkdocs.yml").read_text()
     for page in (ROOT / "docs").glob("*.md"):
         assert page.name in config, f"docs/{page.name} is not in mkdocs.yml's nav"
+
+
+def test_readme_commands_and_ci_agree():
+    readme = (ROOT / "README.md").read_text()
+    first = readme.split("```bash\n", 1)[1].split("```", 1)[0].splitlines()
+    assert first == [
+        "python3 -m venv .venv && . .venv/bin/activate && pip install -e . && "
+        "stickslip figures --out figures",
+        "python3 -m venv .venv && . .venv/bin/activate && pip install -e \".[test]\" && "
+        "python -m pytest",
+    ]
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert "python -m pip install -e \".[test]\"" in ci and "python -m pytest" in ci
+    assert "NO_MKDOCS_2_WARNING=1 mkdocs build --strict" in ci
+    assert "mkdocs build --strict" in readme
