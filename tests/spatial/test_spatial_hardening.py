@@ -223,7 +223,7 @@ def test_finite_divergence_stops_with_time_body_and_last_sane_state():
     model = ss.spatial.SpatialModel(gravity=(0, 0, 0))
     model.add_body("plate", mass=1.0, shape=ss.spatial.Box(0.4, 0.2, 0.02),
                    position=(0, 0, 1), angular_velocity=(0.1, 100.0, 0.1))
-    with pytest.raises(ss.SimulationError, match=r"diverged at t=.*body 'plate'.*last sane") \
+    with pytest.raises(ss.SimulationError, match=r"diverged by t=.*body 'plate'.*last sane") \
             as err:
         model.simulate(5.0, dt=2e-2, method="euler")
     assert 0 < err.value.time < 1.0
