@@ -49,7 +49,7 @@ def test_rebound_speed_matches_the_requested_restitution(e):
     # the paper's eq. 3 (k = 1/Δt) rebounds anywhere between 4 % and 99 % of the impact
     # speed depending on how deep the impact step happened to go; with `restitution` the
     # rebound is e times the impact speed, whatever the speed and the phase, to λ = 1e-3
-    for v in (1.0, 5.0, 20.0):
+    for v in (1.0, 5.0, 20.0, 50.0):
         for gap in (0.0005, 0.004, 0.009):
             model = _box_model(0.05 + gap + 1e-3 * v, -v, restitution=e)
             res = model.simulate(0.03, dt=1e-3)
@@ -223,7 +223,7 @@ def test_finite_divergence_stops_with_time_body_and_last_sane_state():
     model = ss.spatial.SpatialModel(gravity=(0, 0, 0))
     model.add_body("plate", mass=1.0, shape=ss.spatial.Box(0.4, 0.2, 0.02),
                    position=(0, 0, 1), angular_velocity=(0.1, 100.0, 0.1))
-    with pytest.raises(ss.SimulationError, match=r"diverged at t=.*body 'plate'.*last sane") \
+    with pytest.raises(ss.SimulationError, match=r"diverged by t=.*body 'plate'.*last sane") \
             as err:
         model.simulate(5.0, dt=2e-2, method="euler")
     assert 0 < err.value.time < 1.0
