@@ -107,8 +107,9 @@ class CamFollowerJoint(AbstractConstraint):
         if value.shape != () or not np.isfinite(value) or value <= 0:
             raise ParameterError(f"`{self.owner}.profile(α)` must return one positive radius "
                                  f"[m]; got {value!r} at α = 0.3.")
-        from ._traceable import check_traceable
-        check_traceable(self.owner, "profile", self.profile)
+        from .._validation import check_traceable
+        check_traceable(self.owner, "profile", self.profile, (0.3,), shape=(),
+                        signature="alpha")
         try:
             n = np.asarray(normal_j, dtype=float)
         except (TypeError, ValueError):

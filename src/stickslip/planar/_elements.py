@@ -78,9 +78,7 @@ def _time_function(owner: str, name: str, fn) -> Callable:
 
     if not callable(fn):
         return _ConstantSpeed(0.0, float(_finite(owner, name, fn, "constant value")))
-    check_time_function(owner, name, fn, ())
-    from ._traceable import check_traceable
-    check_traceable(owner, name, fn)
+    check_time_function(owner, name, fn, ())        # traces it too (no Python `if` on t)
     return fn
 
 

@@ -1,4 +1,4 @@
-"""Joint friction in planar mechanisms (SPEC §9 9-2, SPEC §8; issue 6).
+"""Joint friction in planar mechanisms (SPEC §9 9-2, SPEC §8).
 
 A friction acts along one joint's free relative coordinate, the joint's ``slide(qi, qj)``:
 

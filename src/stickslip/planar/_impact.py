@@ -1,4 +1,4 @@
-"""Unilateral stops (SPEC §9 9-1; issue 6): one or two gap functions g(q) ≥ 0 [m or rad].
+"""Unilateral stops (SPEC §9 9-1): one or two gap functions g(q) ≥ 0 [m or rad].
 
 * :class:`PointLineStop` — a body point against a ground line (point ``line_point``,
   unit ``normal`` pointing to the free side): g = nᵀ(r_iᴾ − p₀);
