@@ -66,7 +66,10 @@ def test_ball_in_box_figure_draws_the_walls_and_every_impact():
     np.testing.assert_array_equal(box.get_ydata(), [0, 0, 1, 1, 0])
     markers = [ln for ln in fig.axes[0].lines if ln.get_marker() == "o"]
     assert len(markers) == summary["impacts"] >= 4
-    assert len(fig.axes[1].lines) == 2 and fig.axes[1].get_xlabel() == "t [s]"
+    labels = [ln.get_label() for ln in fig.axes[1].lines]
+    assert {"height y", "horizontal x"} <= set(labels)
+    assert len(fig.axes[1].lines) == 2 + summary["impacts"]      # one tick per impact
+    assert fig.axes[1].get_xlabel() == "t [s]"
 
 
 @pytest.mark.slow

@@ -438,13 +438,12 @@ class PlanarSystem(AbstractSystem):
         n = self.layout.n_coordinates
         q, qd, s = x[:n], x[n:2 * n], x[2 * n:]
         d = self.dynamics(t, q, qd, s)
-        out = self.channels(t, q, qd, d.qdd, d.lam, include_state=False, J=d.J)
+        out = self.channels(t, q, qd, d.qdd, d.lam, include_state=False, J=d.J, s=s)
         for k, f in enumerate(self.frictions):
             out[f"{f.name}.friction"] = d.friction[k]
             out[f"{f.name}.normal"] = d.normal[k]
             if f.reports_force:
                 out[f"{f.name}.force"] = d.friction[k]
-        out["energy"] = self.energy(q, qd, s)
         start = 0
         for c in self.contacts:
             f = d.contact[start:start + c.n_gaps]
@@ -476,7 +475,8 @@ class PlanarSystem(AbstractSystem):
         torque_j = -cols[:, 2] @ lam_k - cross2(c.point_i - qj[:2], force_j)
         return -force_j, -torque_j, jnp.asarray(c.frame_i)
 
-    def channels(self, t, q, qd, qdd, lam, include_state=True, J=None) -> dict[str, Any]:
+    def channels(self, t, q, qd, qdd, lam, include_state=True, J=None,
+                 s=None) -> dict[str, Any]:
         """Every named channel at one instant: poses, rates, accelerations, reactions (in
         each joint's frame on body i, SPEC §9), driver efforts, force-element values,
         energy."""
@@ -503,7 +503,7 @@ class PlanarSystem(AbstractSystem):
         _, reported = self.applied(q, qd, t)
         for f, value in zip(self.forces, reported):
             out[f"{f.name}.force"] = value
-        out["energy"] = self.energy(q, qd)
+        out["energy"] = self.energy(q, qd, s)
         return out
 
     def linear_modes(self):
