@@ -595,24 +595,34 @@ def _clip_polygon(poly, normals, offsets, tol):
     cur = poly
     for p in range(len(offsets)):
         k = cur.shape[0]
-        s = matvec(cur, normals[p]) - offsets[p]
-        if s.max() <= tol:
+        s = matvec(cur, normals[p])          # scalar loops below: array expressions and
+        smax, smin = -np.inf, np.inf        # slice copies cost compile time
+        for i in range(k):
+            s[i] -= offsets[p]
+            smax, smin = max(smax, s[i]), min(smin, s[i])
+        if smax <= tol:
             continue
-        if s.min() >= -tol:
+        if smin >= -tol:
             return np.empty((0, 3))
         out = np.empty((2 * k, 3))
         nk = 0
         for i in range(k):
             j = (i + 1) % k
             if s[i] <= tol:
-                out[nk] = cur[i]
+                for c in range(3):
+                    out[nk, c] = cur[i, c]
                 nk += 1
             if (s[i] < -tol and s[j] > tol) or (s[i] > tol and s[j] < -tol):
-                out[nk] = cur[i] + (s[i] / (s[i] - s[j])) * (cur[j] - cur[i])
+                r = s[i] / (s[i] - s[j])
+                for c in range(3):
+                    out[nk, c] = cur[i, c] + r * (cur[j, c] - cur[i, c])
                 nk += 1
         if nk < 3:
             return np.empty((0, 3))
-        cur = out[:nk].copy()
+        cur = np.empty((nk, 3))
+        for i in range(nk):
+            for c in range(3):
+                cur[i, c] = out[i, c]
     return cur
 
 
@@ -637,10 +647,11 @@ def _pair_kernel(va, flat_a, ptr_a, na, da, vb, flat_b, ptr_b, nb, db, scale, ep
                         shared = True
                 if shared:
                     continue
-            idx = flat[ptr[f]:ptr[f + 1]]
-            poly = np.empty((len(idx), 3))
-            for i in range(len(idx)):
-                poly[i] = verts[idx[i]]
+            nv = ptr[f + 1] - ptr[f]
+            poly = np.empty((nv, 3))
+            for i in range(nv):
+                for c in range(3):
+                    poly[i, c] = verts[flat[ptr[f] + i], c]
             clipped = _clip_polygon(poly, other_n, other_d, tol)
             if clipped.shape[0] >= 3:
                 polys.append(clipped)
@@ -654,20 +665,24 @@ def _pair_kernel(va, flat_a, ptr_a, na, da, vb, flat_b, ptr_b, nb, db, scale, ep
     o = np.zeros(3)
     for poly in polys:
         for i in range(poly.shape[0]):
-            o += poly[i]
-    o /= n_pts
+            for c in range(3):
+                o[c] += poly[i, c]
+    for c in range(3):
+        o[c] /= n_pts
     acc = np.zeros(4)
     p = np.zeros(3)
     n_faces = 0
     for poly, sgn in zip(polys, signs):
         av = np.zeros(3)
         for i in range(poly.shape[0]):
-            av += cross(poly[i], poly[(i + 1) % poly.shape[0]])
-        av *= 0.5
+            cr = cross(poly[i], poly[(i + 1) % poly.shape[0]])
+            for c in range(3):
+                av[c] += 0.5 * cr[c]
         if np.sqrt(dot(av, av)) <= 1e-14 * scale * scale:
             continue
         n_faces += 1
-        p += sgn * av
+        for c in range(3):
+            p[c] += sgn * av[c]
         for i in range(1, poly.shape[0] - 1):
             _tet(o, poly[0], poly[i], poly[i + 1], acc)
     volume = acc[0]
@@ -676,12 +691,19 @@ def _pair_kernel(va, flat_a, ptr_a, na, da, vb, flat_b, ptr_b, nb, db, scale, ep
     norm = np.sqrt(dot(p, p))
     if norm <= eps_v:
         return empty
-    n = p / norm
-    pg = o + acc[1:] / (4.0 * volume)
+    n = np.empty(3)
+    pg = np.empty(3)
+    for c in range(3):
+        n[c] = p[c] / norm
+        pg[c] = o[c] + acc[1 + c] / (4.0 * volume)
     pts = np.empty((n_pts, 3))
     k = 0
     for poly in polys:
         for i in range(poly.shape[0]):
-            pts[k] = poly[i] - dot(poly[i] - pg, n) * n
+            h = 0.0
+            for c in range(3):
+                h += (poly[i, c] - pg[c]) * n[c]
+            for c in range(3):
+                pts[k, c] = poly[i, c] - h * n[c]
             k += 1
     return volume, pg, n, _convex_polygon_kernel(pts, n, tol)
