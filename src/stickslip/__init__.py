@@ -9,13 +9,14 @@ import jax as _jax
 _jax.config.update("jax_enable_x64", True)
 
 from . import errors, integrate, laws, nonsmooth, systems  # noqa: E402
-from . import control, discrete, planar  # noqa: E402
+from . import constraints, control, discrete, planar  # noqa: E402
 from ._version import __version__  # noqa: E402
 from .integrate import largest_stable_step, simulate, simulate_batch, stack_systems  # noqa: E402
 from .results import Results  # noqa: E402
 from .errors import (  # noqa: E402
     InclusionError,
     ModelError,
+    PainleveError,
     ParameterError,
     SimulationError,
     StickslipError,
@@ -33,8 +34,9 @@ def __getattr__(name):
 
 
 __all__ = [
-    "__version__", "errors", "integrate", "laws", "nonsmooth", "systems", "control", "discrete",
+    "__version__", "errors", "integrate", "laws", "nonsmooth", "systems", "constraints", "control",
+    "discrete",
     "planar", "spatial",
     "simulate", "simulate_batch", "stack_systems", "largest_stable_step", "Results",
-    "StickslipError", "ParameterError", "ModelError", "InclusionError", "SimulationError",
+    "StickslipError", "ParameterError", "ModelError", "InclusionError", "SimulationError", "PainleveError",
 ]

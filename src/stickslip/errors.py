@@ -14,6 +14,7 @@ __all__ = [
     "ModelError",
     "InclusionError",
     "SimulationError",
+    "PainleveError",
 ]
 
 
@@ -48,3 +49,22 @@ class SimulationError(StickslipError, RuntimeError):
         super().__init__(message)
         self.time = time
         self.state = state
+
+
+class PainleveError(SimulationError):
+    """The λ-problem of a frictional contact has no solution or several (the Painlevé
+    paradox, SPEC §6): the motion is not determined by the rigid-body model there.
+
+    Attributes (besides ``time`` and ``state``)
+    ----------
+    contacts:
+        Names of the contacts involved (those in contact at the failure).
+    reason:
+        ``"no solution (inconsistency)"`` or ``"several solutions (non-uniqueness)"``.
+    """
+
+    def __init__(self, message: str, *, time: float | None = None, state: dict | None = None,
+                 contacts: tuple = (), reason: str = ""):
+        super().__init__(message, time=time, state=state)
+        self.contacts = tuple(contacts)
+        self.reason = reason

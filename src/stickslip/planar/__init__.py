@@ -38,6 +38,8 @@ from ._friction import LuGreFriction as LuGreFriction
 from ._impact import PointLineStop as PointLineStop
 from ._impact import RevoluteStop as RevoluteStop
 from ._impact import TranslationalStop as TranslationalStop
+from ._contact import ClearanceSlider as ClearanceSlider
+from ._contact import PointLineContact as PointLineContact
 from ._model import Model as Model
 from ._system import PlanarSystem as PlanarSystem
 from ._system import ProjectedPlanarSystem as ProjectedPlanarSystem
@@ -51,4 +53,5 @@ __all__ = [
     "RelativeDriver", "DistanceDriver", "constant_speed", "smooth_ramp",
     "TranslationalSpringDamper", "RotationalSpringDamper", "PointForce", "BodyTorque",
     "LuGreFriction", "PointLineStop", "TranslationalStop", "RevoluteStop",
+    "PointLineContact", "ClearanceSlider",
 ]

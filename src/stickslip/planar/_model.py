@@ -114,6 +114,10 @@ class Model:
         not in this model, an unknown point, a duplicate name) are collected and raised by the
         next analysis, all at once.
         """
+        from ._contact import AbstractFrictionalContact   # frictional contacts (issue 12)
+        if isinstance(element, AbstractFrictionalContact):
+            from ._contact_simulate import add_frictional_contact
+            return add_frictional_contact(self, element)
         if isinstance(element, AbstractConstraint):
             group, kind = self.constraints, "driver" if element.is_driver else "joint"
         elif isinstance(element, AbstractForceElement):
@@ -500,7 +504,7 @@ class Model:
     def simulate(self, t_end: float, dt: float | None = None, method: str = "rk4",
                  dt_out: float | None = None, *, baumgarte: tuple[float, float] | None = None,
                  projection: bool | None = None, max_drift: float = 1e-3,
-                 **options: Any) -> Results:
+                 contact_formulation: str | None = None, **options: Any) -> Results:
         """Forward dynamics: the index-reduced DAE (SPEC §9, eq. 3-5) with constraint
         stabilisation, on the core integrators.
 
@@ -522,6 +526,10 @@ class Model:
         max_drift: largest constraint residual max|Φ| [m, rad] accepted; beyond it the run
             went through a lock-up (or a driver asked for an unreachable position) and a
             SimulationError names the time and the constraints.
+        contact_formulation: for models with frictional contacts (PointLineContact,
+            ClearanceSlider): ``"kikuuwe"`` (default; SPEC §6's exact limit law),
+            ``"anitescu"`` or ``"nakaoka"``. Channels ``<contact>.gap/.fn/.ft`` are added;
+            a λ-problem without a unique solution raises ``ss.PainleveError``.
         options: passed to :func:`stickslip.simulate` (``rtol``, ``atol``, ``t0``,
             ``initial``, ``stream_to``, ``progress``, …).
 
@@ -540,6 +548,12 @@ class Model:
         """
         from ..integrate._tableaus import FIXED_STEP_METHODS
 
+        if getattr(self, "frictional_contacts", None) or contact_formulation is not None:
+            # frictional contacts: the λ-problem of SPEC §6 (issue 12, _contact_simulate.py)
+            from ._contact_simulate import simulate_contacts
+            return simulate_contacts(self, t_end, dt, method, dt_out, baumgarte=baumgarte,
+                                     projection=projection,
+                                     contact_formulation=contact_formulation, **options)
         self.dof()
         fixed = method in FIXED_STEP_METHODS
         projection = fixed if projection is None else bool(projection)
