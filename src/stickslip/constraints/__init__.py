@@ -8,7 +8,8 @@ with the Baumgarte-like b of the relaxation (δ, ζ); then q̈ = M⁻¹(Jᵀλ �
 of blocks (:class:`Bilateral` ℝⁿ, :class:`Unilateral` ℝ₊, :class:`CoulombBound` [−F, F],
 :class:`PlanarContact` and :class:`SpatialContact` friction cones). :func:`solve_lambda`
 solves it for the formulations ``"kikuuwe"`` (default), ``"anitescu"`` and ``"nakaoka"``;
-:func:`relaxed_rhs` builds b; :func:`moreau_jean_step` is the exact time-stepping reference.
+:func:`relaxation_restitution` gives the restitution that (δ, ζ) imply; the exact
+time-stepping reference (Moreau–Jean) is :func:`stickslip.planar.moreau_jean`.
 """
 
 from ._sets import AbstractBlock as AbstractBlock
@@ -25,9 +26,10 @@ from ._lambda_problem import STATUS_SEVERAL as STATUS_SEVERAL
 from ._lambda_problem import STATUS_TEXT as STATUS_TEXT
 from ._lambda_problem import STATUS_UNIQUE as STATUS_UNIQUE
 from ._lambda_problem import solve_lambda as solve_lambda
+from ._restitution import relaxation_restitution as relaxation_restitution
 
 __all__ = [
     "AbstractBlock", "Bilateral", "Unilateral", "CoulombBound", "PlanarContact",
     "SpatialContact", "ProductSet", "FORMULATIONS", "LambdaSolution", "solve_lambda",
-    "STATUS_UNIQUE", "STATUS_NONE", "STATUS_SEVERAL", "STATUS_TEXT",
+    "STATUS_UNIQUE", "STATUS_NONE", "STATUS_SEVERAL", "STATUS_TEXT", "relaxation_restitution",
 ]

@@ -86,14 +86,17 @@ def enumerate_solutions(blocks, offsets, A, b, formulation, rtol=1e-9, distinct_
     b_max = jnp.max(jnp.abs(b))
 
     def residual(lam):
+        # absolute residual against the size of the data, not of λ: a singular combination
+        # solved by LU returns a huge λ whose residual is small relative to ‖S‖‖λ‖ only
         r = jnp.max(jnp.abs(jnp.einsum("nij,nj->ni", system, lam) - rhs), axis=1)
-        size = jnp.sqrt(scale2) * jnp.max(jnp.abs(lam), axis=1) + jnp.max(jnp.abs(rhs), axis=1)
-        return r / jnp.maximum(size, 1e-300)
+        size = jnp.max(jnp.abs(rhs), axis=1) + b_max + 1e-300
+        return r / size
 
-    good_lu = jnp.all(jnp.isfinite(lam_lu), axis=1) & (residual(
-        jnp.where(jnp.isfinite(lam_lu), lam_lu, 0.0)) <= 1e-10)
-    lam = jnp.where(good_lu[:, None], jnp.where(jnp.isfinite(lam_lu), lam_lu, 0.0), lam_ls)
-    consistent = residual(lam) <= 1e-8
+    finite = jnp.all(jnp.isfinite(lam_lu), axis=1)
+    lam_lu = jnp.where(finite[:, None], lam_lu, 0.0)
+    good_lu = finite & (residual(lam_lu) <= 1e-12)
+    lam = jnp.where(good_lu[:, None], lam_lu, lam_ls)
+    consistent = residual(lam) <= 1e-9
     w = lam @ A.T - b
     lam_scale = jnp.max(jnp.abs(lam), axis=1) + b_max / a_max
     w_scale = a_max * jnp.max(jnp.abs(lam), axis=1) + b_max

@@ -40,6 +40,7 @@ from ._impact import RevoluteStop as RevoluteStop
 from ._impact import TranslationalStop as TranslationalStop
 from ._contact import ClearanceSlider as ClearanceSlider
 from ._contact import PointLineContact as PointLineContact
+from ._contact_reference import moreau_jean as moreau_jean
 from ._model import Model as Model
 from ._system import PlanarSystem as PlanarSystem
 from ._system import ProjectedPlanarSystem as ProjectedPlanarSystem
@@ -53,5 +54,5 @@ __all__ = [
     "RelativeDriver", "DistanceDriver", "constant_speed", "smooth_ramp",
     "TranslationalSpringDamper", "RotationalSpringDamper", "PointForce", "BodyTorque",
     "LuGreFriction", "PointLineStop", "TranslationalStop", "RevoluteStop",
-    "PointLineContact", "ClearanceSlider",
+    "PointLineContact", "ClearanceSlider", "moreau_jean",
 ]
