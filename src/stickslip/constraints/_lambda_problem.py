@@ -34,7 +34,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ._enumeration import STATUS_NONE, STATUS_SEVERAL, STATUS_UNIQUE, enumerate_solutions
-from ._iterative import natural_residual, solve_iteratively
+from ._iterative import solve_iteratively
 from ._sets import ProductSet
 
 __all__ = ["FORMULATIONS", "LambdaSolution", "solve_lambda", "check_formulation",
@@ -57,7 +57,9 @@ class LambdaSolution(NamedTuple):
     w: the relaxed constraint values Aλ − b [m/s², rad/s²], shape (m,).
     status: ``STATUS_UNIQUE`` (0), ``STATUS_NONE`` (1: no solution) or ``STATUS_SEVERAL``
         (2: solutions with different accelerations — the Painlevé paradox).
-    residual: normalised fixed-point residual ‖λ − P_F(λ − ρŵ)‖ of the formulation's law.
+    residual: for enumeration, the chosen combination's normalised violation of its
+        inequalities; for the iterative solver, the normalised fixed-point residual
+        ‖λ − P_F(λ − ρŵ)‖ of the formulation's law; 0 for Nakaoka's projection.
     n_feasible: number of feasible mode combinations (enumeration; 1 otherwise).
     """
 
@@ -144,9 +146,8 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
         status = jnp.where(residual <= RESIDUAL_TOLERANCE, STATUS_UNIQUE, STATUS_NONE)
         n_feasible = jnp.asarray(1)
     else:
-        lam_c, _, status, n_feasible, _, _ = enumerate_solutions(blocks, offsets, A_r, b_r,
-                                                                 formulation)
-        residual = natural_residual(blocks, offsets, A_r, b_r, lam_c, formulation)
+        lam_c, _, status, n_feasible, _, residual = enumerate_solutions(
+            blocks, offsets, A_r, b_r, formulation)
     lam = jnp.zeros(m, dtype=A.dtype)
     if con.size:
         lam = lam.at[con].set(lam_c)
