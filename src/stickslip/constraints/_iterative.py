@@ -23,7 +23,7 @@ import jax.numpy as jnp
 
 __all__ = ["modified_velocity", "natural_residual", "solve_iteratively"]
 
-SWEEPS = 200
+SWEEPS = 300
 POLISH_ROUNDS = 3
 
 

@@ -47,7 +47,7 @@ STATUS_TEXT = {STATUS_UNIQUE: "unique solution",
 
 # a solution is accepted (``status == STATUS_UNIQUE`` for iterative solves) below this
 # normalised fixed-point residual
-RESIDUAL_TOLERANCE = 1e-8
+RESIDUAL_TOLERANCE = 1e-6
 
 
 class LambdaSolution(NamedTuple):

@@ -11,6 +11,7 @@ from ._friction import static_friction_holds as static_friction_holds
 from ._model import BodyState as BodyState
 from ._model import ContactRecord as ContactRecord
 from ._model import Model as Model
+from ._point_contacts import PointContacts as PointContacts
 from ._shapes import Box as Box
 from ._shapes import ConvexHull as ConvexHull
 from ._shapes import Polyhedron as Polyhedron
@@ -22,4 +23,4 @@ from ._volume import intersect as intersect
 
 __all__ = ["Model", "BodyState", "ContactRecord", "Polyhedron", "Box", "Prism", "ConvexHull",
            "ContactVolume", "ContactGeometry", "intersect", "contact_geometry",
-           "static_friction_holds"]
+           "static_friction_holds", "PointContacts"]
