@@ -1,4 +1,4 @@
-"""Speed of the core (issue 2): eq. 10 with RK4, compile time, a 1000-member batch, and the
+"""Speed of the core: eq. 10 with RK4, compile time, a 1000-member batch, and the
 same stiction problem solved the way a user would otherwise do it (SciPy solve_ivp + LuGre).
 
 Run:  python benchmarks/core_speed.py            (writes benchmarks/results/core_speed.md)
@@ -107,7 +107,7 @@ def main():
                      f"{stuck_drift(sol.t, sol.y[0]):.2e} m (LuGre creeps)"))
 
     lines = [
-        "# Core speed (issue 2)",
+        "# Core speed",
         "",
         f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
         f"JAX {jax.__version__} on {jax.devices()[0].platform}; float64. "

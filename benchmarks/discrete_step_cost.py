@@ -1,4 +1,4 @@
-"""Per-step cost of the real-time algorithms (issue 5) against a 1 kHz budget (1 ms/step).
+"""Per-step cost of the real-time algorithms against a 1 kHz budget (1 ms/step).
 
 Run:  python benchmarks/discrete_step_cost.py      (writes benchmarks/results/discrete_step_cost.md)
 
@@ -170,7 +170,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         c_results, compiler = c_costs(Path(tmp))
     lines = [
-        "# Per-step cost of the real-time algorithms (issue 5)",
+        "# Per-step cost of the real-time algorithms",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared), JAX {jax.__version__} "
         f"on {jax.default_backend()}, float64; C compiler: {compiler}, `-O2`. "

@@ -1,4 +1,4 @@
-"""Benchmark of the inclusion compiler (issue 4): compile time and run-time overhead.
+"""Benchmark of the inclusion compiler: compile time and run-time overhead.
 
 Measures, for SPEC §5 example 2 (two blocks on a conveyor, eq. 23-26):
 

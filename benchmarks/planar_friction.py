@@ -1,16 +1,16 @@
-"""Joint-friction benchmark (issue 6): run time after compile, with friction vs the
+"""Joint-friction benchmark: run time after compile, with friction vs the
 frictionless model.
 
 Models:
 * the sliding block of the LuGre tutorial (SPEC §8), 8 s (μ_s raised from 0.3 to 0.5 at
   4 s for LuGre; μ 0.2 → 0.5 for CoulombODE), RK4 dt = 2e-4 s, outputs every 0.01 s;
-* the slider–crank of issue 3 (10 s, released at 60°), RK4 dt = 1e-3 s, with CoulombODE
+* the slider–crank of planar_slider_crank.py (10 s, released at 60°), RK4 dt = 1e-3 s, with CoulombODE
   friction on the three pins (pin radius 1 cm, μ = 0.1, K = 50 N·m/rad, critically damped
   on the crank's inertia) and on the slider (μ = 0.1, K = 1e5 N/m).
 
 Compile = first call minus the best warm call; run = best of five warm calls (wall clock,
 including assembly and channel computation). No peer is run: MuJoCo's ``frictionloss``
-ignores the joint load (issue 6), so there is no like-for-like peer installed here.
+ignores the joint load, so there is no like-for-like peer installed here.
 
 Usage: python benchmarks/planar_friction.py [--out benchmarks/results/planar_friction.md]
 """

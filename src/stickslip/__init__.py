@@ -1,42 +1,71 @@
 """stickslip: Coulomb friction and rigid contact as Lipschitz ODEs.
 
 Importing stickslip turns on JAX's float64 mode (``jax_enable_x64``): friction proxies move
-by F/K ~ 1e-5 m, which single precision cannot resolve.
+by F/K ~ 1e-5 m, which single precision cannot resolve. It also turns on JAX's persistent
+compilation cache in the user cache directory (``~/.cache/stickslip/jax`` on Linux), so a
+second process running the same model does not compile again; ``STICKSLIP_JAX_CACHE=0``
+turns it off (see :mod:`stickslip._compile_cache`).
+
+The subpackages load on first use (``ss.laws``, ``ss.simulate``, ``from stickslip import
+Results`` …), so ``import stickslip`` and the command line (``stickslip --version``) start in
+a fraction of a second; JAX itself is imported by the first subpackage that needs it.
 """
 
-import jax as _jax
+import importlib as _importlib
+import os as _os
+import sys as _sys
 
-_jax.config.update("jax_enable_x64", True)
-
-from . import errors, integrate, laws, nonsmooth, systems  # noqa: E402
-from . import constraints, control, discrete, planar  # noqa: E402
-from ._version import __version__  # noqa: E402
-from .integrate import largest_stable_step, simulate, simulate_batch, stack_systems  # noqa: E402
-from .results import Results  # noqa: E402
-from .errors import (  # noqa: E402
+from ._version import __version__
+from .errors import (
+    ChannelError,
     InclusionError,
+    MissingDependencyError,
     ModelError,
     PainleveError,
     ParameterError,
+    ResultsFileError,
     SimulationError,
     StickslipError,
 )
 
+# float64 before the first JAX array: set the flag now if JAX is loaded, else through the
+# environment variable JAX reads when it is first imported (by the first subpackage used).
+if "jax" in _sys.modules and hasattr(_sys.modules["jax"], "config"):
+    _sys.modules["jax"].config.update("jax_enable_x64", True)
+else:
+    _os.environ["JAX_ENABLE_X64"] = "1"
+
+from ._compile_cache import enable_compile_cache as _enable_compile_cache  # noqa: E402
+
+_enable_compile_cache()
+
+_SUBPACKAGES = ("errors", "integrate", "laws", "nonsmooth", "systems", "control", "discrete",
+                "planar", "results", "inclusion", "spatial", "constraints")
+# public name -> the submodule it comes from
+_NAMES = {
+    "simulate": "integrate", "simulate_batch": "integrate", "stack_systems": "integrate",
+    "largest_stable_step": "integrate", "Results": "results",
+}
+
 
 def __getattr__(name):
-    # imported on first use so `import stickslip` stays light: `stickslip.inclusion` needs
-    # SymPy, `stickslip.spatial` numba
-    if name in ("inclusion", "spatial"):
-        import importlib
-
-        return importlib.import_module(f".{name}", __name__)
+    if name in _SUBPACKAGES:
+        return _importlib.import_module(f".{name}", __name__)
+    if name in _NAMES:
+        value = getattr(_importlib.import_module(f".{_NAMES[name]}", __name__), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'stickslip' has no attribute {name!r}")
 
 
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
+
 __all__ = [
-    "__version__", "errors", "integrate", "laws", "nonsmooth", "systems", "constraints", "control",
-    "discrete",
-    "planar", "spatial",
+    "__version__", "errors", "integrate", "laws", "nonsmooth", "systems", "control", "discrete",
+    "planar", "spatial", "constraints",
     "simulate", "simulate_batch", "stack_systems", "largest_stable_step", "Results",
-    "StickslipError", "ParameterError", "ModelError", "InclusionError", "SimulationError", "PainleveError",
+    "StickslipError", "ParameterError", "ModelError", "InclusionError", "SimulationError",
+    "ChannelError", "ResultsFileError", "MissingDependencyError", "PainleveError",
 ]

@@ -3,6 +3,10 @@
 Each check names the owner and the parameter, shows the value, and says how to fix it
 (one message form for the whole package). Traced values (inside ``jit``/``vmap``/``grad``)
 are skipped: they cannot be inspected, and they were checked when first built.
+
+Rules declared as data (``parameter_rules``) and the shared rule for each quantity live in
+:mod:`stickslip._parameters`; these functions are the checks those rules run, kept callable
+on their own (same names and signatures) for code that validates by hand.
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ import numpy as np
 from .errors import ParameterError
 
 __all__ = ["is_traced", "concrete", "check_finite", "check_positive", "check_nonnegative",
-           "check_at_most", "check_shape"]
+           "check_at_most", "check_shape", "check_scalar", "check_traceable",
+           "check_finite_matrix"]
 
 
 def is_traced(value: Any) -> bool:
@@ -30,6 +35,24 @@ def concrete(value: Any) -> np.ndarray | None:
     return np.asarray(value)
 
 
+def _numeric(owner: str, name: str, value: Any, hint: str) -> np.ndarray | None:
+    """`value` as a float array for checking (None when traced/None); a ParameterError
+    naming the parameter when it is not a number (a string, a callable, an object)."""
+    if value is None or is_traced(value):
+        return None
+    if isinstance(value, (str, bytes)) or (callable(value) and not hasattr(value, "shape")):
+        shown = repr(value) if isinstance(value, (str, bytes)) else type(value).__name__
+        raise ParameterError(f"`{owner}.{name}` must be a number; got {shown}."
+                             + (f" {hint}" if hint else f" Pass {name} as a float."))
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError(f"`{owner}.{name}` must be a number or an array of numbers; got "
+                             f"{type(value).__name__} ({exc})."
+                             + (f" {hint}" if hint else "")) from None
+    return arr
+
+
 def _show(value: np.ndarray) -> str:
     if value.ndim == 0:
         return repr(float(value)) if np.issubdtype(value.dtype, np.number) else repr(value)
@@ -37,8 +60,8 @@ def _show(value: np.ndarray) -> str:
 
 
 def check_finite(owner: str, name: str, value: Any, hint: str = "") -> None:
-    """Raise `ParameterError` if `value` contains NaN or infinity."""
-    arr = concrete(value)
+    """Raise `ParameterError` if `value` contains NaN or infinity (or is not a number)."""
+    arr = _numeric(owner, name, value, hint)
     if arr is None:
         return
     if not np.all(np.isfinite(arr)):
@@ -93,3 +116,92 @@ def check_shape(owner: str, name: str, value: Any, shape: tuple[int, ...]) -> No
         f"`{owner}.{name}` must be {what}; got shape {arr.shape} ({_show(arr)}). "
         f"Pass {what}."
     )
+
+
+def check_scalar(owner: str, name: str, value: Any, hint: str = "") -> None:
+    """Raise `ParameterError` unless `value` is one number (0-d), not an array.
+
+    A scalar parameter given as an array (``M=[1.0, 2.0]``) would be accepted by the
+    constructor and fail deep inside ``jit`` with a shape error; to run many values use
+    :func:`stickslip.simulate_batch` with one system per value.
+    """
+    arr = _numeric(owner, name, value, hint)
+    if arr is None or arr.ndim == 0:
+        return
+    raise ParameterError(
+        f"`{owner}.{name}` must be a scalar (one number); got an array of shape {arr.shape} "
+        f"({name}={_show(arr)}). Pass one value; to run several values, build one object per "
+        "value (e.g. for ss.simulate_batch)." + (f" {hint}" if hint else ""))
+
+
+_TRACER_ERRORS = tuple(getattr(jax.errors, n) for n in (
+    "TracerBoolConversionError", "ConcretizationTypeError", "TracerIntegerConversionError",
+    "TracerArrayConversionError") if hasattr(jax.errors, n))
+
+
+def check_traceable(owner: str, name: str, fn: Any, example_args: tuple,
+                    shape: tuple[int, ...] | None = None,
+                    signature: str = "t") -> jax.ShapeDtypeStruct:
+    """Check at construction that a user callable can run inside ``jit``; return its output.
+
+    The callable is traced once abstractly (``jax.eval_shape``; nothing is computed) with
+    `example_args` — e.g. ``(0.0,)`` for a force of time, ``(0.0, 0.0, 0.0)`` for one of
+    ``(t, p, v)``. A Python ``if``/``while``/``float()``/``int()`` on its arguments fails
+    there exactly as it would inside the simulation, so it is reported now, by name:
+
+        `FrictionMass.force(t)` cannot run inside jit: it uses Python `if` (or bool(),
+        float(), int()) on a traced argument. Write branches with jnp.where, e.g. ...
+
+    Parameters
+    ----------
+    owner, name: the object and argument named in messages (``"FrictionMass"``, ``"force"``).
+    fn: the callable to check. A non-callable raises a `ParameterError`.
+    example_args: arguments to trace it with (numbers or arrays; converted to float64).
+    shape: the output shape it must have (``()`` a scalar); None: any.
+    signature: how to show the call in messages (``"t"``, ``"t, p, v"``).
+
+    Returns
+    -------
+    The output's ``jax.ShapeDtypeStruct``.
+    """
+    import jax.numpy as jnp
+
+    call = f"`{owner}.{name}({signature})`"
+    if not callable(fn):
+        raise ParameterError(
+            f"`{owner}.{name}` must be a callable of time ({signature}) written with jax.numpy; got "
+            f"{type(fn).__name__}. Pass e.g. `lambda {signature}: 0.5 * jnp.sin(t)`.")
+    args = tuple(jnp.asarray(a, dtype=float) for a in example_args)
+    try:
+        out = jax.eval_shape(lambda *a: jnp.asarray(fn(*a), dtype=float), *args)
+    except _TRACER_ERRORS as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ParameterError(
+            f"{call} cannot run inside jit: it uses a Python `if` (or bool(), float(), int(), "
+            f"np.*) on a traced argument ({type(exc).__name__}: {first}). Write branches with "
+            f"jnp.where, e.g. `lambda {signature}: jnp.where(t < 1.0, 0.5, 0.0)`, and use "
+            "jax.numpy instead of math/numpy.") from None
+    except Exception as exc:  # the user's function failed: say which one and why
+        raise ParameterError(
+            f"{call} failed when called with ({signature}) = "
+            f"{tuple(float(np.asarray(a).ravel()[0]) if np.size(a) else a for a in example_args)}"
+            f": {exc!r}. It must take ({signature}) and use jax.numpy.") from None
+    if shape is not None and tuple(out.shape) != tuple(shape):
+        what = "a scalar" if shape == () else f"an array of shape {shape}"
+        raise ParameterError(f"{call} must return {what}; got shape {tuple(out.shape)}.")
+    return out
+
+
+def check_finite_matrix(owner: str, name: str, matrix: Any, hint: str = "") -> np.ndarray:
+    """Return `matrix` as a float array, or raise `ParameterError` if it has NaN/inf entries.
+
+    For host-side linear algebra (eigenvalues of a step check): NaN/inf there would end in
+    ``LinAlgError`` from ``numpy.linalg.eigvals``; this names what produced it instead.
+    """
+    arr = np.asarray(matrix, dtype=complex if np.iscomplexobj(matrix) else float)
+    if not np.all(np.isfinite(arr)):
+        raise ParameterError(
+            f"`{owner}.{name}` is not finite ({_show(arr)}): a parameter it is built from is "
+            "NaN, infinite or zero where it divides." + (f" {hint}" if hint else
+                                                         " Check the masses and parameters."))
+    return arr

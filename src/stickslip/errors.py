@@ -14,6 +14,9 @@ __all__ = [
     "ModelError",
     "InclusionError",
     "SimulationError",
+    "ChannelError",
+    "ResultsFileError",
+    "MissingDependencyError",
     "PainleveError",
 ]
 
@@ -49,6 +52,21 @@ class SimulationError(StickslipError, RuntimeError):
         super().__init__(message)
         self.time = time
         self.state = state
+
+
+class ChannelError(StickslipError, KeyError):
+    """`Results[name]` for a channel the results do not have (also a ``KeyError``)."""
+
+    def __str__(self) -> str:            # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class ResultsFileError(StickslipError, ValueError):
+    """A results file cannot be read: missing, truncated, corrupt, or of an unknown format."""
+
+
+class MissingDependencyError(StickslipError, ImportError):
+    """An optional dependency needed by the requested feature is not installed."""
 
 
 class PainleveError(SimulationError):

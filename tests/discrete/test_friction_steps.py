@@ -89,7 +89,7 @@ def test_coulomb_mass_rejects_bad_parameters(kwargs, name):
 
 @pytest.mark.parametrize("kwargs, name", [
     (dict(F=1.0, K=1e3, B=0.0, T=1e-3), "B"), (dict(F=1.0, K=1e3, B=1.0, T=-1e-3), "T"),
-    (dict(F=0.0, K=1e3, B=1.0, T=1e-3), "F")])
+    (dict(F=-1.0, K=1e3, B=1.0, T=1e-3), "F")])
 def test_da_relaxation_rejects_bad_parameters(kwargs, name):
     with pytest.raises(ss.ParameterError, match=rf"`DARelaxation.{name}`"):
         ss.discrete.DARelaxation(**kwargs)

@@ -1,4 +1,5 @@
-"""The issue-5 figures: their claims (fast checks) and the files (slow, via the CLI)."""
+"""The real-time algorithms' figures: their claims (fast checks) and the files (slow, via the
+CLI)."""
 
 import json
 

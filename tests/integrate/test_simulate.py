@@ -169,7 +169,7 @@ def test_bad_simulate_arguments(kwargs, match):
 
 
 def test_bad_time_span_and_initial_state():
-    with pytest.raises(ss.ParameterError, match="`t_end` must be"):
+    with pytest.raises(ss.ParameterError, match="`simulate.t_end` must be"):
         ss.simulate(sliding_block(), 0.0, dt=1e-4)
     with pytest.raises(ss.ParameterError, match="state vector of 3 values"):
         ss.simulate(sliding_block(), 1.0, dt=1e-4, initial=[0.0, 1.0])
@@ -181,13 +181,35 @@ def test_unknown_option_warns():
 
 
 def test_second_call_does_not_recompile():
-    from stickslip.integrate._fixed_step import solve_fixed_step
+    # watches the function simulate really calls; the last line shows the watch can fail
+    from stickslip.integrate._fixed_step import solve_fixed_step_padded
 
     block = sliding_block()
     ss.simulate(block, 0.5, dt=1e-4, dt_out=1e-2)
-    before = solve_fixed_step._cache_size()
+    before = solve_fixed_step_padded._cache_size()
+    assert before >= 1
     ss.simulate(sliding_block(M=3.0), 0.5, dt=1e-4, dt_out=1e-2)   # new values, same shapes
-    assert solve_fixed_step._cache_size() == before
+    assert solve_fixed_step_padded._cache_size() == before
+    ss.simulate(sliding_block(law=ss.laws.LuGre.example()), 0.5, dt=1e-4, dt_out=1e-2)
+    assert solve_fixed_step_padded._cache_size() == before + 1     # a new structure compiles
+
+
+def test_new_step_and_output_interval_reuse_the_compiled_run():
+    # dt, steps per output, t_end and the short last interval are traced data: only the
+    # power-of-two bucket of the output count is static
+    from stickslip.integrate._fixed_step import solve_fixed_step_padded
+
+    block = sliding_block()
+    reference = ss.simulate(block, 0.5, dt=1e-4, dt_out=1e-2)              # 50 outputs: 64
+    compiled = solve_fixed_step_padded._cache_size()
+    other_dt = ss.simulate(block, 0.5, dt=2e-4, dt_out=1e-2)               # 50 steps/output
+    other_ratio = ss.simulate(block, 0.55, dt=1e-4, dt_out=2e-2)           # 200, odd end
+    assert solve_fixed_step_padded._cache_size() == compiled
+    assert other_ratio.t[-1] == 0.55
+    np.testing.assert_allclose(other_dt["p"], reference["p"], atol=1e-7)
+    assert len(other_ratio.t) == 29 and other_ratio.t[-2] == pytest.approx(0.54)
+    np.testing.assert_allclose(other_ratio["p"][:26], reference["p"][::2], rtol=1e-12,
+                               atol=1e-15)
 
 
 class _LoopedOscillator(LinearOscillator):
@@ -214,3 +236,43 @@ def test_projection_runs_after_every_fixed_step():
     res = ss.simulate(_ProjectedOscillator(), 5.0, dt=0.05, dt_out=0.05, method="euler")
     energy = res["x"] ** 2 + (res["xd"] / 2.0) ** 2
     np.testing.assert_allclose(energy, 1.0, rtol=1e-14)     # Euler alone would grow it
+
+
+class _ProjectableOscillator(LinearOscillator):
+    """Has a projection but does not declare it: the integrator option turns it on."""
+
+    def project(self, t, x):
+        return x / jnp.sqrt(x[0] ** 2 + (x[1] / self.omega) ** 2)
+
+
+def test_integrator_options_replace_the_capability_subclasses():
+    looped = ss.simulate(LinearOscillator(), 2.0, dt=1e-2, dt_out=0.1, method="rk_gill",
+                         trace_stages_once=True)
+    declared = ss.simulate(_LoopedOscillator(), 2.0, dt=1e-2, dt_out=0.1, method="rk_gill")
+    np.testing.assert_allclose(looped["x"], declared["x"], rtol=1e-13, atol=1e-15)
+    plain = ss.simulate(_ProjectableOscillator(), 5.0, dt=0.05, method="euler")
+    projected = ss.simulate(_ProjectableOscillator(), 5.0, dt=0.05, method="euler",
+                            projection=True)
+    off = ss.simulate(_ProjectedOscillator(), 5.0, dt=0.05, method="euler", projection=False)
+    energy = lambda r: r["x"] ** 2 + (r["xd"] / 2.0) ** 2   # noqa: E731
+    np.testing.assert_allclose(energy(projected), 1.0, rtol=1e-14)
+    assert energy(plain)[-1] > 1.5 and energy(off)[-1] == energy(plain)[-1]
+
+
+def test_rk_step_is_one_step_of_the_tableau_with_optional_projection():
+    from stickslip.integrate import rk_step
+
+    decay = lambda t, x: -2.0 * x                               # noqa: E731
+    x1 = rk_step(decay, "rk4", 0.0, jnp.array([1.0]), 0.1)
+    z = -0.2                                                    # R(z) = 1 + z + … + z⁴/24
+    assert float(x1[0]) == pytest.approx(1 + z + z ** 2 / 2 + z ** 3 / 6 + z ** 4 / 24,
+                                         rel=1e-15)
+    same = rk_step(decay, ss.integrate.FIXED_STEP_METHODS["rk4"], 0.0, jnp.array([1.0]), 0.1,
+                   stages_in_loop=True)
+    assert float(same[0]) == pytest.approx(float(x1[0]), rel=1e-15)
+    times = []
+    clipped = rk_step(decay, "euler", 0.5, jnp.array([1.0]), 0.1,
+                      project=lambda t, x: times.append(t) or jnp.minimum(x, 0.5))
+    assert float(clipped[0]) == 0.5 and times == [pytest.approx(0.6)]
+    with pytest.raises(ss.ParameterError, match="unknown fixed-step `method` 'rk5'"):
+        rk_step(decay, "rk5", 0.0, jnp.array([1.0]), 0.1)

@@ -104,10 +104,10 @@ def test_reaction_friction_loop_is_solved_at_the_solution(pendulum_run):
     for state in (x, xk):
         d = jax.jit(lambda s, z: s.dynamics(jnp.asarray(0.0), z[:n], z[n:2 * n], z[2 * n:]))(
             sys, state)
-        assert float(jnp.max(jnp.abs(d["residual"]))) < 1e-12
+        assert float(jnp.max(jnp.abs(d.residual))) < 1e-12
         # the law holds at the solution: |f| ≤ a μ N, = when slipping
-        assert abs(float(d["friction"][0])) <= 0.4 * float(d["normal"][0]) + 1e-12
-    assert abs(abs(float(d["friction"][0])) - 0.4 * float(d["normal"][0])) < 1e-9
+        assert abs(float(d.friction[0])) <= 0.4 * float(d.normal[0]) + 1e-12
+    assert abs(abs(float(d.friction[0])) - 0.4 * float(d.normal[0])) < 1e-9
 
 
 def test_bad_friction_input_names_the_joint_and_parameter():
@@ -135,11 +135,13 @@ def test_bad_friction_input_names_the_joint_and_parameter():
 def test_friction_on_a_joint_type_without_friction_is_reported_with_its_name():
     m = ss.planar.Model()
     b = m.add_body("b", mass=1.0, inertia=0.1, x=1.0)
-    coupler = ss.planar.RevoluteRevoluteJoint(m.ground, b, length=1.0, name="coupler")
-    coupler.friction = ss.laws.CoulombODE(mu=0.3, K=1e4, beta=1e-3)
-    m.add(coupler)
-    with pytest.raises(ss.errors.ModelError, match=r"coupler.*friction.*none"):
-        m.validate()
+    coupler = m.add(ss.planar.RevoluteRevoluteJoint(m.ground, b, length=1.0, name="coupler"))
+    # elements are immutable: a friction reaches a joint only through an element that
+    # names it, and one on a joint type without a slide is refused with the joint's name
+    with pytest.raises(ss.StickslipError, match=r"coupler.*none"):
+        m.add(ss.planar.LuGreFriction(coupler))
+    with pytest.raises(ss.StickslipError, match=r"coupler.*TranslationalJoint"):
+        ss.planar.TranslationalStop(coupler, upper=0.1, name="coupler_stop")
 
 
 def test_slider_length_carries_the_moment_on_its_two_edges():

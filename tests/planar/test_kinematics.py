@@ -36,11 +36,13 @@ def test_four_bar_matches_freudenstein_over_full_turn(four_bar_turn):
 
 def test_another_grid_of_the_same_bucket_reuses_the_compiled_analysis(four_bar_turn):
     # grids of 401 and 300 samples both pad to 512 rows: no second compile, same values
+    from stickslip.planar._analyses import kinematic_scan
+
     model, times, res = four_bar_turn
-    scan = model._compiled[("kinematics", False)]
-    compiled = scan._cache_size()
+    model.kinematics(times)                     # compiled (if not yet) for this structure
+    compiled = kinematic_scan._cached._cache_size()
     part = model.kinematics(times[:300])
-    assert scan._cache_size() == compiled >= 1
+    assert kinematic_scan._cached._cache_size() == compiled >= 1
     assert len(part.t) == 300
     np.testing.assert_allclose(part["rocker.phi"], res["rocker.phi"][:300], rtol=0, atol=1e-12)
 
@@ -188,6 +190,7 @@ def test_assembly_closes_the_loop_from_rough_poses(perturbation):
     m = _ASSEMBLY_MODEL
     for k, body in enumerate(m.bodies):
         body.x, body.y, body.phi = _ASSEMBLY_START[body.name] + np.asarray(perturbation[3 * k:3 * k + 3])
-    m.assemble()
-    assert np.max(np.abs(m._phi(m._q(), 0.0))) < 1e-10
-    assert abs(m.element("crank").phi - 0.3) < 1e-10
+    res = m.assemble()                  # returns the closed poses; the bodies keep theirs
+    q = res.final_state[:9]
+    assert np.max(np.abs(m._phi(q, 0.0))) < 1e-10
+    assert abs(res["crank.phi"][0] - 0.3) < 1e-10

@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import abc
 import math
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._parameters import FRICTION_LEVEL, MASS, SAMPLE_PERIOD, AbstractParametrised, Rule
 from .._repr import parameter_repr
-from .._validation import check_finite, check_positive, concrete
+from .._validation import concrete
 from ..errors import ParameterError, SimulationError
 from ..laws._base import as_parameter
 from ..discrete import da_relaxation_step
@@ -38,8 +39,15 @@ __all__ = ["AbstractController", "PSMCParams", "PSMCState", "psmc_step", "PSMC",
            "RenderedFrictionParams", "RenderedFrictionState", "RenderedFriction"]
 
 
-class AbstractController(eqx.Module):
+_PERIOD = SAMPLE_PERIOD
+_GAIN = "Pass a non-negative gain."
+
+
+class AbstractController(AbstractParametrised):
     """A discrete-time controller sampled every ``T`` seconds (the contract).
+
+    Parameters follow the shared rules of :mod:`stickslip._parameters` (``parameter_rules``,
+    checked at construction; messages name the stateful wrapper, e.g. ``PSMC.F``).
 
     * ``T`` — the sample period [s].
     * ``init_state(p_d0, p0)`` — the state before the first sample, given the first
@@ -141,31 +149,28 @@ class PSMCParams(AbstractController):
     T: jnp.ndarray = eqx.field(converter=as_parameter)
     M: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
 
+    owner_name: ClassVar[str] = "PSMC"
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "T": _PERIOD,
+        "F": Rule("positive", "Pass the force limit in newtons (> 0)."),
+        "H": Rule("positive", "Pass the sliding-surface time constant in seconds (> 0, e.g. "
+                              "0.05)."),
+        "B": Rule("positive", "The proxy dynamics B s² + K s + L (force saturated) needs "
+                              "B > 0 to be stable; pass a positive K_d in N·s/m."),
+        "K": Rule("positive", "With K <= 0 the proxy dynamics B s² + K s + L (force "
+                              "saturated) is unstable (Routh–Hurwitz needs B, K > 0 and "
+                              "L >= 0). Pass a positive K_p in N/m."),
+        "L": Rule("nonnegative", "With L < 0 the proxy dynamics B s² + K s + L has a root in "
+                                 "the right half-plane (and the discrete recursion a root "
+                                 "outside the unit circle). Pass L >= 0 (0 for PD)."),
+        "M": MASS.but(hint="Pass the nominal plant mass in kg.", scalar=False),
+    }
+
     def __check_init__(self):
-        owner = "PSMC"
-        check_positive(owner, "T", self.T, "Pass the sample period in seconds (e.g. 1e-3).")
-        check_positive(owner, "F", self.F, "Pass the force limit in newtons (> 0).")
-        check_positive(owner, "H", self.H, "Pass the sliding-surface time constant in "
-                       "seconds (> 0, e.g. 0.05).")
-        check_positive(owner, "B", self.B, "The proxy dynamics B s² + K s + L (force "
-                       "saturated) needs B > 0 to be stable; pass a positive K_d in N·s/m.")
-        check_finite(owner, "K", self.K)
-        check_finite(owner, "L", self.L)
-        K, L = concrete(self.K), concrete(self.L)
-        if K is not None and not np.all(K > 0):
-            raise ParameterError(
-                f"`PSMC.K` must be > 0; got K={float(np.min(K))}. With K <= 0 the proxy "
-                "dynamics B s² + K s + L (force saturated) is unstable (Routh–Hurwitz needs "
-                "B, K > 0 and L >= 0). Pass a positive K_p in N/m.")
-        if L is not None and not np.all(L >= 0):
-            raise ParameterError(
-                f"`PSMC.L` must be >= 0; got L={float(np.min(L))}. With L < 0 the proxy "
-                "dynamics B s² + K s + L has a root in the right half-plane (and the discrete "
-                "recursion a root outside the unit circle). Pass L >= 0 (0 for PD).")
         if self.M is not None:
-            check_positive(owner, "M", self.M, "Pass the nominal plant mass in kg.")
-            B, M = concrete(self.B), concrete(self.M)
-            if None not in (B, K, L, M) and not np.all(B * K > M * L):
+            B, K, L, M = (concrete(x) for x in (self.B, self.K, self.L, self.M))
+            known = None not in (B, K, L, M) and all(np.all(np.isfinite(x)) for x in (B, K, L, M))
+            if known and not np.all(B * K > M * L):
                 raise ParameterError(
                     f"PSMC gains make the PID coupling unstable: Routh–Hurwitz for "
                     f"M s³ + B s² + K s + L needs B·K > M·L; got B·K={float(np.min(B * K)):g}"
@@ -229,16 +234,11 @@ class PIDParams(AbstractController):
     T: jnp.ndarray = eqx.field(converter=as_parameter)
     f_max: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
 
-    def __check_init__(self):
-        check_positive("PID", "T", self.T, "Pass the sample period in seconds (e.g. 1e-3).")
-        for name in ("K", "L", "B"):
-            value = concrete(getattr(self, name))
-            check_finite("PID", name, value)
-            if value is not None and not np.all(value >= 0):
-                raise ParameterError(f"`PID.{name}` must be >= 0; got {name}="
-                                     f"{float(np.min(value))}. Pass a non-negative gain.")
-        if self.f_max is not None:
-            check_positive("PID", "f_max", self.f_max, "Pass the actuator limit in newtons.")
+    owner_name: ClassVar[str] = "PID"
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "T": _PERIOD, "K": Rule("nonnegative", _GAIN), "L": Rule("nonnegative", _GAIN),
+        "B": Rule("nonnegative", _GAIN),
+        "f_max": Rule("positive", "Pass the actuator limit in newtons.")}
 
     def init_state(self, p_d0, p0) -> PIDState:
         e0 = jnp.asarray(p_d0, dtype=float) - jnp.asarray(p0, dtype=float)
@@ -279,10 +279,10 @@ class NaiveSMCParams(AbstractController):
     H: jnp.ndarray = eqx.field(converter=as_parameter)
     T: jnp.ndarray = eqx.field(converter=as_parameter)
 
-    def __check_init__(self):
-        check_positive("NaiveSMC", "T", self.T, "Pass the sample period in seconds.")
-        check_positive("NaiveSMC", "F", self.F, "Pass the force magnitude in newtons.")
-        check_positive("NaiveSMC", "H", self.H, "Pass the surface time constant in seconds.")
+    owner_name: ClassVar[str] = "NaiveSMC"
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "T": _PERIOD, "F": Rule("positive", "Pass the force magnitude in newtons."),
+        "H": Rule("positive", "Pass the surface time constant in seconds.")}
 
     def init_state(self, p_d0, p0) -> NaiveSMCState:
         return NaiveSMCState(jnp.asarray(p0, dtype=float), jnp.asarray(p_d0, dtype=float))
@@ -313,7 +313,8 @@ class RenderedFrictionParams(AbstractController):
     :func:`~stickslip.discrete.da_relaxation_step` gives the friction f_k; the actuator applies
     ``−f_k``. The reference p_d is not used.
 
-    F: rendered friction level [N] > 0.  K: relaxation stiffness [N/m] ≥ 0.
+    F: rendered friction level [N] ≥ 0 (the shared friction-level rule; 0 renders none).
+    K: relaxation stiffness [N/m] ≥ 0.
     B: relaxation damping [N·s/m] > 0.  T: sample period [s] > 0.
     """
 
@@ -322,16 +323,11 @@ class RenderedFrictionParams(AbstractController):
     B: jnp.ndarray = eqx.field(converter=as_parameter)
     T: jnp.ndarray = eqx.field(converter=as_parameter)
 
-    def __check_init__(self):
-        owner = "RenderedFriction"
-        check_positive(owner, "T", self.T, "Pass the sample period in seconds.")
-        check_positive(owner, "F", self.F, "Pass the friction level in newtons.")
-        check_positive(owner, "B", self.B, "Pass a positive damping in N·s/m.")
-        check_finite(owner, "K", self.K)
-        K = concrete(self.K)
-        if K is not None and not np.all(K >= 0):
-            raise ParameterError(f"`RenderedFriction.K` must be >= 0; got K={float(np.min(K))}."
-                                 " Pass a stiffness in N/m.")
+    owner_name: ClassVar[str] = "RenderedFriction"
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "T": _PERIOD, "F": FRICTION_LEVEL,
+        "K": Rule("nonnegative", "Pass a relaxation stiffness in N/m (>= 0)."),
+        "B": Rule("positive", "Pass a positive relaxation damping in N·s/m.")}
 
     def init_state(self, p_d0, p0) -> RenderedFrictionState:
         p0 = jnp.asarray(p0, dtype=float)

@@ -12,13 +12,13 @@ it open loop with u = 0) plus
 from __future__ import annotations
 
 import abc
-from typing import Callable
+from typing import Callable, ClassVar
 
 import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
-from .._validation import check_finite, check_nonnegative, check_positive
+from .._parameters import INERTIA, INITIAL, MASS, AbstractParametrised, Rule
 from ..errors import ParameterError
 from ..laws._base import as_parameter
 from ..systems import AbstractSystem
@@ -46,7 +46,7 @@ class AbstractPlant(AbstractSystem):
         return self.controlled_field(t, x, jnp.zeros(()))
 
 
-class MassPlant(AbstractPlant):
+class MassPlant(AbstractPlant, AbstractParametrised):
     """A 1-DOF mass ``M p̈ = u + h(t)`` (SPEC §6's plant ``M p̈ = f + h``).
 
     M: mass [kg] > 0.  disturbance: h(t) [N], a ``jax.numpy`` callable (default none).
@@ -58,10 +58,10 @@ class MassPlant(AbstractPlant):
     p0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
     v0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
 
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "M": MASS, "p0": INITIAL.but(scalar=True), "v0": INITIAL.but(scalar=True)}
+
     def __check_init__(self):
-        check_positive("MassPlant", "M", self.M, "Pass the mass in kg (> 0).")
-        check_finite("MassPlant", "p0", self.p0)
-        check_finite("MassPlant", "v0", self.v0)
         check_time_function("MassPlant", "disturbance", self.disturbance, ())
 
     @property
@@ -85,7 +85,7 @@ class MassPlant(AbstractPlant):
         return {"h": self.disturbance(t)}
 
 
-class SingleLinkArm(AbstractPlant):
+class SingleLinkArm(AbstractPlant, AbstractParametrised):
     """A single link rotating about a horizontal axis under gravity:
     ``I q̈ = u − m g l_c sin q − b q̇`` (q = 0 hanging down).
 
@@ -103,13 +103,14 @@ class SingleLinkArm(AbstractPlant):
     q0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
     qd0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
 
-    def __check_init__(self):
-        check_positive("SingleLinkArm", "I", self.I, "Pass the inertia in kg·m² (> 0).")
-        for name in ("m", "lc", "b"):
-            check_nonnegative("SingleLinkArm", name, getattr(self, name))
-        check_finite("SingleLinkArm", "g", self.g)
-        check_finite("SingleLinkArm", "q0", self.q0)
-        check_finite("SingleLinkArm", "qd0", self.qd0)
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "I": INERTIA, "m": MASS.but(kind="nonnegative", hint="Pass the link mass in kg (>= 0)."),
+        "lc": Rule("nonnegative", "Pass the joint-to-centre-of-mass distance in metres.",
+                   scalar=True),
+        "b": Rule("nonnegative", "Pass the joint damping in N·m·s/rad (>= 0).", scalar=True),
+        "g": Rule("finite", "Pass the gravitational acceleration in m/s² (e.g. 9.81).",
+                  scalar=True),
+        "q0": INITIAL.but(scalar=True), "qd0": INITIAL.but(scalar=True)}
 
     @property
     def state_names(self):
@@ -170,7 +171,8 @@ class ActuatedSystem(AbstractPlant):
             raise ParameterError("`ActuatedSystem.gain` is required (1/mass [1/kg]) because "
                                  f"{type(self.system).__name__} has no field M.")
         if self.gain is not None:
-            check_finite("ActuatedSystem", "gain", self.gain)
+            Rule("finite", "Pass 1/mass in 1/kg.", scalar=True).check(
+                "ActuatedSystem", "gain", self.gain)
 
     @property
     def state_names(self):

@@ -17,12 +17,25 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from .._validation import check_finite, check_nonnegative, check_positive
+from .._parameters import FRICTION_LEVEL, INITIAL, MASS, SAMPLE_PERIOD, Rule, check_parameters
 from ..errors import SimulationError
 from ..nonsmooth import sat
 
 __all__ = ["sign_inclusion_step", "coulomb_mass_step", "da_relaxation_step",
-           "CoulombMass", "DARelaxation"]
+           "CoulombMass", "DARelaxation", "RULES"]
+
+RULES: dict[str, Rule] = {
+    "M": MASS, "F": FRICTION_LEVEL, "T": SAMPLE_PERIOD,
+    "K": Rule("nonnegative", "Pass a relaxation stiffness in N/m (>= 0)."),
+    "B": Rule("positive", "Pass a positive relaxation damping in N·s/m (KT + B must be > 0)."),
+    "p0": INITIAL, "v0": INITIAL,
+}
+"""One rule per parameter of every discrete friction algorithm, pure step or loop wrapper
+(so ``coulomb_mass_step`` and ``CoulombMass`` agree: F ≥ 0, SPEC §1 eq. 2/4)."""
+
+# The pure steps are vmapped over parameters (a planar sliding velocity, many elements), so
+# the mass need not be one number there; the loop wrappers take one mass.
+_STEP_RULES = {**RULES, "M": MASS.but(scalar=False)}
 
 
 def sign_inclusion_step(x_prev: ArrayLike, u: ArrayLike, T: ArrayLike) -> jnp.ndarray:
@@ -52,7 +65,7 @@ def sign_inclusion_step(x_prev: ArrayLike, u: ArrayLike, T: ArrayLike) -> jnp.nd
     >>> float(ss.discrete.sign_inclusion_step(0.0005, 0.0, 1e-3))  # reaches 0 and stays
     0.0
     """
-    check_positive("sign_inclusion_step", "T", T, "Pass the sample period in seconds.")
+    check_parameters("sign_inclusion_step", RULES, T=T)
     w = jnp.asarray(x_prev) - T * jnp.asarray(u)
     return w - sat(T, w)
 
@@ -90,9 +103,7 @@ def coulomb_mass_step(v_prev: ArrayLike, h: ArrayLike, M: ArrayLike, F: ArrayLik
     >>> float(v), float(f)            # 0.4 N < F = 0.5 N: it stays stuck, friction = 0.4 N
     (0.0, 0.4)
     """
-    check_positive("coulomb_mass_step", "M", M, "Pass the mass in kg (> 0).")
-    check_positive("coulomb_mass_step", "T", T, "Pass the sample period in seconds.")
-    check_nonnegative("coulomb_mass_step", "F", F, "Pass the friction level in newtons.")
+    check_parameters("coulomb_mass_step", _STEP_RULES, M=M, T=T, F=F)
     v_prev, h = jnp.asarray(v_prev), jnp.asarray(h)
     f = sat(F, M * v_prev / T + h)
     v = v_prev + T * (h - f) / M
@@ -135,10 +146,7 @@ def da_relaxation_step(e_prev: ArrayLike, v: ArrayLike, F: ArrayLike, K: ArrayLi
     >>> float(f)   # moving at 1 m/s: (KT + B) v = 11 N > F, so the full 2 N
     2.0
     """
-    check_positive("da_relaxation_step", "B", B, "Pass a positive damping in N·s/m.")
-    check_positive("da_relaxation_step", "T", T, "Pass the sample period in seconds.")
-    check_nonnegative("da_relaxation_step", "K", K, "Pass a stiffness in N/m (>= 0).")
-    check_nonnegative("da_relaxation_step", "F", F, "Pass the friction level in newtons.")
+    check_parameters("da_relaxation_step", RULES, B=B, T=T, K=K, F=F)
     e_prev, v = jnp.asarray(e_prev), jnp.asarray(v)
     gain = K * T + B
     f = sat(F, gain * v + K * e_prev)
@@ -147,6 +155,10 @@ def da_relaxation_step(e_prev: ArrayLike, v: ArrayLike, F: ArrayLike, K: ArrayLi
 
 
 # --- stateful wrappers for loop use --------------------------------------------------------
+
+# A loop wrapper steps one element with Python floats: every parameter is one number.
+_WRAPPER_RULES = {name: rule.but(scalar=True) for name, rule in RULES.items()}
+
 
 class _Loop:
     """Shared host-side bookkeeping: step counter and a finite-input check."""
@@ -171,11 +183,7 @@ class CoulombMass(_Loop):
     """
 
     def __init__(self, M: float, F: float, T: float, p0: float = 0.0, v0: float = 0.0):
-        check_positive("CoulombMass", "M", M, "Pass the mass in kg (> 0).")
-        check_positive("CoulombMass", "F", F, "Pass the friction level in newtons (> 0).")
-        check_positive("CoulombMass", "T", T, "Pass the sample period in seconds.")
-        check_finite("CoulombMass", "p0", p0)
-        check_finite("CoulombMass", "v0", v0)
+        check_parameters("CoulombMass", _WRAPPER_RULES, M=M, F=F, T=T, p0=p0, v0=v0)
         self.M, self.F, self.T = float(M), float(F), float(T)
         self.p, self.v, self.k = float(p0), float(v0), 0
         self._step = jax.jit(lambda v, h: coulomb_mass_step(v, h, self.M, self.F, self.T))
@@ -196,10 +204,7 @@ class DARelaxation(_Loop):
     with (apply ``−f_k``); ``fr.e`` is the proxy deflection [m]."""
 
     def __init__(self, F: float, K: float, B: float, T: float):
-        check_positive("DARelaxation", "F", F, "Pass the friction level in newtons (> 0).")
-        check_positive("DARelaxation", "K", K, "Pass a positive stiffness in N/m.")
-        check_positive("DARelaxation", "B", B, "Pass a positive damping in N·s/m.")
-        check_positive("DARelaxation", "T", T, "Pass the sample period in seconds.")
+        check_parameters("DARelaxation", _WRAPPER_RULES, F=F, K=K, B=B, T=T)
         self.F, self.K, self.B, self.T = float(F), float(K), float(B), float(T)
         self.e, self.k = 0.0, 0
         self._step = jax.jit(lambda e, v: da_relaxation_step(e, v, self.F, self.K, self.B,

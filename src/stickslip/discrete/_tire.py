@@ -3,13 +3,16 @@ al., SI2007), discretised in space and time and solved node by node by theorem (
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._parameters import (FRICTION_COEFFICIENT, SAMPLE_PERIOD, AbstractParametrised, Rule,
+                           check_parameters)
 from .._repr import parameter_repr
-from .._validation import check_nonnegative, check_positive
 from ..errors import ParameterError
 from ..laws._base import as_parameter
 from ..nonsmooth import sat
@@ -19,7 +22,7 @@ __all__ = ["BrushTire", "brush_tire_step", "brush_analytic_force", "steady_state
 _PRESSURES = ("parabolic", "uniform")
 
 
-class BrushTire(eqx.Module):
+class BrushTire(AbstractParametrised):
     """Longitudinal brush model of a tire contact patch (SPEC §6, Kikuuwe et al. SI2007).
 
     Bristles of deflection e(ξ, t) along the patch ξ ∈ [0, L] enter undeformed at the
@@ -53,11 +56,16 @@ class BrushTire(eqx.Module):
     n_cells: int = eqx.field(static=True, default=100)
     pressure: str = eqx.field(static=True, default="parabolic")
 
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "L": Rule("positive", "Pass the contact patch length in metres (> 0)."),
+        "K": Rule("positive", "Pass the bristle stiffness per unit length in N/m² (> 0)."),
+        "B": Rule("nonnegative", "Pass the bristle damping in N·s/m² (>= 0)."),
+        "mu": FRICTION_COEFFICIENT,
+        "Fz": Rule("positive", "Pass the vertical load in newtons (> 0)."),
+        "R": Rule("positive", "Pass the rolling radius in metres (> 0)."),
+    }
+
     def __check_init__(self):
-        for name in ("L", "K", "Fz", "R"):
-            check_positive("BrushTire", name, getattr(self, name))
-        check_nonnegative("BrushTire", "B", self.B, "Pass the bristle damping in N·s/m² (>= 0).")
-        check_nonnegative("BrushTire", "mu", self.mu, "Pass a friction coefficient >= 0.")
         if not isinstance(self.n_cells, int) or self.n_cells < 2:
             raise ParameterError(f"`BrushTire.n_cells` must be an integer >= 2; got "
                                  f"{self.n_cells!r}. Pass e.g. n_cells=100.")
@@ -126,7 +134,10 @@ def brush_tire_step(e_prev, V, omega, T, tire: BrushTire):
     above (the same update as :func:`da_relaxation_step` with ê for e_{k−1}, T̂ for T).
     The slide's yaw term ψ̇(ξ − ξ_c) (lateral slip) is not modelled: longitudinal only.
     """
-    check_positive("brush_tire_step", "T", T, "Pass the time step in seconds.")
+    check_parameters("brush_tire_step", {"T": SAMPLE_PERIOD}, T=T)
+    if not isinstance(tire, BrushTire):
+        raise ParameterError(f"`brush_tire_step.tire` must be a BrushTire; got "
+                             f"{type(tire).__name__}. Build one with ss.discrete.BrushTire(...).")
     e_prev = jnp.asarray(e_prev, dtype=float)
     V, omega = jnp.asarray(V, dtype=float), jnp.asarray(omega, dtype=float)
     n = tire.n_cells

@@ -69,6 +69,10 @@ def make(out: Path) -> dict:
                    fontsize="medium")
     ax_d.grid(True, alpha=0.3)
     ax_d.legend(fontsize="small")
+    fig.suptitle("Brush tire as a partial differential-algebraic inclusion, 10 m/s, Fz = 4 kN, "
+                 "μ = 1 — Kikuuwe, slides: vehicle simulation (SI2007);\nreference: the "
+                 "classic brush model (Pacejka, Tire and Vehicle Dynamics, §3.2)",
+                 fontsize="medium")
     fig.tight_layout()
     fig.savefig(out / "brush_tire.png", dpi=120)
     plt.close(fig)

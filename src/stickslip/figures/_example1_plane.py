@@ -1,8 +1,9 @@
-"""SPEC §5 example 1 (eq. 20-22): a point on a frictional plane.
+"""Xiong, Kikuuwe & Yamamoto, example 1 (SPEC §5, eq. 20-22): a point on a frictional plane.
 
 Two runs of `PointOnPlane` (M = 1 kg, μ = 0.5): one launched at 1.118 m/s that slides and
 comes to rest, one pushed by a tangential force inside the friction cone (|f_t| = 0.42 μMg)
-that never moves.
+that never moves: its displacement is the deflection of the friction law's proxy spring,
+|friction| / K (about 0.2 mm), which follows the push and then stays constant.
 """
 
 from __future__ import annotations
@@ -55,13 +56,25 @@ def make(out: Path) -> dict:
                     label="exact Coulomb")
     axes[0, 1].set(xlabel="t [s]", ylabel="speed [m/s]", title="deceleration μg")
     axes[0, 1].legend(fontsize="small")
-    axes[1, 0].plot(push.t, np.hypot(push["x"], push["y"]) * 1e6)
-    axes[1, 0].set(xlabel="t [s]", ylabel="|p_xy| [µm]", title="pushed inside the cone")
+    k_proxy = float(PointOnPlane(M=1.0).friction.K)
+    shift = np.hypot(push["x"], push["y"]) * 1e6
+    axes[1, 0].plot(push.t, shift, lw=3, alpha=0.5, label="|p_xy|")
+    axes[1, 0].plot(push.t, np.hypot(push["fx"], push["fy"]) / k_proxy * 1e6, "k--", lw=0.8,
+                    label="|friction| / K")
+    axes[1, 0].set(xlabel="t [s]", ylabel="|p_xy| [µm]",
+                   title="pushed inside the cone: no creep")
+    axes[1, 0].legend(fontsize="small", loc="lower right")
+    axes[1, 0].text(0.03, 0.97, f"the {shift.max():.0f} µm is the proxy spring's deflection\n"
+                    f"|friction| / K (K = {k_proxy:.0e} N/m), not sliding:\n"
+                    "it follows the push and stays constant", transform=axes[1, 0].transAxes,
+                    va="top", fontsize="small")
+    axes[1, 0].set_ylim(0, shift.max() * 1.6)
     axes[1, 1].plot(push.t, np.hypot(push["fx"], push["fy"]), label="|friction|")
     axes[1, 1].plot(push.t, MU * push["fz"], "k--", label="μ f_z")
     axes[1, 1].set(xlabel="t [s]", ylabel="force [N]", title="friction stays inside the cone")
     axes[1, 1].legend(fontsize="small")
-    fig.suptitle("SPEC §5 example 1: point mass on a frictional plane (eq. 20-22)")
+    fig.suptitle("Point mass on a frictional plane, μ = 0.5 — Xiong, Kikuuwe & Yamamoto, "
+                 "example 1 (eq. 20-22)", fontsize="medium")
     fig.tight_layout()
     fig.savefig(out / "example1_plane.png", dpi=120)
     plt.close(fig)

@@ -63,23 +63,34 @@ def make(out: Path) -> dict:
         frame[f"f[{name}]"] = res["f"]
     frame.to_csv(out / "fig3_stiction.csv", index=False)
 
-    fig, (ax_f, ax_p, ax_zoom) = plt.subplots(3, 1, figsize=(7, 8), sharex=True)
-    ax_f.plot(t, frame["fe"], "k", label="applied force $f_e$")
-    ax_f.axhline(F_LEVEL, color="grey", ls="--", label="$F$ = 0.5 N")
-    ax_f.plot(t, -runs["CoulombODE (eq. 10)"]["f"], color="C0", lw=0.8,
-              label="friction (eq. 10), sign flipped")
+    fig, (ax_f, ax_net, ax_p, ax_zoom) = plt.subplots(
+        4, 1, figsize=(7.5, 10), sharex=True, gridspec_kw={"height_ratios": (3, 1.4, 2.5, 2.5)})
+    friction = -runs["CoulombODE (eq. 10)"]["f"]
+    ax_f.plot(t, friction, color="C0", lw=5, alpha=0.45,
+              label="friction on the block, eq. 10 (sign flipped)")
+    ax_f.plot(t, frame["fe"], "k", lw=1, label="applied force $f_e$")
+    ax_f.axhline(F_LEVEL, color="grey", ls="--", label="$F$ = 0.5 N (static level)")
     ax_f.set_ylabel("force [N]")
-    ax_f.legend(fontsize="small")
+    ax_f.legend(fontsize="small", loc="lower right")
+    ax_f.set_title("while stuck, friction cancels the load exactly (the traces coincide)",
+                   fontsize="medium")
+    ax_net.plot(t, frame["fe"] + runs["CoulombODE (eq. 10)"]["f"], color="C0", lw=1)
+    ax_net.axhline(0, color="k", lw=0.6)
+    ax_net.set_ylabel("$f_e$ + friction\n= M·a [N]")
     for i, (name, res) in enumerate(runs.items()):
         ax_p.plot(t, res["p"] * 1e3, color=f"C{i}", label=name)
         ax_zoom.plot(t[stuck], (res["p"][stuck] - res["p"][stuck][0]) * 1e3, color=f"C{i}",
                      label=name)
     ax_p.set_ylabel("p [mm]")
     ax_p.legend(fontsize="small")
-    ax_zoom.set_ylabel(f"p − p({T_STUCK:g} s) [mm]")
+    ax_zoom.set_ylabel(f"p − p({T_STUCK:g} s) [mm]\n(creep under the sub-static load)")
     ax_zoom.set_xlabel("t [s]")
     ax_zoom.legend(fontsize="small")
-    fig.suptitle("SPEC §2 Fig. 3: sub-static oscillating load — eq. 10 sticks, LuGre/tanh creep")
+    for ax in (ax_f, ax_net, ax_p, ax_zoom):
+        ax.grid(True, alpha=0.3)
+    fig.suptitle("Sub-static oscillating load: eq. 10 sticks, LuGre and tanh creep\n"
+                 "(Xiong, Kikuuwe & Yamamoto, Fig. 3; M = 1 kg, K = 1e4 N/m, β = 1 ms, RK4)",
+                 fontsize="medium")
     fig.tight_layout()
     fig.savefig(out / "fig3_stiction.png", dpi=120)
     plt.close(fig)

@@ -59,7 +59,8 @@ def make(out: Path) -> dict:
     ax_p.legend(fontsize="small")
     ax_f.set_ylabel("contact force f [N]")
     ax_f.set_xlabel("t [s]")
-    fig.suptitle("SPEC §3 Fig. 5: eq. 16, restitution falls as α decreases (f ≥ 0 always)")
+    fig.suptitle("Drop on a wall: restitution falls as α decreases, the contact force never pulls"
+                 "\n(Xiong, Kikuuwe & Yamamoto, Fig. 5, eq. 16)", fontsize="medium")
     fig.tight_layout()
     fig.savefig(out / "fig5_restitution.png", dpi=120)
     plt.close(fig)

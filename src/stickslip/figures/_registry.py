@@ -1,46 +1,87 @@
-"""The list of reproduced figures and the runner behind ``stickslip figures``."""
+"""The list of reproduced figures and the runner behind ``stickslip figures``.
+
+The list is plain data (name, title, source, module), so ``stickslip figures --list`` and the
+name check need no simulation code; a figure's module is imported when it is made.
+"""
 
 from __future__ import annotations
 
+import importlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable, Iterator
 
-__all__ = ["FigureSpec", "make_figures"]
+__all__ = ["FigureSpec", "FIGURES", "FIGURE_NAMES", "make_figures"]
 
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """One reproduced figure: `make(out_dir)` writes ``<name>.png`` and ``<name>.csv`` into
-    `out_dir` and returns the key numbers for ``summary.json``."""
+    """One reproduced figure: ``make(out_dir)`` writes ``<name>.png`` and ``<name>.csv`` into
+    `out_dir` and returns the key numbers for ``summary.json``.
+
+    name: file stem and the name ``stickslip figures --only`` takes.
+    title: one line saying what the figure shows.
+    source: the document (and SPEC section, see docs/sources.md) the figure reproduces.
+    module: the module of ``stickslip.figures`` whose ``make(out_dir) -> dict`` draws it.
+    """
 
     name: str
     title: str
     source: str
-    make: Callable[[Path], dict]
+    module: str
+
+    def make(self, out_dir: Path) -> dict:
+        """Draw the figure into `out_dir` and return its key numbers."""
+        module = importlib.import_module(f"stickslip.figures.{self.module}")
+        return module.make(Path(out_dir))
 
 
-def make_figures(specs: list[FigureSpec], out: Path, progress: bool = True) -> dict:
-    """Run every spec, write ``out/summary.json`` and return the summary."""
+FIGURES: list[FigureSpec] = [
+    FigureSpec("fig3_stiction", "Sub-static oscillating load: eq. 10 vs LuGre vs tanh",
+               "Xiong, Kikuuwe & Yamamoto, Fig. 3 (SPEC §2)", "_fig3_stiction"),
+    FigureSpec("fig5_restitution", "Drop on a wall, α = β, 0.7β, 0.5β, 0.1β",
+               "Xiong, Kikuuwe & Yamamoto, Fig. 5 (SPEC §3)", "_fig5_restitution"),
+    FigureSpec("example1_plane", "Point on a frictional plane: slide to rest, push in cone",
+               "Xiong, Kikuuwe & Yamamoto, example 1 (SPEC §5)", "_example1_plane"),
+    FigureSpec("example2_conveyor", "Two blocks, a wall and a conveyor",
+               "Xiong, Kikuuwe & Yamamoto, example 2 (SPEC §5)", "_example2_conveyor"),
+    FigureSpec("spatial_fig8", "Static-friction region: pyramidal LP vs previous method",
+               "Wakisaka & Sugihara, Fig. 8 (SPEC §7)", "_spatial_fig8"),
+    FigureSpec("psmc_chattering", "Naive SMC chatters, PSMC does not",
+               "Kikuuwe, slides: sliding mode control (SPEC §6)", "_psmc_chattering"),
+    FigureSpec("psmc_step_response", "PSMC vs PID: small and large step",
+               "Kikuuwe, slides: advantages of PSMC (SPEC §6)", "_psmc_step_response"),
+    FigureSpec("da_stick_slip", "Stick–slip of blocks pulled through springs, DA relaxation",
+               "Kikuuwe, slides: DA relaxation (SPEC §6)", "_da_stick_slip"),
+    FigureSpec("brush_tire", "Brush tire: force vs slip ratio, stick and slide regions",
+               "Kikuuwe, slides: vehicle simulation, SI2007 (SPEC §6)", "_brush_tire"),
+    FigureSpec("sliding_block_lugre", "Sliding block: LuGre element vs CoulombODE joint "
+               "friction, μs raised at 4 s", "MotionSolve tutorial MV-9003 (SPEC §8)",
+               "_sliding_block_lugre"),
+]
+FIGURE_NAMES: list[str] = [spec.name for spec in FIGURES]
+
+
+def _quiet(specs: Iterable[FigureSpec]) -> Iterator[FigureSpec]:
+    yield from specs
+
+
+def make_figures(specs: Iterable[FigureSpec], out: Path,
+                 progress: Callable[[list[FigureSpec]], Iterable[FigureSpec]] | None = None
+                 ) -> dict:
+    """Make every figure of `specs` in `out`, write ``out/summary.json``, return the summary.
+
+    progress: wraps the list of specs while they are made (the CLI prints one line per
+    figure); None is silent.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     summary: dict = {}
-    if progress:
-        from rich.progress import Progress
-
-        with Progress() as bar:
-            task = bar.add_task("figures", total=len(specs))
-            for spec in specs:
-                bar.update(task, description=f"{spec.name}")
-                summary[spec.name] = {"title": spec.title, "source": spec.source,
-                                      **spec.make(out)}
-                bar.advance(task)
-    else:
-        for spec in specs:
-            summary[spec.name] = {"title": spec.title, "source": spec.source, **spec.make(out)}
+    for spec in (progress or _quiet)(list(specs)):
+        summary[spec.name] = {"title": spec.title, "source": spec.source, **spec.make(out)}
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
     return summary

@@ -49,7 +49,8 @@ def make(out: Path) -> dict:
     axes[2].set_ylabel("displacement [mm]")
     axes[2].set_xlabel("t [s]")
     axes[0].legend(fontsize="small")
-    fig.suptitle("Sliding block (SPEC §8): coefficient raised at t = 4 s")
+    fig.suptitle("Sliding block, 1 kg pushed by 3 sin(2πt) N: friction coefficient raised at "
+                 "t = 4 s\n(MotionSolve tutorial MV-9003, LuGre friction)", fontsize="medium")
     fig.tight_layout()
     fig.savefig(out / "sliding_block_lugre.png", dpi=120)
     plt.close(fig)

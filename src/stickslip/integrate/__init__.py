@@ -3,6 +3,10 @@
 :func:`simulate` runs one system, :func:`simulate_batch` many parameter sets with one
 compile. Methods: ``rk4``, ``rk_gill``, ``euler`` (fixed step), ``tsit5``, ``dopri5``,
 ``kvaerno5`` (adaptive).
+
+The stepping front every host shares: :func:`rk_step` (one Runge–Kutta step, optional
+projection), :func:`step_grid` / :func:`output_times` (the output grid: the last sample is
+exactly ``t_end``) and :func:`check_divergence` (the divergence guard).
 """
 
 from ._simulate import METHODS as METHODS
@@ -14,3 +18,9 @@ from ._simulate import stack_systems as stack_systems
 from ._simulate import trajectory as trajectory
 from ._tableaus import FIXED_STEP_METHODS as FIXED_STEP_METHODS
 from ._tableaus import ButcherTableau as ButcherTableau
+from ._grid import StepGrid as StepGrid
+from ._grid import output_times as output_times
+from ._grid import step_grid as step_grid
+from ._guard import Guard as Guard
+from ._guard import check_divergence as check_divergence
+from ._rk_step import rk_step as rk_step

@@ -28,14 +28,17 @@ def _integrate(dynamic, static, ts, x0, dt0, rtol, atol, method, max_steps):
         stepsize_controller=diffrax.PIDController(rtol=rtol, atol=atol),
         max_steps=max_steps, throw=False)
     xs = solution.ys
-    outputs = jax.vmap(system.outputs)(ts, xs)
+    outputs, energy = jax.vmap(
+        lambda t, x: (system.outputs(t, x), system.passive_energy(t, x)))(ts, xs)
     ok = solution.result == diffrax.RESULTS.successful
-    return xs, outputs, ok, solution.stats["num_steps"]
+    return xs, outputs, energy, ok, solution.stats["num_steps"]
 
 
 @functools.partial(jax.jit, static_argnames=_STATIC)
 def solve_adaptive(dynamic, static, ts, x0, dt0, rtol, atol, *, method: str, max_steps: int):
-    """Integrate with diffrax, saving at `ts`. Returns (xs, outputs, succeeded, n_steps)."""
+    """Integrate with diffrax from ``ts[0]`` to ``ts[-1]``, saving at `ts`. Returns
+    (xs, outputs, energy or None, succeeded, n_steps); after a failure the unreached
+    samples are not finite."""
     return _integrate(dynamic, static, ts, x0, dt0, rtol, atol, method, max_steps)
 
 

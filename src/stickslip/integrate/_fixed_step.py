@@ -1,119 +1,173 @@
-"""Fixed-step explicit Runge–Kutta integration as one jitted ``lax.scan``."""
+"""Fixed-step explicit Runge–Kutta integration as one jitted ``lax.scan`` over output samples.
+
+The compiled program depends on the system's structure, the :class:`StepRule` (method,
+``trace_stages_once``, ``projection``) and the number of output slots (`capacity`, a power of
+two) only. Everything else is traced data — the step `dt`, the steps per output `n_sub`, the
+number of outputs used, the last interval's steps and its short final step (the grid rule of
+:mod:`._grid`) — so a new `t_end`, `dt` or `dt_out` reuses the compiled program.
+"""
 
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import equinox as eqx
 import jax
 import jax.numpy as jnp
-import numpy as np
 
-from ._tableaus import FIXED_STEP_METHODS, ButcherTableau
+from ._grid import StepGrid
+from ._rk_step import rk_step, tableau_of
 
-__all__ = ["rk_step", "solve_fixed_step", "solve_fixed_step_batch", "solve_fixed_step_padded",
-           "padded_length"]
-
-_STATIC = ("static", "method", "n_sub", "n_out")
+__all__ = ["rk_step", "StepRule", "Segment", "solve_fixed_step", "solve_fixed_step_batch",
+           "solve_fixed_step_padded", "padded_length", "segment"]
 
 
-def rk_step(vector_field, tableau: ButcherTableau, t, x, dt, *, stages_in_loop=False):
-    """One explicit Runge–Kutta step of `tableau`.
+class StepRule(NamedTuple):
+    """How one step is taken (static: it fixes the compiled program).
 
-    By default the stages are unrolled at trace time (fastest per step). With
-    ``stages_in_loop=True`` they run in a ``fori_loop`` so `vector_field` is traced once —
-    much less compile time for large vector fields.
+    method: a fixed-step method name.   trace_stages_once: run the stages in a loop (see
+    :func:`rk_step`).   projection: call ``system.project(t, x)`` after every step.
     """
-    if stages_in_loop:
-        return _rk_step_looped(vector_field, tableau, t, x, dt)
-    ks = []
-    for ci, row in zip(tableau.c, tableau.a):
-        xi = x
-        for aij, kj in zip(row, ks):
-            if aij != 0.0:
-                xi = xi + (dt * aij) * kj
-        ks.append(vector_field(t + ci * dt, xi))
-    increment = sum(bi * ki for bi, ki in zip(tableau.b, ks) if bi != 0.0)
-    return x + dt * increment
+
+    method: str = "rk4"
+    trace_stages_once: bool = False
+    projection: bool = False
+
+    @classmethod
+    def for_system(cls, system, method: str, trace_stages_once=None,
+                   projection=None) -> "StepRule":
+        """The rule for `system`: unset options default to its declared capabilities
+        (``trace_stages_once``, ``projects_after_step`` class variables)."""
+        looped = type(system).trace_stages_once if trace_stages_once is None \
+            else bool(trace_stages_once)
+        projects = type(system).projects_after_step if projection is None else bool(projection)
+        return cls(method, bool(looped), bool(projects))
+
+    def stepper(self, system):
+        """``step(t, x, h)`` for `system` under this rule."""
+        tableau = tableau_of(self.method)
+        project = system.project if self.projection else None
+        return lambda t, x, h: rk_step(system.vector_field, tableau, t, x, h,
+                                       stages_in_loop=self.trace_stages_once, project=project)
 
 
-def _rk_step_looped(vector_field, tableau, t, x, dt):
-    n = len(tableau.b)
-    a = np.zeros((n, n))
-    for i, row in enumerate(tableau.a):
-        a[i, : len(row)] = row
-    a, b, c = jnp.asarray(a), jnp.asarray(tableau.b), jnp.asarray(tableau.c)
+class Segment(NamedTuple):
+    """The traced part of a grid for one compiled call (all JAX scalars).
 
-    def stage(i, ks):
-        return ks.at[i].set(vector_field(t + c[i] * dt, x + dt * (a[i] @ ks)))
+    dt: step [s].   n_sub: steps per output.   n_valid: outputs computed (the slots after it
+    repeat the last state).   n_last, h_last: whole steps and the short final step [s] of
+    output `n_valid` (``n_sub`` and 0 except in a run's last call).   t_last: the time of
+    output `n_valid` [s] (exactly `t_end` in the last call).
+    """
 
-    ks = jax.lax.fori_loop(0, n, stage, jnp.zeros((n, *x.shape), x.dtype))
-    return x + dt * (b @ ks)
+    dt: jax.Array
+    n_sub: jax.Array
+    n_valid: jax.Array
+    n_last: jax.Array
+    h_last: jax.Array
+    t_last: jax.Array
 
 
-def _integrate(dynamic, static, t0, x0, dt, method, n_sub, n_out, n_valid=None):
-    """`n_out` outputs `n_sub` steps apart. With `n_valid` (traced), only the first `n_valid`
-    outputs take steps and the rest repeat the last state, so a new `t_end` does not
-    recompile (see `solve_fixed_step_padded`)."""
+def segment(grid: StepGrid, done: int, keep: int) -> Segment:
+    """The `Segment` for outputs ``done+1 … done+keep`` of `grid`."""
+    final = done + keep == grid.n_out
+    t_last = grid.t_end if final else grid.t0 + (done + keep) * grid.dt_out
+    return Segment(jnp.asarray(grid.dt), jnp.asarray(grid.n_sub), jnp.asarray(keep),
+                   jnp.asarray(grid.n_last if final else grid.n_sub),
+                   jnp.asarray(grid.h_last if final else 0.0), jnp.asarray(t_last))
+
+
+def _samples(system, ts, xs):
+    """The system's extra channels and its energy (None unless it reports one) at samples."""
+    return jax.vmap(lambda t, x: (system.outputs(t, x), system.passive_energy(t, x)))(ts, xs)
+
+
+def _integrate_padded(dynamic, static, t0, x0, seg: Segment, rule: StepRule, capacity: int):
     system = eqx.combine(dynamic, static)
-    tableau = FIXED_STEP_METHODS[method]
-    looped = type(system).trace_stages_once
-    projects = type(system).projects_after_step
+    step = rule.stepper(system)
+    has_short = seg.h_last > 0
 
     def one_output(x, i_out):
+        last = i_out == seg.n_valid - 1
+        n_steps = jnp.where(i_out < seg.n_valid,
+                            jnp.where(last, seg.n_last + has_short, seg.n_sub), 0)
+        base = i_out * seg.n_sub
+
         def body(j, x):
-            t = t0 + (i_out * n_sub + j) * dt
-            x = rk_step(system.vector_field, tableau, t, x, dt, stages_in_loop=looped)
-            return system.project(t + dt, x) if projects else x
-        if n_valid is None:
-            x = jax.lax.fori_loop(0, n_sub, body, x)   # unrolling measured 4x slower on CPU
-        else:
-            x = jax.lax.cond(i_out < n_valid, lambda x: jax.lax.fori_loop(0, n_sub, body, x),
-                             lambda x: x, x)
+            h = jnp.where(last & (j == seg.n_last), seg.h_last, seg.dt)
+            return step(t0 + (base + j) * seg.dt, x, h)
+
+        x = jax.lax.fori_loop(0, n_steps, body, x)   # unrolling measured 4x slower on CPU
         return x, x
 
-    _, xs = jax.lax.scan(one_output, x0, jnp.arange(n_out))
+    _, xs = jax.lax.scan(one_output, x0, jnp.arange(capacity))
     xs = jnp.concatenate([x0[None], xs])
-    ts = t0 + jnp.arange(n_out + 1) * (n_sub * dt)
-    outputs = jax.vmap(system.outputs)(ts, xs)
-    return xs, outputs
+    index = jnp.arange(capacity + 1)
+    ts = jnp.where(index == seg.n_valid, seg.t_last, t0 + index * (seg.n_sub * seg.dt))
+    outputs, energy = _samples(system, ts, xs)
+    return xs, outputs, energy
 
 
-@functools.partial(jax.jit, static_argnames=_STATIC)
-def solve_fixed_step(dynamic, static, t0, x0, dt, *, method: str, n_sub: int, n_out: int):
-    """Integrate from (t0, x0): `n_out` outputs, each `n_sub` steps of size `dt` apart.
+@functools.partial(jax.jit, static_argnames=("static", "rule", "capacity"))
+def solve_fixed_step_padded(dynamic, static, t0, x0, seg: Segment, *, rule: StepRule,
+                            capacity: int):
+    """Integrate from (t0, x0) over `seg`: ``seg.n_valid`` outputs in `capacity` (>= n_valid)
+    slots; slots after `n_valid` repeat the last state — slice them off.
 
     `dynamic`/`static` are the system split by ``eqx.partition(system, eqx.is_array)``.
-    Returns ``(xs, outputs)``: states of shape (n_out + 1, n_states), the initial state
-    first, and the system's extra channels at the same instants. Times are
-    ``t0 + k·n_sub·dt``, computed from the step index so they do not drift.
+    Returns ``(xs, outputs, energy)``: states of shape (capacity + 1, n_states), the initial
+    state first; the system's extra channels and energy (or None) at the same instants.
+    Times are ``t0 + k·n_sub·dt`` from the step index (no drift), the last `seg.t_last`.
+    One compile serves every grid whose output count fits the capacity.
     """
-    return _integrate(dynamic, static, t0, x0, dt, method, n_sub, n_out)
+    return _integrate_padded(dynamic, static, t0, x0, seg, rule, capacity)
 
 
-@functools.partial(jax.jit, static_argnames=("static", "method", "n_sub", "capacity"))
-def solve_fixed_step_batch(dynamic, static, t0, x0, dt, n_valid, *, method: str, n_sub: int,
+@functools.partial(jax.jit, static_argnames=("static", "rule", "capacity"))
+def solve_fixed_step_batch(dynamic, static, t0, x0, seg: Segment, *, rule: StepRule,
                            capacity: int):
     """`solve_fixed_step_padded` for a stacked batch: every array leaf of `dynamic` and `x0`
-    has a leading member axis. One compile for the whole batch (and for every `t_end` whose
-    output count fits `capacity`)."""
-    run = functools.partial(_integrate, static=static, t0=t0, dt=dt, method=method,
-                            n_sub=n_sub, n_out=capacity, n_valid=n_valid)
+    has a leading member axis. One compile for the whole batch."""
+    run = functools.partial(_integrate_padded, static=static, t0=t0, seg=seg, rule=rule,
+                            capacity=capacity)
     return jax.vmap(lambda d, x: run(d, x0=x))(dynamic, x0)
+
+
+@functools.partial(jax.jit, static_argnames=("static", "rule", "grid"))
+def solve_fixed_step(dynamic, static, t0, x0, dt, *, rule: StepRule, grid: StepGrid):
+    """The whole `grid` with static loop bounds, so reverse-mode ``jax.grad`` works through
+    it (used by :func:`stickslip.integrate.trajectory`). Returns ``(xs, outputs)``; `dt` is
+    traced (``grid.dt`` is used only for the counts)."""
+    system = eqx.combine(dynamic, static)
+    step = rule.stepper(system)
+    tail = grid.n_last < grid.n_sub or grid.h_last > 0
+    n_full = grid.n_out - 1 if tail else grid.n_out
+
+    def steps(x, base, n):
+        return jax.lax.fori_loop(0, n, lambda j, x: step(t0 + (base + j) * dt, x, dt), x)
+
+    def one_output(x, i_out):
+        x = steps(x, i_out * grid.n_sub, grid.n_sub)
+        return x, x
+
+    x_end, xs = jax.lax.scan(one_output, x0, jnp.arange(n_full))
+    parts = [x0[None], xs]
+    if tail:
+        base = n_full * grid.n_sub
+        x = steps(x_end, base, grid.n_last)
+        if grid.h_last > 0:
+            x = step(t0 + (base + grid.n_last) * dt, x, grid.h_last)
+        parts.append(x[None])
+    xs = jnp.concatenate(parts)
+    index = jnp.arange(grid.n_out + 1)
+    ts = jnp.where(index == grid.n_out, t0 + (grid.t_end - grid.t0),
+                   t0 + index * (grid.n_sub * dt))
+    outputs, _ = _samples(system, ts, xs)
+    return xs, outputs
 
 
 def padded_length(n_out: int) -> int:
     """The number of output slots compiled for `n_out` outputs: the next power of two, at
     least 64 — so runs of different lengths share a handful of compiled programs."""
     return max(64, 1 << max(0, (int(n_out) - 1).bit_length()))
-
-
-@functools.partial(jax.jit, static_argnames=("static", "method", "n_sub", "capacity"))
-def solve_fixed_step_padded(dynamic, static, t0, x0, dt, n_valid, *, method: str, n_sub: int,
-                            capacity: int):
-    """`solve_fixed_step` with the number of outputs `n_valid` traced and `capacity`
-    (>= n_valid) output slots: one compile serves every `t_end` whose output count fits the
-    capacity. Slots after `n_valid` repeat the last state (a `lax.cond` skips their steps);
-    slice them off. Measured against `solve_fixed_step`: the same speed at 100 steps per
-    output, 5–10 % slower at 5. `trajectory` (for `jax.grad`) keeps `solve_fixed_step`."""
-    return _integrate(dynamic, static, t0, x0, dt, method, n_sub, capacity, n_valid)

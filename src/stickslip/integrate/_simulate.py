@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import time
 import warnings
 from pathlib import Path
@@ -13,13 +14,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._validation import check_positive
 from ..errors import ParameterError, SimulationError
 from ..results import Results
-from ._system import AbstractSystem
 from ._adaptive import ADAPTIVE_METHODS, solve_adaptive, solve_adaptive_batch
-from ._fixed_step import (padded_length, solve_fixed_step, solve_fixed_step_batch,
-                          solve_fixed_step_padded)
+from ._arguments import as_count, as_flag, as_real, as_time
+from ._fixed_step import (StepRule, padded_length, segment, solve_fixed_step,
+                          solve_fixed_step_batch, solve_fixed_step_padded)
+from ._grid import output_times, step_grid
+from ._guard import check_divergence, guard_from_options
+from ._system import AbstractSystem
 from ._tableaus import FIXED_STEP_METHODS
 
 __all__ = ["simulate", "simulate_batch", "trajectory", "stack_systems", "largest_stable_step",
@@ -28,7 +31,8 @@ __all__ = ["simulate", "simulate_batch", "trajectory", "stack_systems", "largest
 METHODS = tuple(FIXED_STEP_METHODS) + tuple(ADAPTIVE_METHODS)
 
 _KNOWN_OPTIONS = {"t0", "initial", "rtol", "atol", "max_steps", "check_step", "chunk",
-                  "stream_to", "progress"}
+                  "stream_to", "progress", "max_state", "energy_tol", "trace_stages_once",
+                  "projection"}
 
 
 def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
@@ -40,7 +44,7 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     system:
         Any :class:`~stickslip.systems.AbstractSystem` (e.g. ``FrictionMass``).
     t_end:
-        End time [s].
+        End time [s]; the last sample is exactly `t_end` (see below).
     dt:
         Step [s]. Required for the fixed-step methods; the initial step for adaptive ones
         (chosen automatically when omitted).
@@ -49,8 +53,14 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
         jitted ``lax.scan`` — or ``"tsit5"``, ``"dopri5"``, ``"kvaerno5"`` (implicit, for stiff
         K) — adaptive, via diffrax.
     dt_out:
-        Output interval [s]; a multiple of `dt` for fixed-step methods. Default: every step
-        (fixed) or ``(t_end − t0)/1000`` (adaptive).
+        Output interval [s]; a whole multiple of `dt` for fixed-step methods. Default: every
+        step (fixed) or ``(t_end − t0)/1000`` (adaptive).
+
+    The output grid (:mod:`stickslip.integrate._grid`): samples at ``t0 + k·dt_out`` and a
+    last one at exactly `t_end`; when ``t_end − t0`` is not a multiple of `dt_out` the last
+    interval is shorter (whole steps of `dt`, plus one shorter final step when `dt` does not
+    divide it either). ``final_state`` is the state at `t_end`. E.g.
+    ``simulate(system, 1.05, dt=1e-3, dt_out=0.1)`` samples 0, 0.1, …, 1.0, 1.05.
 
     Other options
     -------------
@@ -60,13 +70,23 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     rtol, atol: adaptive tolerances (1e-8, 1e-10).   max_steps: adaptive step cap (10⁶).
     check_step: reject fixed steps outside the method's stability region for the system's
         stiff modes (default True).
+    max_state, energy_tol: the divergence guard (:mod:`stickslip.integrate._guard`): a run
+        whose state exceeds `max_state` in magnitude (default 1e12), or whose energy (for
+        systems that report one) climbs by more than ``rtol·|E0| + atol`` (default
+        (1e-2, 1e-6)), stops with a SimulationError; None turns either check off. The guard
+        stays on with ``check_step=False``.
+    trace_stages_once: run the Runge–Kutta stages in a loop, tracing the vector field once
+        (less compile time for large models); default: the system's class variable.
+    projection: call ``system.project(t, x)`` after every fixed step; default: the system's
+        ``projects_after_step``.
     chunk: largest number of output samples computed per compiled call (default 16 384);
         longer runs are split, and `stream_to` gets each chunk as soon as it is done. The
         compiled program depends on the output count only through the next power of two
-        (at least 64, at most `chunk`), so a new `t_end` seldom recompiles (a new `dt` or
-        `dt_out` ratio does).
-    stream_to: path of a ``.csv`` file written incrementally, so an interrupted run keeps
-        what it computed. progress: show a progress bar over the chunks.
+        (at least 64, at most `chunk`); `dt`, `dt_out` and `t_end` are traced data, so a new
+        value of any of them reuses the compiled program.
+    stream_to: path of a ``.csv`` file written incrementally (only checked, finite rows),
+        so an interrupted run keeps what it computed; at the end its JSON sidecar is written
+        as by :meth:`Results.save`. progress: show a progress bar over the chunks.
 
     Returns
     -------
@@ -74,31 +94,41 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
 
     Raises
     ------
-    ParameterError: bad step, time span, method or initial state (the message says the fix).
-    SimulationError: the state became NaN/inf (the message names the time and the last
-        finite state) or the adaptive solver failed.
+    ParameterError: bad step, time span, method, option or initial state (the message names
+        the argument and says the fix).
+    SimulationError: the run diverged — NaN/inf, a state beyond `max_state`, or a climbing
+        energy (the message names the time and the last sane state; ``err.time``,
+        ``err.state``) — or the adaptive solver failed.
     """
     _check_options(options)
     _check_system(system)
     method = _check_method(method)
     t0, x0 = _initial(system, options)
-    _check_span(t0, t_end)
+    t_end = _check_span(t0, t_end)
+    guard = guard_from_options(options)
+    rule = _step_rule(system, method, options)
     dynamic, static = eqx.partition(system, eqx.is_array)
     start = time.perf_counter()
     if method in FIXED_STEP_METHODS:
-        dt, n_sub, n_out = _fixed_grid(t0, t_end, dt, dt_out)
-        if options.get("check_step", True):
-            _check_stability(system, method, dt)
-        ts, xs, outputs, meta = _run_fixed_chunks(dynamic, static, system, t0, x0, dt, n_sub,
-                                                  n_out, method, options)
+        grid = step_grid(t0, t_end, dt, dt_out)
+        if as_flag("simulate", "check_step", options.get("check_step", True)):
+            _check_stability(system, method, grid.dt)
+        ts, xs, outputs, meta = _run_fixed_chunks(dynamic, static, system, x0, grid, rule,
+                                                  guard, options)
     else:
-        ts, xs, outputs, meta = _run_adaptive(dynamic, static, t0, x0, t_end, dt, dt_out,
-                                              method, options, batched=False)
+        ts, xs, outputs, energy, meta = _run_adaptive(dynamic, static, system, t0, x0, t_end,
+                                                      dt, dt_out, method, options)
+        check_divergence(type(system).__name__, system.state_names, ts, xs, energy=energy,
+                         guard=guard)
     wall = time.perf_counter() - start
-    _check_finite(system, ts, xs)
-    meta.update(system=type(system).__name__, method=method, t0=t0, t_end=float(t_end),
+    meta.update(system=type(system).__name__, method=method, t0=t0, t_end=t_end,
                 wall_time=wall, parameters=system.parameters())
-    return _to_results(system, ts, xs, outputs, meta)
+    res = _to_results(system, ts, xs, outputs, meta)
+    if options.get("stream_to"):
+        from ..results import write_sidecar
+
+        write_sidecar(Path(options["stream_to"]), res)
+    return res
 
 
 def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: float,
@@ -109,8 +139,9 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
     `systems` is a list of systems that differ only in array parameters (masses, law
     parameters, initial conditions), or one system already stacked by
     :func:`stack_systems`. Returns one `Results` whose channels have a leading member
-    axis; ``res.member(i)`` gives member i alone. Options as for :func:`simulate`
-    (``initial`` and ``stream_to`` are not supported in batches).
+    axis; ``res.member(i)`` gives member i alone. Options and the output grid as for
+    :func:`simulate` (``initial``, ``stream_to``, ``chunk`` and ``progress`` are not
+    supported in batches); the divergence guard checks every member and names it.
     """
     _check_options(options)
     if isinstance(systems, AbstractSystem):
@@ -119,34 +150,40 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
         stacked = stack_systems(systems)
     _check_system(stacked)
     method = _check_method(method)
-    for unsupported in ("initial", "stream_to"):
+    for unsupported in ("initial", "stream_to", "chunk", "progress"):
         if unsupported in options:
             raise ParameterError(f"`simulate_batch` does not take `{unsupported}`; run the "
                                  "members with `simulate` for that.")
-    t0 = float(options.get("t0", 0.0))
-    _check_span(t0, t_end)
+    t0 = as_time("simulate_batch", "t0", options.get("t0", 0.0))
+    t_end = _check_span(t0, t_end, owner="simulate_batch")
+    guard = guard_from_options(options, "simulate_batch")
+    rule = _step_rule(stacked, method, options)
     dynamic, static = eqx.partition(stacked, eqx.is_array)
     x0 = eqx.filter_vmap(lambda s: s.initial_state())(stacked)
     start = time.perf_counter()
     if method in FIXED_STEP_METHODS:
-        dt, n_sub, n_out = _fixed_grid(t0, t_end, dt, dt_out)
-        if options.get("check_step", True):
-            _check_stability(stacked, method, dt)
-        xs, outputs = solve_fixed_step_batch(dynamic, static, jnp.asarray(t0), x0,
-                                             jnp.asarray(dt), jnp.asarray(n_out),
-                                             method=method, n_sub=n_sub,
-                                             capacity=padded_length(n_out))
-        xs = np.asarray(xs)[:, : n_out + 1]
-        outputs = {k: v[:, : n_out + 1] for k, v in outputs.items()}
-        ts = t0 + np.arange(n_out + 1) * (n_sub * dt)
-        meta = {"dt": dt, "dt_out": n_sub * dt}
+        grid = step_grid(t0, t_end, dt, dt_out, owner="simulate_batch")
+        if as_flag("simulate_batch", "check_step", options.get("check_step", True)):
+            _check_stability(stacked, method, grid.dt)
+        xs, outputs, energy = solve_fixed_step_batch(
+            dynamic, static, jnp.asarray(t0), x0, segment(grid, 0, grid.n_out), rule=rule,
+            capacity=padded_length(grid.n_out))
+        keep = slice(0, grid.n_out + 1)
+        xs = np.asarray(xs)[:, keep]
+        outputs = {k: np.asarray(v)[:, keep] for k, v in outputs.items()}
+        energy = None if energy is None else np.asarray(energy)[:, keep]
+        ts = grid.times()
+        meta = {"dt": grid.dt, "dt_out": grid.dt_out, "steps": grid.n_steps}
     else:
-        ts, xs, outputs, meta = _run_adaptive(dynamic, static, t0, x0, t_end, dt, dt_out,
-                                              method, options, batched=True)
+        ts, xs, outputs, energy, meta = _run_adaptive(dynamic, static, stacked, t0, x0, t_end,
+                                                      dt, dt_out, method, options,
+                                                      batched=True)
     wall = time.perf_counter() - start
     for member in range(xs.shape[0]):
-        _check_finite(stacked, ts, xs[member], member=member)
-    meta.update(system=type(stacked).__name__, method=method, t0=t0, t_end=float(t_end),
+        check_divergence(type(stacked).__name__, stacked.state_names, ts, xs[member],
+                         energy=None if energy is None else energy[member], guard=guard,
+                         member=member)
+    meta.update(system=type(stacked).__name__, method=method, t0=t0, t_end=t_end,
                 wall_time=wall, batch_size=int(xs.shape[0]))
     return _to_results(stacked, ts, xs, outputs, meta, batched=True)
 
@@ -158,31 +195,45 @@ def trajectory(system: AbstractSystem, t_end: float, dt: float, dt_out: float | 
     Unlike :func:`simulate` it does no host-side checks on the result and returns no
     `Results`, so it can sit inside a loss function: ``jax.grad(lambda K: loss(trajectory(
     make_system(K), ...)))``. `t_end`, `dt`, `dt_out` must be concrete Python numbers (they
-    fix the number of steps); the system's parameters and `x0` may be traced.
+    fix the number of steps); the system's parameters and `x0` may be traced. The grid is
+    :func:`simulate`'s: the last sample is exactly `t_end`.
     """
-    method = _check_method(method)
+    _check_system(system, "trajectory")
+    method = _check_method(method, "trajectory")
     if method not in FIXED_STEP_METHODS:
-        raise ParameterError(f"`trajectory` runs fixed-step methods only "
+        raise ParameterError(f"`trajectory.method` must be a fixed-step method "
                              f"{list(FIXED_STEP_METHODS)}; got {method!r}. Use `simulate` for "
                              "adaptive methods.")
-    dt, n_sub, n_out = _fixed_grid(0.0, t_end, dt, dt_out)
+    t_end = _check_span(0.0, t_end, owner="trajectory")
+    grid = step_grid(0.0, t_end, dt, dt_out, owner="trajectory")
     dynamic, static = eqx.partition(system, eqx.is_array)
-    x0 = system.initial_state() if x0 is None else x0
-    xs, _ = solve_fixed_step(dynamic, static, jnp.asarray(0.0), x0, jnp.asarray(dt),
-                             method=method, n_sub=n_sub, n_out=n_out)
-    ts = jnp.arange(n_out + 1) * (n_sub * dt)
-    return ts, xs
+    x0 = system.initial_state() if x0 is None else jnp.asarray(x0, dtype=float)
+    n = len(system.state_names)
+    if x0.shape != (n,):
+        raise ParameterError(f"`trajectory.x0` must be a state vector of {n} values "
+                             f"({', '.join(system.state_names)}); got shape {x0.shape}.")
+    xs, _ = solve_fixed_step(dynamic, static, jnp.asarray(0.0), x0, jnp.asarray(grid.dt),
+                             rule=StepRule.for_system(system, method), grid=grid)
+    return jnp.asarray(grid.times()), xs
 
 
 def stack_systems(systems: Sequence[AbstractSystem]) -> AbstractSystem:
     """Stack systems that differ only in array parameters into one batched system.
 
-    Raises `ParameterError` naming the first member whose structure (law types, callables,
-    array shapes) differs from member 0.
+    Raises `ParameterError` naming the first member that is not a system or whose structure
+    (law types, callables, array shapes) differs from member 0.
     """
+    if isinstance(systems, (str, bytes)) or not hasattr(systems, "__iter__"):
+        raise ParameterError(f"`stack_systems.systems` must be a list of systems; got "
+                             f"{type(systems).__name__}.")
     systems = list(systems)
     if not systems:
-        raise ParameterError("`simulate_batch` needs at least one system; got an empty list.")
+        raise ParameterError("`stack_systems.systems` needs at least one system; got an empty "
+                             "list.")
+    for i, member in enumerate(systems):
+        if not isinstance(member, AbstractSystem):
+            raise ParameterError(f"`stack_systems.systems`: member {i} is a "
+                                 f"{type(member).__name__}, not a stickslip system.")
     parts = [eqx.partition(s, eqx.is_array) for s in systems]
     dyn0, static0 = parts[0]
     shapes0 = [np.shape(leaf) for leaf in jax.tree.leaves(dyn0)]
@@ -201,7 +252,8 @@ def stack_systems(systems: Sequence[AbstractSystem]) -> AbstractSystem:
 def largest_stable_step(system: AbstractSystem, method: str = "rk4") -> float:
     """Largest fixed step [s] for which every stiff mode of `system` is inside the
     stability region of `method` (from ``system.linear_modes()``); inf when unbounded."""
-    method = _check_method(method)
+    _check_system(system, "largest_stable_step")
+    method = _check_method(method, "largest_stable_step")
     if method not in FIXED_STEP_METHODS:
         return math.inf
     tableau = FIXED_STEP_METHODS[method]
@@ -221,44 +273,70 @@ def _check_options(options):
                       f"are {sorted(_KNOWN_OPTIONS)}.", stacklevel=3)
 
 
-def _check_system(system):
+def _check_system(system, owner="simulate"):
     if not isinstance(system, AbstractSystem):
-        raise ParameterError(f"`simulate` needs a stickslip system (e.g. "
+        raise ParameterError(f"`{owner}.system` must be a stickslip system (e.g. "
                              f"ss.systems.FrictionMass); got {type(system).__name__}.")
 
 
-def _check_method(method):
-    if method not in METHODS:
-        raise ParameterError(f"unknown `method` {method!r}; choose one of {list(METHODS)}.")
+def _check_method(method, owner="simulate"):
+    if not isinstance(method, str) or method not in METHODS:
+        raise ParameterError(f"unknown `method` {method!r} (`{owner}.method`); choose one "
+                             f"of {list(METHODS)}.")
     return method
 
 
-def _check_span(t0, t_end):
-    if not (np.isfinite(t_end) and t_end > t0):
-        raise ParameterError(f"`t_end` must be a finite time after t0={t0}; got "
-                             f"t_end={t_end}.")
+def _check_span(t0, t_end, owner="simulate"):
+    t_end = as_time(owner, "t_end", t_end)
+    if not t_end > t0:
+        raise ParameterError(f"`{owner}.t_end` must be a finite time after t0={t0:g} s; got "
+                             f"t_end={t_end:g}. Pass a later end time.")
+    return t_end
+
+
+def _step_rule(system, method, options):
+    looped = options.get("trace_stages_once")
+    projection = options.get("projection")
+    if looped is not None:
+        as_flag("simulate", "trace_stages_once", looped)
+    if projection is not None:
+        as_flag("simulate", "projection", projection)
+        if projection and method not in FIXED_STEP_METHODS:
+            raise ParameterError(f"`simulate.projection=True` needs a fixed-step method "
+                                 f"{list(FIXED_STEP_METHODS)}; got method={method!r}.")
+    return StepRule.for_system(system, method if method in FIXED_STEP_METHODS else "rk4",
+                               looped, projection)
 
 
 def _initial(system, options):
     initial = options.get("initial")
     t0 = options.get("t0")
+    if t0 is not None:
+        t0 = as_time("simulate", "t0", t0)
     if isinstance(initial, Results):
         if initial.final_state is None or initial.batch_shape:
-            raise ParameterError("`initial` Results carry no single final state to continue "
-                                 "from; pass a single run's Results or a state vector.")
-        x0 = jnp.asarray(initial.final_state)
-        t0 = float(initial.t[-1]) if t0 is None else float(t0)
+            raise ParameterError("`simulate.initial` Results carry no single final state to "
+                                 "continue from; pass a single run's Results (or "
+                                 "res.member(i)) or a state vector.")
+        x0 = jnp.asarray(initial.final_state, dtype=float)
+        t0 = float(initial.t[-1]) if t0 is None else t0
     elif initial is not None:
-        x0 = jnp.asarray(initial, dtype=float)
+        try:
+            x0 = jnp.asarray(np.asarray(initial, dtype=float))
+        except (TypeError, ValueError):
+            raise ParameterError(f"`simulate.initial` must be a state vector of numbers or a "
+                                 f"Results; got {type(initial).__name__} "
+                                 f"{initial!r:.60}.") from None
     else:
         x0 = _initial_state(system)
-    t0 = 0.0 if t0 is None else float(t0)
+    t0 = 0.0 if t0 is None else t0
     n = len(system.state_names)
     if x0.shape != (n,):
-        raise ParameterError(f"`initial` must be a state vector of {n} values "
+        raise ParameterError(f"`simulate.initial` must be a state vector of {n} values "
                              f"({', '.join(system.state_names)}); got shape {x0.shape}.")
     if not np.all(np.isfinite(np.asarray(x0))):
-        raise ParameterError(f"`initial` state must be finite; got {np.asarray(x0)}.")
+        raise ParameterError(f"`simulate.initial` state must be finite; got "
+                             f"{np.asarray(x0)}.")
     return t0, x0
 
 
@@ -266,24 +344,6 @@ def _initial(system, options):
 def _initial_state(system):
     """The system's initial state, compiled once per system structure (saves eager dispatch)."""
     return system.initial_state()
-
-
-def _fixed_grid(t0, t_end, dt, dt_out):
-    if dt is None:
-        raise ParameterError("fixed-step methods need `dt` [s]; pass e.g. dt=1e-4 (the "
-                             "message of a too-large step says the largest stable one), or use "
-                             "an adaptive method such as method='tsit5'.")
-    check_positive("simulate", "dt", dt, "Pass a positive step in seconds.")
-    dt = float(dt)
-    dt_out = dt if dt_out is None else float(dt_out)
-    check_positive("simulate", "dt_out", dt_out, "Pass a positive output interval in seconds.")
-    n_sub = round(dt_out / dt)
-    if n_sub < 1 or abs(n_sub * dt - dt_out) > 1e-9 * dt_out:
-        raise ParameterError(f"`dt_out` must be a whole multiple of `dt` for fixed-step "
-                             f"methods; got dt_out={dt_out:g}, dt={dt:g}. Use dt_out="
-                             f"{max(n_sub, 1) * dt:g}.")
-    n_out = max(1, math.ceil((t_end - t0) / (n_sub * dt) - 1e-9))
-    return dt, n_sub, n_out
 
 
 def _mode_step_limit(tableau, lam: complex) -> float:
@@ -332,105 +392,111 @@ def _check_stability(system, method, dt):
         "method='kvaerno5'. (check_step=False skips this check.)")
 
 
-def _check_finite(system, ts, xs, member=None):
-    xs = np.asarray(xs)
-    finite = np.all(np.isfinite(xs), axis=-1)
-    if finite.all():
-        return
-    bad = int(np.argmin(finite))
-    last = max(bad - 1, 0)
-    state = dict(zip(system.state_names, xs[last].tolist()))
-    who = f" (batch member {member})" if member is not None else ""
-    shown = ", ".join(f"{k}={v:.6g}" for k, v in state.items())
-    raise SimulationError(
-        f"{type(system).__name__}{who} diverged: the state became NaN or infinite between "
-        f"t={ts[last]:.6g} s and t={ts[bad]:.6g} s. Last finite state: {shown}. Reduce dt, "
-        "check the parameters (a too-stiff K or too-small beta/alpha), or use an adaptive "
-        "method.", time=float(ts[bad]), state=state)
-
-
 # --- runners ------------------------------------------------------------------------------
 
-def _run_fixed_chunks(dynamic, static, system, t0, x0, dt, n_sub, n_out, method, options):
-    chunk = int(options.get("chunk", 16_384))
-    if chunk < 1:
-        raise ParameterError(f"`chunk` must be >= 1 output samples; got {chunk}.")
+def _run_fixed_chunks(dynamic, static, system, x0, grid, rule, guard, options):
+    chunk = as_count("simulate", "chunk", options.get("chunk", 16_384))
     stream_to = options.get("stream_to")
-    per_call = min(chunk, n_out)
-    n_calls = math.ceil(n_out / per_call)
+    writer = _StreamWriter(stream_to, system) if stream_to is not None else None
+    progress_on = as_flag("simulate", "progress", options.get("progress", False))
+    per_call = min(chunk, grid.n_out)
+    n_calls = math.ceil(grid.n_out / per_call)
     capacity = padded_length(per_call)          # compiled once per power of two
-    progress = _progress(options.get("progress", False), n_calls)
+    times = grid.times()
+    name = type(system).__name__
     xs_parts, out_parts = [np.asarray(x0)[None]], []
-    x, t_start, done, interrupted = x0, t0, 0, False
-    writer = _StreamWriter(stream_to, system) if stream_to else None
+    x, done, interrupted, energy0 = x0, 0, False, None
+    progress = _progress(progress_on, n_calls)
     try:
         for _ in range(n_calls):
-            keep = min(per_call, n_out - done)
-            xs, outputs = solve_fixed_step_padded(
-                dynamic, static, jnp.asarray(t_start), x, jnp.asarray(dt), jnp.asarray(keep),
-                method=method, n_sub=n_sub, capacity=capacity)
+            keep = min(per_call, grid.n_out - done)
+            t_start = times[done]
+            xs, outputs, energy = solve_fixed_step_padded(
+                dynamic, static, jnp.asarray(t_start), x, segment(grid, done, keep),
+                rule=rule, capacity=capacity)
             xs = np.asarray(xs)[: keep + 1]
             outputs = {k: np.asarray(v)[: keep + 1] for k, v in outputs.items()}
+            ts_chunk = times[done: done + keep + 1]
+            if energy is not None:
+                energy = np.asarray(energy)[: keep + 1]
+                energy0 = energy[0] if energy0 is None else energy0
+            check_divergence(name, system.state_names, ts_chunk, xs, energy=energy,
+                             energy0=energy0, guard=guard)
             if not out_parts:
                 out_parts.append({k: v[:1] for k, v in outputs.items()})
             xs_parts.append(xs[1:])
             out_parts.append({k: v[1:] for k, v in outputs.items()})
-            ts_chunk = t0 + (done + np.arange(keep + 1)) * (n_sub * dt)
             if writer:
                 writer.write(ts_chunk, xs, outputs, first=(done == 0))
             done += keep
             x = jnp.asarray(xs[-1])
-            t_start = t0 + done * n_sub * dt
             progress.advance()
-            if not np.all(np.isfinite(xs[-1])):
-                break
     except KeyboardInterrupt:
         interrupted = True
-        warnings.warn(f"simulation interrupted at t={t_start:g} s; returning the {done} "
+        warnings.warn(f"simulation interrupted at t={times[done]:g} s; returning the {done} "
                       "samples computed so far.", stacklevel=3)
     finally:
         progress.close()
     xs = np.concatenate(xs_parts)
     outputs = {k: np.concatenate([part[k] for part in out_parts]) for k in out_parts[0]} \
         if out_parts else {}
-    ts = t0 + np.arange(xs.shape[0]) * (n_sub * dt)
-    meta = {"dt": dt, "dt_out": n_sub * dt, "steps": done * n_sub, "interrupted": interrupted}
-    if stream_to:
+    ts = times[: xs.shape[0]]
+    meta = {"dt": grid.dt, "dt_out": grid.dt_out,
+            "steps": grid.n_steps if not interrupted else done * grid.n_sub,
+            "interrupted": interrupted}
+    if grid.n_last != grid.n_sub or grid.h_last:
+        meta["last_interval"] = float(times[-1] - times[-2])
+    if stream_to is not None:
         meta["stream_to"] = str(stream_to)
     return ts, xs, outputs, meta
 
 
-def _run_adaptive(dynamic, static, t0, x0, t_end, dt, dt_out, method, options, batched):
-    dt_out = (t_end - t0) / 1000 if dt_out is None else float(dt_out)
-    check_positive("simulate", "dt_out", dt_out)
-    n_out = max(1, math.ceil((t_end - t0) / dt_out - 1e-9))
-    ts = t0 + np.arange(n_out + 1) * dt_out
-    rtol, atol = float(options.get("rtol", 1e-8)), float(options.get("atol", 1e-10))
-    check_positive("simulate", "rtol", rtol)
-    check_positive("simulate", "atol", atol)
-    max_steps = int(options.get("max_steps", 1_000_000))
-    dt0 = None if dt is None else jnp.asarray(float(dt))
+def _run_adaptive(dynamic, static, system, t0, x0, t_end, dt, dt_out, method, options,
+                  batched=False):
+    owner = "simulate_batch" if batched else "simulate"
+    dt_out = (t_end - t0) / 1000 if dt_out is None else as_time(owner, "dt_out", dt_out,
+                                                                 positive=True)
+    ts = output_times(t0, t_end, dt_out)
+    rtol = as_real(owner, "rtol", options.get("rtol", 1e-8), positive=True)
+    atol = as_real(owner, "atol", options.get("atol", 1e-10), positive=True)
+    max_steps = as_count(owner, "max_steps", options.get("max_steps", 1_000_000))
+    if "chunk" in options:
+        as_count(owner, "chunk", options["chunk"])
+    dt0 = None if dt is None else jnp.asarray(as_time(
+        owner, "dt", dt, positive=True,
+        hint="For adaptive methods `dt` is the initial step: pass a positive value or omit it."))
     solver = solve_adaptive_batch if batched else solve_adaptive
-    xs, outputs, ok, n_steps = solver(dynamic, static, jnp.asarray(ts), x0, dt0,
-                                      jnp.asarray(rtol), jnp.asarray(atol), method=method,
-                                      max_steps=max_steps)
+    xs, outputs, energy, ok, n_steps = solver(dynamic, static, jnp.asarray(ts), x0, dt0,
+                                              jnp.asarray(rtol), jnp.asarray(atol),
+                                              method=method, max_steps=max_steps)
     xs = np.asarray(xs)
     outputs = {k: np.asarray(v) for k, v in outputs.items()}
+    energy = None if energy is None else np.asarray(energy)
     ok = np.atleast_1d(np.asarray(ok))
     if not ok.all():
         member = int(np.argmin(ok))
         x_m = xs[member] if batched else xs
         finite = np.all(np.isfinite(x_m), axis=-1)
-        reached = ts[max(int(np.argmin(finite)) - 1, 0)] if not finite.all() else ts[-1]
+        reached = len(finite) - 1 if finite.all() else max(int(np.argmin(finite)) - 1, 0)
+        e_m = None if energy is None else (energy[member] if batched else energy)
+        # a finite blow-up before the failure is the more useful message
+        check_divergence(type(system).__name__, system.state_names, ts[: reached + 1],
+                         x_m[: reached + 1], energy=None if e_m is None else e_m[: reached + 1],
+                         guard=guard_from_options(options, owner),
+                         member=member if batched else None)
+        state = dict(zip(system.state_names, x_m[reached].tolist()))
+        shown = ", ".join(f"{k}={v:.6g}" for k, v in state.items())
         who = f" (batch member {member})" if batched else ""
         raise SimulationError(
-            f"{method} failed{who} before t_end={t_end:g} s (last good output near "
-            f"t={reached:g} s): the step size collapsed or max_steps={max_steps} was reached. "
-            "Increase `max_steps`, loosen rtol/atol, or for a stiff law use "
-            "method='kvaerno5'.", time=float(reached))
+            f"{method} failed{who} before t_end={t_end:g} s (last good output at "
+            f"t={ts[reached]:g} s: {shown}): the step size collapsed or max_steps={max_steps} "
+            "was reached. Increase `max_steps`, loosen rtol/atol, or for a stiff law use "
+            "method='kvaerno5'.", time=float(ts[reached]), state=state)
     meta = {"dt0": None if dt is None else float(dt), "dt_out": dt_out, "rtol": rtol,
             "atol": atol, "steps": np.asarray(n_steps).tolist()}
-    return ts, xs, outputs, meta
+    if len(ts) > 1 and not math.isclose(ts[-1] - ts[-2], dt_out, rel_tol=1e-9):
+        meta["last_interval"] = float(ts[-1] - ts[-2])
+    return ts, xs, outputs, energy, meta
 
 
 def _to_results(system, ts, xs, outputs, meta, batched=False):
@@ -448,9 +514,10 @@ class _StreamWriter:
     """Appends each finished chunk to a CSV file, so an interrupted run keeps its data."""
 
     def __init__(self, path, system):
+        if not isinstance(path, (str, os.PathLike)) or Path(path).suffix.lower() != ".csv":
+            raise ParameterError(f"`simulate.stream_to` must be the path of a .csv file; got "
+                                 f"{path!r}.")
         self.path = Path(path)
-        if self.path.suffix.lower() != ".csv":
-            raise ParameterError(f"`stream_to` must be a .csv path; got {str(path)!r}.")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.names = list(system.state_names)
 

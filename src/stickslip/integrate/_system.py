@@ -13,8 +13,14 @@ arrays, topology and callables are static):
   :func:`stickslip.simulate` rejects fixed steps outside the method's stability region.
   The default linearises the vector field at the initial state.
 * ``parameters()`` — a flat ``{name: value}`` description for the Results metadata.
+* ``passive_energy(t, x)`` — optional: the energy [J] of a system *without energy inputs* (no
+  applied force, driver or moving surface), or None (the default). When a system reports
+  one, the divergence guard (:mod:`stickslip.integrate._guard`) stops a run whose energy
+  climbs — the sign of an integration that adds energy, even while every number is finite.
 
-Optional capabilities, declared as class variables (never sniffed):
+Defaults of the fixed-step integrator options, declared as class variables (never sniffed);
+``simulate(..., trace_stages_once=..., projection=...)`` overrides them per run, so no
+subclass is needed to change them:
 
 * ``projects_after_step = True`` — the fixed-step integrators call ``project(t, x)`` after
   every step (e.g. to put a constrained mechanism back on its constraint manifold).
@@ -61,6 +67,11 @@ class AbstractSystem(eqx.Module):
         """Map a state back onto the system's admissible set after a fixed step (identity
         unless the system sets ``projects_after_step``)."""
         return x
+
+    def passive_energy(self, t: jnp.ndarray, x: jnp.ndarray) -> jnp.ndarray | None:
+        """Energy [J] that the run may not gain (a system without energy inputs), or None
+        (the default: no energy check)."""
+        return None
 
     def outputs(self, t: jnp.ndarray, x: jnp.ndarray) -> dict[str, jnp.ndarray]:
         """Extra channels computed from (t, x); none by default."""

@@ -11,6 +11,8 @@ from ._base import AbstractContactLaw as AbstractContactLaw
 from ._base import AbstractFrictionLaw as AbstractFrictionLaw
 from ._base import AbstractLaw as AbstractLaw
 from ._coulomb import CoulombODE as CoulombODE
+from ._coulomb import ToleranceTuning as ToleranceTuning
+from ._coulomb import slide_then_stick_error as slide_then_stick_error
 from ._lugre import LuGre as LuGre
 from ._penalty import HuntCrossley as HuntCrossley
 from ._penalty import KelvinVoigt as KelvinVoigt

@@ -8,10 +8,14 @@ possibly carrying a small internal state (Kikuuwe's proxy ``a`` or ``e``, LuGre'
 Contract for a new law (one class in one file, plus a re-export and a conformance entry):
 
 * ``n_states`` (class variable): rows of internal state; ``state_names`` names them.
-* ``parameter_rules`` (class variable): ``{field: "positive" | "nonnegative" | "finite"}``;
-  concrete values are checked at construction (traced values are skipped) and a bad one
-  raises :class:`~stickslip.errors.ParameterError` naming the law, the field and the fix.
-  Extra cross-field checks go in the final class's ``__check_init__``.
+* ``parameter_rules`` (class variable): ``{field: Rule}`` — the shared validation dialect
+  of :mod:`stickslip._parameters` (a plain ``"positive" | "nonnegative" | "finite"`` string
+  is accepted too, with its hint in ``parameter_help``); concrete values are checked at
+  construction (traced values are skipped) and a bad one raises
+  :class:`~stickslip.errors.ParameterError` naming the law, the field and the fix. A
+  quantity shared with other elements uses the shared rule (``FRICTION_LEVEL``,
+  ``FRICTION_COEFFICIENT``…). Extra cross-field checks go in the final class's
+  ``__check_init__``.
 * ``force_and_rate(...)``: pure ``jax.numpy``; returns ``(force, state_rate)``.
   The force is the one **the law applies to the body** whose input it was given: friction
   opposes the sliding velocity, contact pushes the body out of the wall (≥ 0 along the
@@ -33,37 +37,31 @@ import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
+from .._parameters import AbstractParametrised
 from .._repr import parameter_repr
-from .._validation import check_finite, check_nonnegative, check_positive
 
 __all__ = ["AbstractLaw", "AbstractFrictionLaw", "AbstractContactLaw", "as_parameter"]
 
-_RULES = {"positive": check_positive, "nonnegative": check_nonnegative,
-          "finite": check_finite}
-
-
 def as_parameter(value: Any) -> Any:
-    """Convert a parameter to a float64 JAX array (None stays None; tracers pass through)."""
-    if value is None:
-        return None
-    return jnp.asarray(value, dtype=float)
+    """Convert a parameter to a float64 JAX array (None stays None; tracers pass through).
+
+    A value that is not a number (a string, a callable) is left as it is, so the element's
+    parameter rule rejects it with a message naming the field instead of a bare TypeError.
+    """
+    if value is None or isinstance(value, (str, bytes)) or (
+            callable(value) and not hasattr(value, "shape")):
+        return value
+    try:
+        return jnp.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return value
 
 
-class AbstractLaw(eqx.Module):
+class AbstractLaw(AbstractParametrised):
     """Base of all laws; see the module docstring for the contract."""
 
     n_states: ClassVar[int]
     state_names: ClassVar[tuple[str, ...]]
-    parameter_rules: ClassVar[dict[str, str]] = {}
-    parameter_help: ClassVar[dict[str, str]] = {}
-
-    def __check_init__(self) -> None:
-        name = type(self).__name__
-        for field, rule in self.parameter_rules.items():
-            value = getattr(self, field)
-            if value is not None:
-                hint = self.parameter_help.get(field, "")
-                _RULES[rule](name, field, value, hint)
 
     def __repr__(self) -> str:
         return parameter_repr(self)
@@ -132,6 +130,12 @@ class AbstractContactLaw(AbstractLaw):
             occupies p ≤ 0).
         gap_rate: its time derivative [m/s].
         """
+
+    def potential(self, gap: jnp.ndarray) -> jnp.ndarray | None:
+        """Elastic energy [J] stored in the contact at `gap` when its force derives from a
+        potential (penalty springs), else None (the default). Hosts use it to report an
+        energy for the divergence guard (`AbstractSystem.passive_energy`)."""
+        return None
 
     @abc.abstractmethod
     def resting_state(self, load: jnp.ndarray) -> tuple[jnp.ndarray, jnp.ndarray]:

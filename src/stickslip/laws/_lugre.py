@@ -9,6 +9,7 @@ import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
+from .._parameters import DAMPING, FRICTION_COEFFICIENT, STIFFNESS, Rule
 from .._validation import check_at_most
 from ..nonsmooth import safe_norm
 from ._base import AbstractFrictionLaw, as_parameter
@@ -54,16 +55,19 @@ class LuGre(AbstractFrictionLaw):
 
     n_states: ClassVar[int] = 1
     state_names: ClassVar[tuple[str, ...]] = ("z",)
-    parameter_rules: ClassVar[dict[str, str]] = {
-        "mus": "nonnegative", "mud": "nonnegative", "vs": "positive", "k0": "positive",
-        "k1": "nonnegative", "k2": "nonnegative"}
-    parameter_help: ClassVar[dict[str, str]] = {
-        "mus": "Pass a static friction coefficient >= 0 (tutorial default 0.3).",
-        "mud": "Pass a dynamic friction coefficient >= 0 (tutorial default 0.2).",
-        "vs": "Pass a positive Stribeck velocity in m/s (tutorial default 1e-3).",
-        "k0": "Pass a positive bristle stiffness in N/m (tutorial default 1e5).",
-        "k1": "Pass a bristle damping >= 0 in N·s/m (tutorial default sqrt(1e5)).",
-        "k2": "Pass a viscous coefficient >= 0 in N·s/m (tutorial default 0.4).",
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "mus": FRICTION_COEFFICIENT.but(hint="Pass a static friction coefficient >= 0 "
+                                             "(tutorial default 0.3)."),
+        "mud": FRICTION_COEFFICIENT.but(hint="Pass a dynamic friction coefficient >= 0 "
+                                             "(tutorial default 0.2)."),
+        "vs": Rule("positive", "Pass a positive Stribeck velocity in m/s (tutorial default "
+                               "1e-3)."),
+        "k0": STIFFNESS.but(hint="Pass a positive bristle stiffness in N/m (tutorial default "
+                                 "1e5)."),
+        "k1": DAMPING.but(hint="Pass a bristle damping >= 0 in N·s/m (tutorial default "
+                               "sqrt(1e5))."),
+        "k2": DAMPING.but(hint="Pass a viscous coefficient >= 0 in N·s/m (tutorial default "
+                               "0.4)."),
     }
 
     def __check_init__(self):

@@ -8,6 +8,7 @@ import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
+from .._parameters import DAMPING, STIFFNESS, Rule
 from ._base import AbstractContactLaw, as_parameter
 
 __all__ = ["KelvinVoigt", "HuntCrossley"]
@@ -30,10 +31,9 @@ class KelvinVoigt(AbstractContactLaw):
 
     n_states: ClassVar[int] = 0
     state_names: ClassVar[tuple[str, ...]] = ()
-    parameter_rules: ClassVar[dict[str, str]] = {"k": "positive", "c": "nonnegative"}
-    parameter_help: ClassVar[dict[str, str]] = {
-        "k": "Pass a positive penalty stiffness in N/m.",
-        "c": "Pass a penalty damping >= 0 in N·s/m.",
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "k": STIFFNESS.but(hint="Pass a positive penalty stiffness in N/m."),
+        "c": DAMPING.but(hint="Pass a penalty damping >= 0 in N·s/m."),
     }
 
     @classmethod
@@ -45,6 +45,10 @@ class KelvinVoigt(AbstractContactLaw):
 
     def resting_state(self, load):
         return -load / self.k, jnp.zeros(0)
+
+    def potential(self, gap):
+        """½·k·p² while p < 0 (the damper stores nothing)."""
+        return jnp.where(gap < 0, 0.5 * self.k * gap ** 2, 0.0)
 
     def linear_modes(self, mass, normal_force=1.0):
         k, c = np.asarray(self.k), np.asarray(self.c)
@@ -71,12 +75,10 @@ class HuntCrossley(AbstractContactLaw):
 
     n_states: ClassVar[int] = 0
     state_names: ClassVar[tuple[str, ...]] = ()
-    parameter_rules: ClassVar[dict[str, str]] = {
-        "k": "positive", "lam": "nonnegative", "n": "positive"}
-    parameter_help: ClassVar[dict[str, str]] = {
-        "k": "Pass a positive stiffness in N/m^n.",
-        "lam": "Pass a damping >= 0 in N·s/m^(n+1).",
-        "n": "Pass a positive exponent (1.5 for Hertzian contact).",
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "k": STIFFNESS.but(hint="Pass a positive stiffness in N/m^n."),
+        "lam": DAMPING.but(hint="Pass a damping >= 0 in N·s/m^(n+1)."),
+        "n": Rule("positive", "Pass a positive exponent (1.5 for Hertzian contact)."),
     }
 
     @classmethod
@@ -90,3 +92,9 @@ class HuntCrossley(AbstractContactLaw):
 
     def resting_state(self, load):
         return -((load / self.k) ** (1.0 / self.n)), jnp.zeros(0)
+
+    def potential(self, gap):
+        """k·δⁿ⁺¹/(n + 1), δ = −p > 0 (the lam·δⁿ·δ̇ term only dissipates while δ̇ > 0
+        pushes in, and can pull — the defect of SPEC §3 — but stores nothing)."""
+        depth = jnp.maximum(-gap, 0.0)
+        return self.k * depth ** (self.n + 1.0) / (self.n + 1.0)

@@ -8,6 +8,7 @@ import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
+from .._parameters import FRICTION_COEFFICIENT, FRICTION_LEVEL, Rule
 from ..errors import ParameterError
 from ..nonsmooth import safe_norm
 from ._base import AbstractFrictionLaw, as_parameter
@@ -35,12 +36,9 @@ class TanhCoulomb(AbstractFrictionLaw):
 
     n_states: ClassVar[int] = 0
     state_names: ClassVar[tuple[str, ...]] = ()
-    parameter_rules: ClassVar[dict[str, str]] = {
-        "F": "nonnegative", "mu": "nonnegative", "v_eps": "positive"}
-    parameter_help: ClassVar[dict[str, str]] = {
-        "F": "Pass the friction force level in newtons (>= 0).",
-        "mu": "Pass a friction coefficient >= 0.",
-        "v_eps": "Pass a positive transition velocity in m/s (e.g. 1e-3).",
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "F": FRICTION_LEVEL, "mu": FRICTION_COEFFICIENT,
+        "v_eps": Rule("positive", "Pass a positive transition velocity in m/s (e.g. 1e-3)."),
     }
 
     def __init__(self, F=None, v_eps=1e-3, *, mu=None):

@@ -8,6 +8,7 @@ import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
+from .._parameters import STIFFNESS, TIME_CONSTANT, Rule
 from .._validation import check_at_most
 from ._base import AbstractContactLaw, as_parameter
 
@@ -52,12 +53,12 @@ class UnilateralODE(AbstractContactLaw):
 
     n_states: ClassVar[int] = 1
     state_names: ClassVar[tuple[str, ...]] = ("e",)
-    parameter_rules: ClassVar[dict[str, str]] = {
-        "K": "positive", "beta": "positive", "alpha": "positive"}
-    parameter_help: ClassVar[dict[str, str]] = {
-        "K": "Pass a positive contact stiffness in N/m (e.g. 1e5).",
-        "beta": "Pass a positive proxy time constant in seconds (e.g. 1e-3).",
-        "alpha": "Pass a positive filter time constant in seconds, at most beta.",
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "K": STIFFNESS.but(hint="Pass a positive contact stiffness in N/m (e.g. 1e5)."),
+        "beta": TIME_CONSTANT.but(hint="Pass a positive proxy time constant in seconds "
+                                       "(e.g. 1e-3)."),
+        "alpha": TIME_CONSTANT.but(hint="Pass a positive filter time constant in seconds, "
+                                        "at most beta."),
     }
 
     def __check_init__(self):

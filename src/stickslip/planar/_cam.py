@@ -8,15 +8,16 @@ series through the samples).
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable, ClassVar
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ..errors import ParameterError
 from ._body import global_point, rotation
-from ._elements import AbstractConstraint
+from ._elements import AbstractConstraint, _name
 
 __all__ = ["CamFollowerJoint", "trigonometric_profile"]
 
@@ -69,12 +70,22 @@ class CamFollowerJoint(AbstractConstraint):
     which this bilateral joint does not model).
     """
 
-    n_equations = 1
-    prefix = "cam"
+    n_equations: ClassVar[int] = 1
+    prefix: ClassVar[str] = "cam"
+    config_fields: ClassVar[tuple[str, ...]] = ("kind", "profile")
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    profile: Callable = eqx.field(static=True)
+    kind: str = eqx.field(static=True)
+    normal_j: Any
+    name: str | None = eqx.field(static=True)
 
     def __init__(self, cam, follower, profile, point_i=(0.0, 0.0), point_j=(0.0, 0.0), *,
                  kind: str = "roller", normal_j=(0.0, -1.0), name: str | None = None):
-        super().__init__(cam, follower, point_i, point_j, name)
+        self.body_i, self.body_j, self.point_i, self.point_j = cam, follower, point_i, point_j
+        self.name = _name(type(self).__name__, name)
         if kind not in ("roller", "flat"):
             raise ParameterError(f"`{self.owner}.kind` must be 'roller' or 'flat'; got "
                                  f"{kind!r}.")
@@ -88,14 +99,24 @@ class CamFollowerJoint(AbstractConstraint):
                 raise ParameterError(f"`{self.owner}.profile` must be a callable ρ(α) or a "
                                      "pair (angles, radii).") from None
             self.profile = trigonometric_profile(alphas, radii)
-        value = np.asarray(self.profile(jnp.asarray(0.3)))
+        try:
+            value = np.asarray(self.profile(jnp.asarray(0.3)))
+        except Exception as exc:  # noqa: BLE001 - the user's function failed: say which
+            raise ParameterError(f"`{self.owner}.profile(α)` failed at α = 0.3: {exc!r}. "
+                                 "Write it with jax.numpy.") from None
         if value.shape != () or not np.isfinite(value) or value <= 0:
             raise ParameterError(f"`{self.owner}.profile(α)` must return one positive radius "
                                  f"[m]; got {value!r} at α = 0.3.")
-        n = np.asarray(normal_j, dtype=float)
-        if n.shape != (2,) or not np.linalg.norm(n) > 0:
-            raise ParameterError(f"`{self.owner}.normal_j` must be a non-zero (nx, ny).")
-        self.normal_j = n / np.linalg.norm(n)
+        from ._traceable import check_traceable
+        check_traceable(self.owner, "profile", self.profile)
+        try:
+            n = np.asarray(normal_j, dtype=float)
+        except (TypeError, ValueError):
+            n = np.zeros(3)
+        if n.shape != (2,) or not np.all(np.isfinite(n)) or not np.linalg.norm(n) > 0:
+            raise ParameterError(f"`{self.owner}.normal_j` must be a non-zero (nx, ny); got "
+                                 f"{normal_j!r}.")
+        self.normal_j = jnp.asarray(n / np.linalg.norm(n))
 
     def residual(self, qi, qj, t):
         if self.kind == "roller":
@@ -103,7 +124,7 @@ class CamFollowerJoint(AbstractConstraint):
             local = rotation(qi[2]).T @ d
             alpha = jnp.arctan2(local[1], local[0])
             return jnp.atleast_1d(jnp.sqrt(d @ d) - self.profile(alpha))
-        n = rotation(qj[2]) @ jnp.asarray(self.normal_j)
+        n = rotation(qj[2]) @ self.normal_j
         w = -(rotation(qi[2]).T @ n)
         beta = jnp.arctan2(w[1], w[0])
         rho = self.profile

@@ -107,10 +107,15 @@ def moreau_jean(system, t_end: float, h: float, dt_out: float | None = None,
     ``<contact>.ft`` (impulse / h [N]), and ``meta["status"]`` the worst λ-problem status.
     """
     if hasattr(system, "frictional_contacts") or hasattr(system, "add_body"):
+        from . import _analyses as analyses
         from ._contact_simulate import contact_system     # a Model: same description
-        if system.layout.n_rows:
-            system.assemble()
+
         system = contact_system(system, "kikuuwe", (0.0, 0.0), True)
+        mech = system.mechanism
+        if mech.layout.n_rows:
+            start = analyses.assemble(mech, t=0.0)
+            system = eqx.tree_at(lambda s: s.mechanism, system, mech.with_state(
+                *analyses.state_of(start, mech.layout.n_coordinates)))
     h = float(h)
     if not (h > 0 and np.isfinite(h)):
         raise ParameterError(f"`moreau_jean.h` must be a positive step [s]; got h={h!r}.")

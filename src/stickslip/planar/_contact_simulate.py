@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -42,7 +43,7 @@ def add_frictional_contact(model, element: AbstractFrictionalContact):
                              "itself; pass two different bodies (or model.ground).")
     element.bind(*bodies)
     contacts.append(element)
-    model._changed()
+    model._layout = None
     return element
 
 
@@ -114,9 +115,14 @@ def simulate_contacts(model, t_end: float, dt: float | None = None, method: str 
     if baumgarte is None:
         baumgarte = (0.0, 0.0) if projection else (10.0, 10.0)
     options.pop("max_drift", None)
-    if options.get("initial") is None and model.layout.n_rows:
-        model.assemble(t=float(options.get("t0", 0.0)))
     system = contact_system(model, formulation, baumgarte, projection)
+    if options.get("initial") is None and model.layout.n_rows:
+        from . import _analyses as analyses
+
+        mech = system.mechanism
+        start = analyses.assemble(mech, t=float(options.get("t0", 0.0)))
+        system = eqx.tree_at(lambda s: s.mechanism, system, mech.with_state(
+            *analyses.state_of(start, mech.layout.n_coordinates)))
     t0 = float(options.get("t0", 0.0))
     x0 = system.initial_state() if options.get("initial") is None else None
     if x0 is not None:

@@ -123,17 +123,10 @@ class ContactPlanarSystem(AbstractSystem):
         """q̈, the joints' multipliers (planar sign), the contact forces and the λ-problem's
         solution at (t, q, q̇)."""
         mech = self.mechanism
-        Q, _ = mech.applied(q, qd, t)
-        minv = 1.0 / mech.masses
-        n_b = mech.layout.n_rows
-        if n_b:
-            Jb = mech.phi_q(q, t)
-            phi = mech.phi(q, t)
-            rate, gamma = mech.phi_rate_and_gamma(q, qd, t)
-            gamma = gamma - 2.0 * mech.alpha * rate - mech.beta ** 2 * phi
-        else:
-            Jb, gamma = jnp.zeros((0, q.shape[0])), jnp.zeros(0)
-            phi = rate = jnp.zeros(0)
+        # the planar seam (SPEC §9): M q̈ = Q − J_bᵀλ, J_b q̈ = γ_b (Baumgarte included)
+        eqs, phi, rate, _, _ = mech.equations(t, q, qd)
+        minv, Q, Jb, gamma = eqs.minv, eqs.Q, eqs.J, eqs.gamma
+        n_b = Jb.shape[0]
         psi = self.pairs.gaps(q)
         Jn = jax.jacfwd(self.pairs.gaps)(q)
         psi_d = Jn @ qd

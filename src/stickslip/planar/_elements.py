@@ -1,6 +1,7 @@
 """Joints and drivers: the kinematic and driving constraints Φ(q, t) = 0 (SPEC §9).
 
-Contract for a constraint element (one class, a re-export, an entry in the tests' list):
+Contract for a constraint element (one final class, a re-export, an entry in the tests'
+list — the conformance suite in tests/planar/test_conformance.py then checks it):
 
 * ``n_equations`` (class variable): rows it adds to Φ.  ``is_driver``: a driving constraint
   (its multiplier is reported as ``<name>.effort``) or a kinematic one (reported as the
@@ -8,27 +9,29 @@ Contract for a constraint element (one class, a re-export, an entry in the tests
 * ``residual(qi, qj, t)``: pure ``jax.numpy``; Φ of this element for the poses
   ``qi`` = (x_i, y_i, φ_i) of body i and ``qj`` of body j (the ground's pose is (0, 0, 0)).
   Φ_q, ν and γ come from JAX's forward-mode derivatives of this one function.
-* ``freeze(pose_i, pose_j)``: fill reference constants (a translational joint's relative
-  angle, a gear's phase) from the poses at :meth:`Model.add` time.
+* ``slide(qi, qj)`` (joints with ``slide_unit``): the joint's one free relative coordinate —
+  what joint friction acts along and what joint stops limit. Written once, here.
+* ``_frozen(pose_i, pose_j)``: reference constants (a translational joint's relative angle,
+  a gear's phase) from the poses at :meth:`Model.add` time.
 * ``point_i`` and ``frame_i`` (angle of the joint frame in body i): where and in which frame
   the reaction on body i is reported (SPEC §9: F = −Cᵀ Aᵀ Φ_rᵀ λ, T = (s'ᵀ Bᵀ Φ_rᵀ − Φ_φᵀ) λ).
 
-Elements are host-side descriptions: parameters are baked into the traced functions as
-constants and the bodies are resolved by :class:`Model` when it validates.
+Elements are immutable ``equinox`` modules (see :mod:`._base`): their array fields are the
+traced parameters, bodies and names are static.
 """
 
 from __future__ import annotations
 
-import copy
 import math
-from typing import Callable, ClassVar
+from typing import Any, Callable, ClassVar
 
+import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
 from ..errors import ParameterError
-from ._body import Body, cross2, global_point, perp, rotation
-from ._friction import check_friction_slot
+from ._base import AbstractElement, evolve
+from ._body import cross2, global_point, perp, rotation
 
 __all__ = [
     "AbstractConstraint", "RevoluteJoint", "TranslationalJoint", "RevoluteRevoluteJoint",
@@ -38,84 +41,100 @@ __all__ = [
 ]
 
 
-def _positive(owner: str, name: str, value: float, unit: str) -> float:
+def _positive(owner: str, name: str, value: float, unit: str) -> jnp.ndarray:
     v = float(value)
     if not (math.isfinite(v) and v > 0):
         raise ParameterError(f"`{owner}.{name}` must be a finite number > 0 [{unit}]; got "
                              f"{name}={value!r}.")
-    return v
+    return jnp.asarray(v)
 
 
-def _unit_axis(owner: str, axis) -> np.ndarray:
-    arr = np.asarray(axis, dtype=float)
+def _finite(owner: str, name: str, value, unit: str) -> jnp.ndarray:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = float("nan")
+    if not math.isfinite(v):
+        raise ParameterError(f"`{owner}.{name}` must be a finite number [{unit}]; got "
+                             f"{name}={value!r}.")
+    return jnp.asarray(v)
+
+
+def _unit_axis(owner: str, axis) -> jnp.ndarray:
+    try:
+        arr = np.asarray(axis, dtype=float)
+    except (TypeError, ValueError):
+        arr = np.full(3, np.nan)
     if arr.shape != (2,) or not np.all(np.isfinite(arr)) or np.linalg.norm(arr) == 0:
         raise ParameterError(f"`{owner}.axis_i` must be a non-zero direction (ux, uy) in body "
                              f"i's frame; got {axis!r}. Pass e.g. axis_i=(1, 0).")
-    return arr / np.linalg.norm(arr)
+    return jnp.asarray(arr / np.linalg.norm(arr))
 
 
 def _time_function(owner: str, name: str, fn) -> Callable:
     from ..systems._base import check_time_function
 
     if not callable(fn):
-        value = float(fn)
-        return lambda t: jnp.asarray(value) + 0.0 * t
+        value = _finite(owner, name, fn, "constant value")
+
+        def constant(t):
+            return value + 0.0 * t
+        return constant
     check_time_function(owner, name, fn, ())
+    from ._traceable import check_traceable
+    check_traceable(owner, name, fn)
     return fn
 
 
-class AbstractConstraint:
+def _name(owner: str, name):
+    if name is not None and (not isinstance(name, str) or not name or "." in name):
+        raise ParameterError(f"`{owner}.name` must be a non-empty string without '.'; got "
+                             f"{name!r}.")
+    return name
+
+
+class AbstractConstraint(AbstractElement):
     """Base of joints and drivers; see the module docstring for the contract."""
 
     n_equations: ClassVar[int]
     is_driver: ClassVar[bool] = False
     prefix: ClassVar[str] = "joint"
-    # the numeric attributes `residual` reads: elements of one class (and one
-    # `group_key`) are evaluated together, vmapped over these (None: never grouped)
-    traced_parameters: ClassVar[tuple[str, ...] | None] = None
+    supports_friction: ClassVar[bool] = False     # takes friction= and LuGreFriction
+    slide_unit: ClassVar[str | None] = None       # "rad" or "m" when it has a slide(qi, qj)
+    effort_unit: ClassVar[str] = "N"
 
-    def group_key(self):
-        """Elements with equal keys share one vmapped residual (STYLE: group by type)."""
-        return (type(self),) if self.traced_parameters is not None else (type(self), id(self))
-
-    def with_parameters(self, params: dict) -> "AbstractConstraint":
-        """A shallow copy whose traced parameters are replaced (for the vmapped group)."""
-        clone = copy.copy(self)
-        clone.__dict__.update(params)
-        return clone
-
-    def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0),
-                 name: str | None = None):
-        self.body_i = body_i
-        self.body_j = body_j
-        self._point_i_raw = point_i
-        self._point_j_raw = point_j
-        self.point_i = np.zeros(2)
-        self.point_j = np.zeros(2)
-        self.name = name
-        self.frame_i = 0.0
-        self.friction = None
+    body_i: eqx.AbstractVar[Any]
+    body_j: eqx.AbstractVar[Any]
+    point_i: eqx.AbstractVar[Any]
+    point_j: eqx.AbstractVar[Any]
 
     # host side -----------------------------------------------------------------------
-    @property
-    def owner(self) -> str:
-        return self.name or type(self).__name__
-
     def bodies(self) -> tuple:
         return (self.body_i, self.body_j)
 
-    def bind(self, body_i: Body, body_j: Body) -> None:
-        """Resolve the points once the bodies are known (raises ParameterError)."""
-        self.body_i, self.body_j = body_i, body_j
-        self.point_i = body_i.resolve_point(self.owner, "point_i", self._point_i_raw)
-        self.point_j = body_j.resolve_point(self.owner, "point_j", self._point_j_raw)
+    @property
+    def frame_i(self):
+        """Angle of the joint frame in body i [rad] (where reactions are reported)."""
+        return 0.0
 
-    def freeze(self, pose_i: np.ndarray, pose_j: np.ndarray) -> None:
-        """Fill reference constants from the poses at `Model.add` time (default: none)."""
+    def bind(self, body_i, body_j, name: str):
+        """The element bound to resolved bodies: points as arrays, reference constants from
+        the current poses, its name (raises ParameterError for an unknown point)."""
+        point_i = body_i.resolve_point(self.owner, "point_i", self.point_i)
+        point_j = body_j.resolve_point(self.owner, "point_j", self.point_j)
+        bound = evolve(self, body_i=body_i, body_j=body_j, point_i=jnp.asarray(point_i),
+                       point_j=jnp.asarray(point_j), name=name)
+        return evolve(bound, **bound._frozen(jnp.asarray(body_i.pose),
+                                             jnp.asarray(body_j.pose)))
+
+    def _frozen(self, pose_i, pose_j) -> dict:
+        """Reference constants from the poses at `Model.add` time (default: none)."""
+        return {}
 
     def describe(self) -> str:
-        return (f"{type(self).__name__} {self.name!r} between {self.body_i.name!r} and "
-                f"{self.body_j.name!r}")
+        return (f"{type(self).__name__} {self.name!r} between "
+                f"{getattr(self.body_i, 'name', self.body_i)!r} and "
+                f"{getattr(self.body_j, 'name', self.body_j)!r}")
 
     def __repr__(self) -> str:
         bodies = [getattr(b, "name", b) for b in (self.body_i, self.body_j) if b is not None]
@@ -125,9 +144,20 @@ class AbstractConstraint:
     def residual(self, qi: jnp.ndarray, qj: jnp.ndarray, t: jnp.ndarray) -> jnp.ndarray:
         raise NotImplementedError
 
+    def slide(self, qi: jnp.ndarray, qj: jnp.ndarray) -> jnp.ndarray:
+        raise NotImplementedError(f"{type(self).__name__} has no slide coordinate.")
+
     def _d(self, qi, qj):
         """d_ij = r_jᴾ − r_iᴾ in the ground frame."""
         return global_point(qj, self.point_j) - global_point(qi, self.point_i)
+
+
+def _friction_slot(owner, law, pin_radius, viscous, preload, slider_length, rotational):
+    """Checked friction arguments of a revolute or translational joint."""
+    from ._friction import check_friction_slot
+
+    return check_friction_slot(owner, law, pin_radius, viscous, preload, slider_length,
+                               rotational)
 
 
 # --- joints ------------------------------------------------------------------------------
@@ -137,7 +167,8 @@ class RevoluteJoint(AbstractConstraint):
 
     Φ = r_i + A_i s_i'ᴾ − r_j − A_j s_j'ᴾ = 0 (SPEC §9). Points are in the body frames [m].
     Reaction ``Fx, Fy`` [N] on body i in body i's frame, ``T`` [N·m] (zero for a pin) about
-    the pin.
+    the pin. Its slide is the relative rotation φ_j − φ_i [rad]; ``friction=`` (a friction
+    law, with ``pin_radius`` a [m]) acts along it (see docs/joint_friction.md).
 
     Examples
     --------
@@ -149,21 +180,37 @@ class RevoluteJoint(AbstractConstraint):
     1
     """
 
-    n_equations = 2
-    prefix = "revolute"
-    traced_parameters = ("point_i", "point_j")
+    n_equations: ClassVar[int] = 2
+    prefix: ClassVar[str] = "revolute"
+    supports_friction: ClassVar[bool] = True
+    slide_unit: ClassVar[str] = "rad"
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    name: str | None = eqx.field(static=True)
+    friction: Any
+    pin_radius: Any
+    viscous: Any
+    preload: Any
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), *,
                  name: str | None = None, friction=None, pin_radius: float | None = None,
                  viscous: float = 0.0, preload: float = 0.0):
-        super().__init__(body_i, body_j, point_i, point_j, name)
-        check_friction_slot(self, friction, pin_radius, viscous, preload, None)
-        self.friction = friction
-        self.pin_radius = None if pin_radius is None else float(pin_radius)
-        self.viscous, self.preload = float(viscous), float(preload)
+        self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
+        self.name = _name(type(self).__name__, name)
+        self.friction, self.pin_radius, self.viscous, self.preload, _ = _friction_slot(
+            self.owner, friction, pin_radius, viscous, preload, None, rotational=True)
+
+    @property
+    def slider_length(self):
+        return None
 
     def residual(self, qi, qj, t):
         return -self._d(qi, qj)
+
+    def slide(self, qi, qj):
+        return qj[2] - qi[2]
 
 
 class TranslationalJoint(AbstractConstraint):
@@ -171,35 +218,57 @@ class TranslationalJoint(AbstractConstraint):
 
     Φ = [n_iᵀ d_ij, φ_j − φ_i − θ₀] with n_i = R A_i u_i the normal of the axis u_i
     (``axis_i``, body i's frame) and d_ij = r_jᴾ − r_iᴾ (SPEC §9). θ₀ is the relative angle
-    at :meth:`Model.add` time unless ``angle=`` is given.
+    at :meth:`Model.add` time unless ``angle=`` is given. Its slide is s = u_iᵀ d_ij [m];
+    ``friction=`` acts along it (``slider_length`` L spreads the reaction moment over two
+    edges, SPEC §9 9-2).
     Reaction on body i in the joint frame (x' along the axis): ``Fx`` (zero without
     friction), ``Fy`` the normal force [N], ``T`` the moment about point_i [N·m].
     """
 
-    n_equations = 2
-    prefix = "translational"
-    traced_parameters = ("point_i", "point_j", "axis_i", "angle")
+    n_equations: ClassVar[int] = 2
+    prefix: ClassVar[str] = "translational"
+    supports_friction: ClassVar[bool] = True
+    slide_unit: ClassVar[str] = "m"
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    axis_i: Any
+    angle: Any
+    name: str | None = eqx.field(static=True)
+    friction: Any
+    slider_length: Any
+    viscous: Any
+    preload: Any
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0),
                  axis_i=(1.0, 0.0), *, angle: float | None = None, name: str | None = None,
                  friction=None, slider_length: float | None = None, viscous: float = 0.0,
                  preload: float = 0.0):
-        super().__init__(body_i, body_j, point_i, point_j, name)
+        self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
+        self.name = _name(type(self).__name__, name)
         self.axis_i = _unit_axis(self.owner, axis_i)
-        self.frame_i = float(np.arctan2(self.axis_i[1], self.axis_i[0]))
-        self.angle = None if angle is None else float(angle)
-        check_friction_slot(self, friction, None, viscous, preload, slider_length)
-        self.friction = friction
-        self.slider_length = None if slider_length is None else float(slider_length)
-        self.viscous, self.preload = float(viscous), float(preload)
+        self.angle = None if angle is None else _finite(self.owner, "angle", angle, "rad")
+        self.friction, _, self.viscous, self.preload, self.slider_length = _friction_slot(
+            self.owner, friction, None, viscous, preload, slider_length, rotational=False)
 
-    def freeze(self, pose_i, pose_j):
-        if self.angle is None:
-            self.angle = float(pose_j[2] - pose_i[2])
+    @property
+    def pin_radius(self):
+        return None
+
+    @property
+    def frame_i(self):
+        return jnp.arctan2(self.axis_i[1], self.axis_i[0])
+
+    def _frozen(self, pose_i, pose_j):
+        return {} if self.angle is not None else {"angle": pose_j[2] - pose_i[2]}
 
     def residual(self, qi, qj, t):
-        n = perp(rotation(qi[2]) @ jnp.asarray(self.axis_i))
+        n = perp(rotation(qi[2]) @ self.axis_i)
         return jnp.stack([n @ self._d(qi, qj), qj[2] - qi[2] - self.angle])
+
+    def slide(self, qi, qj):
+        return (rotation(qi[2]) @ self.axis_i) @ self._d(qi, qj)
 
 
 class RevoluteRevoluteJoint(AbstractConstraint):
@@ -209,13 +278,19 @@ class RevoluteRevoluteJoint(AbstractConstraint):
     compression force [N]).
     """
 
-    n_equations = 1
-    prefix = "coupler"
-    traced_parameters = ("point_i", "point_j", "length")
+    n_equations: ClassVar[int] = 1
+    prefix: ClassVar[str] = "coupler"
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    length: Any
+    name: str | None = eqx.field(static=True)
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), *,
                  length: float, name: str | None = None):
-        super().__init__(body_i, body_j, point_i, point_j, name)
+        self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
+        self.name = _name(type(self).__name__, name)
         self.length = _positive(self.owner, "length", length, "m")
 
     def residual(self, qi, qj, t):
@@ -227,19 +302,29 @@ class RevoluteTranslationalJoint(AbstractConstraint):
     """Point_j of body j stays at distance C from the line through point_i along axis_i of
     body i (removes 1 DOF): Φ = n_iᵀ d_ij − C (SPEC §9)."""
 
-    n_equations = 1
-    prefix = "revolute_translational"
-    traced_parameters = ("point_i", "point_j", "axis_i", "distance")
+    n_equations: ClassVar[int] = 1
+    prefix: ClassVar[str] = "revolute_translational"
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    axis_i: Any
+    distance: Any
+    name: str | None = eqx.field(static=True)
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0),
                  axis_i=(1.0, 0.0), *, distance: float = 0.0, name: str | None = None):
-        super().__init__(body_i, body_j, point_i, point_j, name)
+        self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
+        self.name = _name(type(self).__name__, name)
         self.axis_i = _unit_axis(self.owner, axis_i)
-        self.frame_i = float(np.arctan2(self.axis_i[1], self.axis_i[0]))
-        self.distance = float(distance)
+        self.distance = _finite(self.owner, "distance", distance, "m")
+
+    @property
+    def frame_i(self):
+        return jnp.arctan2(self.axis_i[1], self.axis_i[0])
 
     def residual(self, qi, qj, t):
-        n = perp(rotation(qi[2]) @ jnp.asarray(self.axis_i))
+        n = perp(rotation(qi[2]) @ self.axis_i)
         return jnp.atleast_1d(n @ self._d(qi, qj) - self.distance)
 
 
@@ -254,66 +339,72 @@ class GearJoint(AbstractConstraint):
     from its initial position.
     """
 
-    n_equations = 1
-    prefix = "gear"
-    traced_parameters = ("point_i", "point_j", "radius_i", "radius_j", "phase", "theta0")
-
-    def group_key(self):
-        return (type(self), self.internal)
+    n_equations: ClassVar[int] = 1
+    prefix: ClassVar[str] = "gear"
+    config_fields: ClassVar[tuple[str, ...]] = ("internal",)
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    radius_i: Any
+    radius_j: Any
+    internal: bool = eqx.field(static=True)
+    phase: Any
+    theta0: Any
+    name: str | None = eqx.field(static=True)
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), *,
                  radius_i: float, radius_j: float, internal: bool = False,
                  name: str | None = None):
-        super().__init__(body_i, body_j, point_i, point_j, name)
+        self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
+        self.name = _name(type(self).__name__, name)
         self.radius_i = _positive(self.owner, "radius_i", radius_i, "m")
         self.radius_j = _positive(self.owner, "radius_j", radius_j, "m")
         self.internal = bool(internal)
-        self.phase = 0.0
-        self.theta0 = 0.0
+        self.phase = jnp.asarray(0.0)
+        self.theta0 = jnp.asarray(0.0)
 
-    def _raw(self, qi, qj):
+    def _raw(self, qi, qj, theta0):
         d = self._d(qi, qj)
-        e0 = jnp.stack([jnp.cos(self.theta0), jnp.sin(self.theta0)])
-        theta = self.theta0 + jnp.arctan2(cross2(e0, d), e0 @ d)
+        e0 = jnp.stack([jnp.cos(theta0), jnp.sin(theta0)])
+        theta = theta0 + jnp.arctan2(cross2(e0, d), e0 @ d)
         sign = -1.0 if self.internal else 1.0
         return self.radius_i * (qi[2] - theta) + sign * self.radius_j * (qj[2] - theta)
 
-    def freeze(self, pose_i, pose_j):
-        d = (pose_j[:2] + np.asarray(rotation(pose_j[2])) @ self.point_j
-             - pose_i[:2] - np.asarray(rotation(pose_i[2])) @ self.point_i)
-        self.theta0 = float(np.arctan2(d[1], d[0]))
-        self.phase = float(self._raw(jnp.asarray(pose_i), jnp.asarray(pose_j)))
+    def _frozen(self, pose_i, pose_j):
+        d = self._d(pose_i, pose_j)
+        theta0 = jnp.arctan2(d[1], d[0])
+        return {"theta0": theta0, "phase": self._raw(pose_i, pose_j, theta0)}
 
     def residual(self, qi, qj, t):
-        return jnp.atleast_1d(self._raw(qi, qj) - self.phase)
+        return jnp.atleast_1d(self._raw(qi, qj, self.theta0) - self.phase)
 
 
-class _SingleBody(AbstractConstraint):
-    """An element on one body (stored as body i; body j is the ground)."""
+class AbsoluteX(AbstractConstraint):
+    """x of a body point fixed: x_iᴾ − x₀ = 0 (x₀ from the pose at `add` time by default)."""
 
-    def __init__(self, body, point=(0.0, 0.0), name=None):
-        super().__init__(body, None, point, (0.0, 0.0), name)
+    n_equations: ClassVar[int] = 1
+    prefix: ClassVar[str] = "absolute_x"
+    axis: ClassVar[int] = 0          # which world coordinate of the point is fixed
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    value: Any
+    name: str | None = eqx.field(static=True)
+
+    def __init__(self, body, point=(0.0, 0.0), *, x: float | None = None, name=None):
+        self.body_i, self.body_j, self.point_i, self.point_j = body, "ground", point, (0.0, 0.0)
+        self.name = _name(type(self).__name__, name)
+        self.value = None if x is None else _finite(self.owner, "xy"[self.axis], x, "m")
 
     def describe(self) -> str:
         return f"{type(self).__name__} {self.name!r} on {self.body_i.name!r}"
 
-
-class AbsoluteX(_SingleBody):
-    """x of a body point fixed: x_iᴾ − x₀ = 0 (x₀ from the pose at `add` time by default)."""
-
-    n_equations = 1
-    prefix = "absolute_x"
-    axis = 0          # which world coordinate of the point is fixed
-    traced_parameters = ("point_i", "value")
-
-    def __init__(self, body, point=(0.0, 0.0), *, x: float | None = None, name=None):
-        super().__init__(body, point, name)
-        self.value = None if x is None else float(x)
-
-    def freeze(self, pose_i, pose_j):
-        if self.value is None:
-            point = global_point(jnp.asarray(pose_i), jnp.asarray(self.point_i))
-            self.value = float(point[self.axis])
+    def _frozen(self, pose_i, pose_j):
+        if self.value is not None:
+            return {}
+        return {"value": global_point(pose_i, self.point_i)[self.axis]}
 
     def residual(self, qi, qj, t):
         return jnp.atleast_1d(global_point(qi, self.point_i)[self.axis] - self.value)
@@ -322,48 +413,70 @@ class AbsoluteX(_SingleBody):
 class AbsoluteY(AbsoluteX):
     """y of a body point fixed: y_iᴾ − y₀ = 0."""
 
-    prefix = "absolute_y"
-    axis = 1
+    prefix: ClassVar[str] = "absolute_y"
+    axis: ClassVar[int] = 1
 
     def __init__(self, body, point=(0.0, 0.0), *, y: float | None = None, name=None):
-        super().__init__(body, point, x=y, name=name)
+        self.body_i, self.body_j, self.point_i, self.point_j = body, "ground", point, (0.0, 0.0)
+        self.name = _name(type(self).__name__, name)
+        self.value = None if y is None else _finite(self.owner, "y", y, "m")
 
 
-
-class AbsoluteAngle(_SingleBody):
+class AbsoluteAngle(AbstractConstraint):
     """Rotation of a body fixed: φ_i − φ₀ = 0."""
 
-    n_equations = 1
-    prefix = "absolute_phi"
-    traced_parameters = ("value",)
+    n_equations: ClassVar[int] = 1
+    prefix: ClassVar[str] = "absolute_phi"
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    value: Any
+    name: str | None = eqx.field(static=True)
 
     def __init__(self, body, *, phi: float | None = None, name=None):
-        super().__init__(body, (0.0, 0.0), name)
-        self.value = None if phi is None else float(phi)
+        self.body_i, self.body_j = body, "ground"
+        self.point_i, self.point_j = (0.0, 0.0), (0.0, 0.0)
+        self.name = _name(type(self).__name__, name)
+        self.value = None if phi is None else _finite(self.owner, "phi", phi, "rad")
 
-    def freeze(self, pose_i, pose_j):
-        if self.value is None:
-            self.value = float(pose_i[2])
+    def describe(self) -> str:
+        return f"{type(self).__name__} {self.name!r} on {self.body_i.name!r}"
+
+    def _frozen(self, pose_i, pose_j):
+        return {} if self.value is not None else {"value": pose_i[2]}
 
     def residual(self, qi, qj, t):
         return jnp.atleast_1d(qi[2] - self.value)
 
 
-class AbsoluteDistance(_SingleBody):
+class AbsoluteDistance(AbstractConstraint):
     """A body point keeps distance C from a ground point: (dᵀd − C²)/(2C) = 0."""
 
-    n_equations = 1
-    prefix = "absolute_distance"
-    traced_parameters = ("point_i", "ground_point", "distance")
+    n_equations: ClassVar[int] = 1
+    prefix: ClassVar[str] = "absolute_distance"
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    ground_point: Any
+    distance: Any
+    name: str | None = eqx.field(static=True)
 
     def __init__(self, body, point=(0.0, 0.0), *, ground_point=(0.0, 0.0), distance: float,
                  name=None):
-        super().__init__(body, point, name)
-        self.ground_point = np.asarray(ground_point, dtype=float)
+        from ._body import _vector
+
+        self.body_i, self.body_j, self.point_i, self.point_j = body, "ground", point, (0.0, 0.0)
+        self.name = _name(type(self).__name__, name)
+        self.ground_point = jnp.asarray(_vector(self.owner, "ground_point", ground_point))
         self.distance = _positive(self.owner, "distance", distance, "m")
 
+    def describe(self) -> str:
+        return f"{type(self).__name__} {self.name!r} on {self.body_i.name!r}"
+
     def residual(self, qi, qj, t):
-        d = global_point(qi, self.point_i) - jnp.asarray(self.ground_point)
+        d = global_point(qi, self.point_i) - self.ground_point
         return jnp.atleast_1d((d @ d - self.distance ** 2) / (2 * self.distance))
 
 
@@ -393,18 +506,21 @@ def smooth_ramp(start: float, end: float, t0: float, t1: float) -> Callable:
     return motion
 
 
-class _Driver(AbstractConstraint):
-    n_equations = 1
-    is_driver = True
-    prefix = "driver"
+class _AbstractDriver(AbstractConstraint):
+    """A driving constraint: one row, its multiplier reported as ``<name>.effort``."""
+
+    n_equations: ClassVar[int] = 1
+    is_driver: ClassVar[bool] = True
+    prefix: ClassVar[str] = "driver"
+    config_fields: ClassVar[tuple[str, ...]] = ("motion",)
 
     def describe(self) -> str:
         j = (f" and {self.body_j.name!r}"
-             if self.body_j is not None and not self.body_j.is_ground else "")
+             if not isinstance(self.body_j, str) and not self.body_j.is_ground else "")
         return f"{type(self).__name__} {self.name!r} on {self.body_i.name!r}{j}"
 
 
-class RotationalDriver(_Driver):
+class RotationalDriver(_AbstractDriver):
     """Prescribed relative rotation: φ_j − φ_i − C(t) = 0 (SPEC §9).
 
     ``angle``: C(t) [rad], a ``jax.numpy`` callable of time (or a constant); see
@@ -412,31 +528,51 @@ class RotationalDriver(_Driver):
     driver applies to body j (and −effort to body i).
     """
 
-    prefix = "rotational_driver"
+    prefix: ClassVar[str] = "rotational_driver"
+    effort_unit: ClassVar[str] = "N·m"
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    motion: Callable = eqx.field(static=True)
+    name: str | None = eqx.field(static=True)
 
     def __init__(self, body_i, body_j, angle: Callable, *, name: str | None = None):
-        super().__init__(body_i, body_j, (0.0, 0.0), (0.0, 0.0), name)
+        self.body_i, self.body_j = body_i, body_j
+        self.point_i, self.point_j = (0.0, 0.0), (0.0, 0.0)
+        self.name = _name(type(self).__name__, name)
         self.motion = _time_function(self.owner, "angle", angle)
 
     def residual(self, qi, qj, t):
         return jnp.atleast_1d(qj[2] - qi[2] - self.motion(t))
 
 
-class TranslationalDriver(_Driver):
+class TranslationalDriver(_AbstractDriver):
     """Prescribed slide along the axis of a translational pair: u_iᵀ d_ij − C(t) = 0 with
     u_i = A_i axis_i. ``distance``: C(t) [m]. ``effort``: force [N] on body j along u_i."""
 
-    prefix = "translational_driver"
+    prefix: ClassVar[str] = "translational_driver"
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    axis_i: Any
+    motion: Callable = eqx.field(static=True)
+    name: str | None = eqx.field(static=True)
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0),
                  axis_i=(1.0, 0.0), *, distance: Callable, name: str | None = None):
-        super().__init__(body_i, body_j, point_i, point_j, name)
+        self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
+        self.name = _name(type(self).__name__, name)
         self.axis_i = _unit_axis(self.owner, axis_i)
-        self.frame_i = float(np.arctan2(self.axis_i[1], self.axis_i[0]))
         self.motion = _time_function(self.owner, "distance", distance)
 
+    @property
+    def frame_i(self):
+        return jnp.arctan2(self.axis_i[1], self.axis_i[0])
+
     def residual(self, qi, qj, t):
-        u = rotation(qi[2]) @ jnp.asarray(self.axis_i)
+        u = rotation(qi[2]) @ self.axis_i
         return jnp.atleast_1d(u @ self._d(qi, qj) - self.motion(t))
 
 
@@ -448,18 +584,31 @@ def _check_coordinate(owner: str, coordinate: str) -> str:
     return coordinate
 
 
-class AbsoluteDriver(_Driver):
+class AbsoluteDriver(_AbstractDriver):
     """Prescribed absolute coordinate of a body point: ``coordinate`` "x", "y" (of the point,
     [m]) or "phi" (of the body, [rad]) equals C(t). ``effort``: the force [N] or torque
     [N·m] the driver applies to the body in that coordinate's direction."""
 
-    prefix = "absolute_driver"
+    prefix: ClassVar[str] = "absolute_driver"
+    config_fields: ClassVar[tuple[str, ...]] = ("motion", "coordinate")
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    coordinate: str = eqx.field(static=True)
+    motion: Callable = eqx.field(static=True)
+    name: str | None = eqx.field(static=True)
 
     def __init__(self, body, coordinate: str, value: Callable, point=(0.0, 0.0), *,
                  name: str | None = None):
-        super().__init__(body, None, point, (0.0, 0.0), name)
+        self.body_i, self.body_j, self.point_i, self.point_j = body, "ground", point, (0.0, 0.0)
+        self.name = _name(type(self).__name__, name)
         self.coordinate = _check_coordinate(self.owner, coordinate)
         self.motion = _time_function(self.owner, "value", value)
+
+    @property
+    def effort_unit(self) -> str:  # type: ignore[override]
+        return "N·m" if self.coordinate == "phi" else "N"
 
     def residual(self, qi, qj, t):
         if self.coordinate == "phi":
@@ -469,17 +618,30 @@ class AbsoluteDriver(_Driver):
         return jnp.atleast_1d(value - self.motion(t))
 
 
-class RelativeDriver(_Driver):
+class RelativeDriver(_AbstractDriver):
     """Prescribed relative coordinate in the ground frame: (r_jᴾ − r_iᴾ)_x or _y = C(t) [m],
     or φ_j − φ_i = C(t) [rad] for ``coordinate="phi"``."""
 
-    prefix = "relative_driver"
+    prefix: ClassVar[str] = "relative_driver"
+    config_fields: ClassVar[tuple[str, ...]] = ("motion", "coordinate")
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    coordinate: str = eqx.field(static=True)
+    motion: Callable = eqx.field(static=True)
+    name: str | None = eqx.field(static=True)
 
     def __init__(self, body_i, body_j, coordinate: str, value: Callable, point_i=(0.0, 0.0),
                  point_j=(0.0, 0.0), *, name: str | None = None):
-        super().__init__(body_i, body_j, point_i, point_j, name)
+        self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
+        self.name = _name(type(self).__name__, name)
         self.coordinate = _check_coordinate(self.owner, coordinate)
         self.motion = _time_function(self.owner, "value", value)
+
+    @property
+    def effort_unit(self) -> str:  # type: ignore[override]
+        return "N·m" if self.coordinate == "phi" else "N"
 
     def residual(self, qi, qj, t):
         if self.coordinate == "phi":
@@ -489,15 +651,22 @@ class RelativeDriver(_Driver):
         return jnp.atleast_1d(value - self.motion(t))
 
 
-class DistanceDriver(_Driver):
+class DistanceDriver(_AbstractDriver):
     """Prescribed distance between point_i and point_j: ‖d_ij‖ − C(t) = 0 (C > 0, [m]).
     ``effort``: the force [N] pushing the points apart."""
 
-    prefix = "distance_driver"
+    prefix: ClassVar[str] = "distance_driver"
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    motion: Callable = eqx.field(static=True)
+    name: str | None = eqx.field(static=True)
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), *,
                  distance: Callable, name: str | None = None):
-        super().__init__(body_i, body_j, point_i, point_j, name)
+        self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
+        self.name = _name(type(self).__name__, name)
         self.motion = _time_function(self.owner, "distance", distance)
 
     def residual(self, qi, qj, t):

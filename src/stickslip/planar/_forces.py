@@ -1,8 +1,9 @@
 """Force elements: springs, dampers, actuators, point forces and torques (SPEC §9).
 
-Contract for a force element:
+Contract for a force element (an immutable ``equinox`` module, see :mod:`._base`):
 
-* ``bodies()``: the bodies it acts on (one or two).
+* ``bodies()``: the bodies it acts on (one or two); ``bind(*bodies, name=)`` the element
+  bound to resolved bodies (returns a new element).
 * ``generalized_force(qs, qds, t)``: pure ``jax.numpy``; the generalised forces Q on those
   bodies (one 3-vector [Fx, Fy, n] per body, in the ground frame, torque about the centre of
   mass), and the scalar reported as ``<name>.force``.
@@ -11,52 +12,57 @@ Contract for a force element:
 
 from __future__ import annotations
 
-from typing import Callable, ClassVar
+from typing import Any, Callable, ClassVar
 
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ..errors import ParameterError
-from ._body import Body, global_point
+from ._base import AbstractElement, evolve
+from ._body import global_point
 
 __all__ = ["AbstractForceElement", "TranslationalSpringDamper", "RotationalSpringDamper",
            "PointForce", "BodyTorque"]
 
 
-def _nonnegative(owner: str, name: str, value, unit: str) -> float:
-    v = float(value)
+def _nonnegative(owner: str, name: str, value, unit: str) -> jnp.ndarray:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = float("nan")
     if not (np.isfinite(v) and v >= 0):
         raise ParameterError(f"`{owner}.{name}` must be a finite number >= 0 [{unit}]; got "
                              f"{name}={value!r}.")
-    return v
+    return jnp.asarray(v)
 
 
-def _optional_callable(owner: str, name: str, fn, signature: str):
-    if fn is not None and not callable(fn):
+def _callable(owner: str, name: str, fn, signature: str, shapes, optional=True):
+    from ._traceable import check_traceable
+
+    if fn is None and optional:
+        return None
+    if not callable(fn):
         raise ParameterError(f"`{owner}.{name}` must be a callable {signature} written with "
-                             f"jax.numpy, or None; got {type(fn).__name__}.")
+                             f"jax.numpy{', or None' if optional else ''}; got "
+                             f"{type(fn).__name__}.")
+    check_traceable(owner, name, fn, *shapes)
     return fn
 
 
-class AbstractForceElement:
+class AbstractForceElement(AbstractElement):
     """Base of force elements; see the module docstring."""
 
     prefix: ClassVar[str] = "force"
     unit: ClassVar[str] = "N"
 
-    def __init__(self, name: str | None = None):
-        self.name = name
-
-    @property
-    def owner(self) -> str:
-        return self.name or type(self).__name__
-
     def bodies(self) -> tuple:
         raise NotImplementedError
 
-    def bind(self, *bodies: Body) -> None:
-        """Resolve body points once the bodies are known."""
+    def bind(self, *bodies, name: str):
+        """The element on resolved bodies (body points resolved, named)."""
+        raise NotImplementedError
 
     def generalized_force(self, qs, qds, t):
         raise NotImplementedError
@@ -82,27 +88,38 @@ class TranslationalSpringDamper(AbstractForceElement):
     of (l, l̇, t) or None. Reported as ``<name>.force`` = f.
     """
 
-    prefix = "spring"
+    prefix: ClassVar[str] = "spring"
+    config_fields: ClassVar[tuple[str, ...]] = ("actuator",)
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    stiffness: Any
+    damping: Any
+    free_length: Any
+    actuator: Callable | None = eqx.field(static=True)
+    name: str | None = eqx.field(static=True)
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), *,
                  stiffness: float = 0.0, damping: float = 0.0, free_length: float = 0.0,
                  actuator: Callable | None = None, name: str | None = None):
-        super().__init__(name)
-        self.body_i, self.body_j = body_i, body_j
-        self._raw = (point_i, point_j)
-        self.point_i = self.point_j = np.zeros(2)
+        self.name = name
+        self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
         self.stiffness = _nonnegative(self.owner, "stiffness", stiffness, "N/m")
         self.damping = _nonnegative(self.owner, "damping", damping, "N·s/m")
         self.free_length = _nonnegative(self.owner, "free_length", free_length, "m")
-        self.actuator = _optional_callable(self.owner, "actuator", actuator, "of (l, ld, t)")
+        self.actuator = _callable(self.owner, "actuator", actuator, "of (l, ld, t)",
+                                  ((), (), ()))
 
     def bodies(self):
         return (self.body_i, self.body_j)
 
-    def bind(self, body_i, body_j):
-        self.body_i, self.body_j = body_i, body_j
-        self.point_i = body_i.resolve_point(self.owner, "point_i", self._raw[0])
-        self.point_j = body_j.resolve_point(self.owner, "point_j", self._raw[1])
+    def bind(self, body_i, body_j, *, name):
+        return evolve(self, body_i=body_i, body_j=body_j, name=name,
+                      point_i=jnp.asarray(body_i.resolve_point(self.owner, "point_i",
+                                                               self.point_i)),
+                      point_j=jnp.asarray(body_j.resolve_point(self.owner, "point_j",
+                                                               self.point_j)))
 
     def _length(self, qs):
         d = global_point(qs[1], self.point_j) - global_point(qs[0], self.point_i)
@@ -128,25 +145,35 @@ class RotationalSpringDamper(AbstractForceElement):
     ``free_angle`` θ0 [rad], ``actuator`` N a callable of (θ, θ̇, t) or None.
     """
 
-    prefix = "torsion_spring"
-    unit = "N·m"
+    prefix: ClassVar[str] = "torsion_spring"
+    unit: ClassVar[str] = "N·m"
+    config_fields: ClassVar[tuple[str, ...]] = ("actuator",)
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    stiffness: Any
+    damping: Any
+    free_angle: Any
+    actuator: Callable | None = eqx.field(static=True)
+    name: str | None = eqx.field(static=True)
 
     def __init__(self, body_i, body_j, *, stiffness: float = 0.0, damping: float = 0.0,
                  free_angle: float = 0.0, actuator: Callable | None = None,
                  name: str | None = None):
-        super().__init__(name)
+        from ._elements import _finite
+
+        self.name = name
         self.body_i, self.body_j = body_i, body_j
         self.stiffness = _nonnegative(self.owner, "stiffness", stiffness, "N·m/rad")
         self.damping = _nonnegative(self.owner, "damping", damping, "N·m·s/rad")
-        self.free_angle = float(free_angle)
-        self.actuator = _optional_callable(self.owner, "actuator", actuator,
-                                           "of (theta, thetad, t)")
+        self.free_angle = _finite(self.owner, "free_angle", free_angle, "rad")
+        self.actuator = _callable(self.owner, "actuator", actuator, "of (theta, thetad, t)",
+                                  ((), (), ()))
 
     def bodies(self):
         return (self.body_i, self.body_j)
 
-    def bind(self, body_i, body_j):
-        self.body_i, self.body_j = body_i, body_j
+    def bind(self, body_i, body_j, *, name):
+        return evolve(self, body_i=body_i, body_j=body_j, name=name)
 
     def generalized_force(self, qs, qds, t):
         theta = qs[1][2] - qs[0][2]
@@ -168,24 +195,27 @@ class PointForce(AbstractForceElement):
     φ) and qd are the body's pose and velocity. Reported as ``<name>.force`` = |F|.
     """
 
-    prefix = "point_force"
+    prefix: ClassVar[str] = "point_force"
+    config_fields: ClassVar[tuple[str, ...]] = ("force",)
+    body: Any = eqx.field(static=True)
+    point: Any
+    force: Callable = eqx.field(static=True)
+    name: str | None = eqx.field(static=True)
 
     def __init__(self, body, force: Callable, point=(0.0, 0.0), *, name: str | None = None):
-        super().__init__(name)
-        self.body = body
-        self._raw = point
-        self.point = np.zeros(2)
-        self.force = _optional_callable(self.owner, "force", force, "of (t, q, qd)")
+        self.name = name
+        self.body, self.point = body, point
         if force is None:
             raise ParameterError(f"`{self.owner}.force` is required: a callable of (t, q, qd) "
                                  "returning (Fx, Fy) [N].")
+        self.force = _callable(self.owner, "force", force, "of (t, q, qd)", ((), (3,), (3,)))
 
     def bodies(self):
         return (self.body,)
 
-    def bind(self, body):
-        self.body = body
-        self.point = body.resolve_point(self.owner, "point", self._raw)
+    def bind(self, body, *, name):
+        return evolve(self, body=body, name=name,
+                      point=jnp.asarray(body.resolve_point(self.owner, "point", self.point)))
 
     def generalized_force(self, qs, qds, t):
         f = jnp.asarray(self.force(t, qs[0], qds[0]), dtype=float).reshape(2)
@@ -198,22 +228,25 @@ class BodyTorque(AbstractForceElement):
     """A torque n [N·m] on a body: ``torque`` a ``jax.numpy`` callable of (t, q, qd) (the
     body's pose and velocity). Reported as ``<name>.force`` = n."""
 
-    prefix = "torque"
-    unit = "N·m"
+    prefix: ClassVar[str] = "torque"
+    unit: ClassVar[str] = "N·m"
+    config_fields: ClassVar[tuple[str, ...]] = ("torque",)
+    body: Any = eqx.field(static=True)
+    torque: Callable = eqx.field(static=True)
+    name: str | None = eqx.field(static=True)
 
     def __init__(self, body, torque: Callable, *, name: str | None = None):
-        super().__init__(name)
+        self.name = name
         self.body = body
-        if not callable(torque):
-            raise ParameterError(f"`{self.owner}.torque` must be a callable of (t, q, qd) "
-                                 f"returning a torque [N·m]; got {type(torque).__name__}.")
-        self.torque = torque
+        self.torque = _callable(self.owner, "torque", torque,
+                                "of (t, q, qd) returning a torque [N·m]", ((), (3,), (3,)),
+                                optional=False)
 
     def bodies(self):
         return (self.body,)
 
-    def bind(self, body):
-        self.body = body
+    def bind(self, body, *, name):
+        return evolve(self, body=body, name=name)
 
     def generalized_force(self, qs, qds, t):
         n = jnp.asarray(self.torque(t, qs[0], qds[0]), dtype=float).reshape(())

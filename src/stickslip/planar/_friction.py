@@ -1,6 +1,6 @@
-"""Joint friction in planar mechanisms (SPEC §9 9-2, SPEC §8; issue 6).
+"""Joint friction in planar mechanisms (SPEC §9 9-2, SPEC §8).
 
-A friction acts along one joint's free relative coordinate ``s(q)``:
+A friction acts along one joint's free relative coordinate, the joint's ``slide(qi, qj)``:
 
 * revolute joint: ``s = φ_j − φ_i`` [rad]; the law sees the normal force ``a·N`` with
   ``a`` the pin radius [m] and ``N = √(F_x² + F_y²)`` the pin reaction, so its torque level
@@ -20,86 +20,81 @@ in f (λ = S⁻¹(Φ_q M⁻¹(Q + Wᵀf) − γ), S the Schur complement), the l
 nonlinear system ``r(f) = f − g(f) = 0`` in the n_f friction forces, with g the laws
 evaluated at the normal forces of λ(f). It is solved by Newton's method with the exact
 Jacobian (forward-mode, n_f columns), started from the frictionless reactions, for a fixed
-number of iterations (piecewise-affine for ``CoulombODE``: exact after two or three). The
-law's state rate is evaluated at the converged normal force, so force and rate are
-consistent. Tests check ``|r(f)|`` at round-off.
+number of iterations in a ``lax.fori_loop`` (traced once; piecewise-affine for
+``CoulombODE``: exact after two or three). The law's state rate is evaluated at the
+converged normal force, so force and rate are consistent. Tests check ``|r(f)|`` at
+round-off.
 """
 
 from __future__ import annotations
 
 import math
-from typing import ClassVar
+from typing import Any, ClassVar
 
+import equinox as eqx
 import jax.numpy as jnp
 
 from ..errors import ParameterError
 from ..laws import CoulombODE, LuGre
 from ..laws._base import AbstractFrictionLaw
 from ..nonsmooth import safe_norm
+from ._base import AbstractElement, evolve
 from ._body import cross2, rotation
+from ._elements import AbstractConstraint
 
-__all__ = ["AbstractJointFriction", "JointFriction", "LuGreFriction", "NEWTON_ITERATIONS"]
+__all__ = ["AbstractJointFriction", "JointFriction", "LuGreFriction", "NEWTON_ITERATIONS",
+           "check_friction_slot", "stored_energy"]
 
 NEWTON_ITERATIONS = 4
 
 
 def _nonneg(owner, name, value, unit):
-    v = float(value)
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = float("nan")
     if not (math.isfinite(v) and v >= 0):
         raise ParameterError(f"`{owner}.{name}` must be a finite number >= 0 [{unit}]; got "
                              f"{name}={value!r}.")
-    return v
+    return jnp.asarray(v)
 
 
-def _joint_kind(joint) -> str:
-    from ._elements import RevoluteJoint, TranslationalJoint
+def _positive_length(owner, name, value):
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = float("nan")
+    if not (math.isfinite(v) and v > 0):
+        raise ParameterError(f"`{owner}.{name}` must be a finite number > 0 [m]; got "
+                             f"{name}={value!r}.")
+    return jnp.asarray(v)
 
-    if isinstance(joint, RevoluteJoint):
-        return "revolute"
-    if isinstance(joint, TranslationalJoint):
-        return "translational"
-    return ""
 
-
-def check_friction_slot(joint, law, pin_radius, viscous, preload, slider_length):
-    """Validate a joint's friction arguments (host side); raise naming joint and parameter."""
-    owner = joint.owner
-    kind = _joint_kind(joint)
-    if law is None:
-        if pin_radius is not None and kind != "revolute":
-            raise ParameterError(f"`{owner}.pin_radius` only applies to a revolute joint.")
-        return
-    if not isinstance(law, AbstractFrictionLaw):
+def check_friction_slot(owner, law, pin_radius, viscous, preload, slider_length, rotational):
+    """Validate a joint's friction arguments (host side) and return them converted:
+    (law, pin_radius, viscous, preload, slider_length). Raises naming joint and parameter."""
+    if law is not None and not isinstance(law, AbstractFrictionLaw):
         raise ParameterError(f"`{owner}.friction` must be a friction law from stickslip.laws "
                              f"(CoulombODE, LuGre, TanhCoulomb, ...); got "
                              f"{type(law).__name__}.")
-    if not kind:
-        raise ParameterError(f"`{owner}.friction`: joint friction is defined for RevoluteJoint "
-                             f"and TranslationalJoint only; {type(joint).__name__} has none.")
-    if kind == "revolute":
-        if pin_radius is None:
-            raise ParameterError(f"`{owner}.pin_radius` is required with friction on a "
-                                 "revolute joint: the torque level is pin_radius·μ·N [m].")
-        r = float(pin_radius)
-        if not (math.isfinite(r) and r > 0):
-            raise ParameterError(f"`{owner}.pin_radius` must be a finite number > 0 [m]; got "
-                                 f"pin_radius={pin_radius!r}.")
-    elif pin_radius is not None:
-        raise ParameterError(f"`{owner}.pin_radius` only applies to a revolute joint.")
+    if pin_radius is not None:
+        if not rotational:
+            raise ParameterError(f"`{owner}.pin_radius` only applies to a revolute joint.")
+        pin_radius = _positive_length(owner, "pin_radius", pin_radius)
+    elif law is not None and rotational:
+        raise ParameterError(f"`{owner}.pin_radius` is required with friction on a "
+                             "revolute joint: the torque level is pin_radius·μ·N [m].")
     if slider_length is not None:
-        if kind != "translational":
+        if rotational:
             raise ParameterError(f"`{owner}.slider_length` only applies to a translational "
                                  "joint.")
-        L = float(slider_length)
-        if not (math.isfinite(L) and L > 0):
-            raise ParameterError(f"`{owner}.slider_length` must be a finite number > 0 [m]; "
-                                 f"got slider_length={slider_length!r}.")
-    _nonneg(owner, "viscous", viscous, "N·s/m or N·m·s/rad")
-    _nonneg(owner, "preload", preload, "N")
+        slider_length = _positive_length(owner, "slider_length", slider_length)
+    return (law, pin_radius, _nonneg(owner, "viscous", viscous, "N·s/m or N·m·s/rad"),
+            _nonneg(owner, "preload", preload, "N"), slider_length)
 
 
-class AbstractJointFriction:
-    """A friction acting on one joint's relative coordinate (see the module docstring).
+class AbstractJointFriction(AbstractElement):
+    """A friction acting along one joint's ``slide`` (see the module docstring).
 
     ``name`` prefixes its channels: ``<name>.friction`` (force [N] or torque [N·m] on
     body j), the law's states ``<name>.<state>`` and ``<name>.normal`` (the normal force
@@ -107,45 +102,39 @@ class AbstractJointFriction:
     """
 
     prefix: ClassVar[str] = "friction"
-    joint = None
-    law: AbstractFrictionLaw
-    name: str | None
-    viscous: float = 0.0
-    preload: float = 0.0
-    slider_length: float | None = None
-
-    @property
-    def owner(self) -> str:
-        return self.name or type(self).__name__
-
-    def bind(self) -> None:
-        """Nothing to resolve: the joint carries the bodies."""
+    reports_force: ClassVar[bool] = False       # also write ``<name>.force``
+    joint: eqx.AbstractVar[Any]
+    law: eqx.AbstractVar[AbstractFrictionLaw]
+    viscous: eqx.AbstractVar[Any]
+    preload: eqx.AbstractVar[Any]
+    slider_length: eqx.AbstractVar[Any]
 
     def describe(self) -> str:
         return (f"{type(self).__name__} {self.name!r} on joint "
                 f"{getattr(self.joint, 'name', None)!r}")
 
     @property
-    def kind(self) -> str:
-        return _joint_kind(self.joint)
+    def rotational(self) -> bool:
+        return type(self.joint).slide_unit == "rad"
 
     @property
-    def lever(self) -> float:
-        return float(self.joint.pin_radius) if self.kind == "revolute" else 1.0
+    def unit(self) -> str:
+        return "N·m" if self.rotational else "N"
+
+    @property
+    def lever(self):
+        return self.joint.pin_radius if self.rotational else 1.0
 
     # traced side ---------------------------------------------------------------------------
     def slide(self, qi, qj):
         """The joint's free relative coordinate s(q) (friction acts along it)."""
-        if self.kind == "revolute":
-            return qj[2] - qi[2]
-        u = rotation(qi[2]) @ jnp.asarray(self.joint.axis_i)
-        return u @ self.joint._d(qi, qj)
+        return self.joint.slide(qi, qj)
 
     def normal(self, force, torque, angle, d_ij):
         """Normal force the law sees from the joint's reaction on body i (ground frame
         ``force``, ``torque`` about point_i, joint-frame ``angle``, ``d_ij`` from point_i
         to point_j)."""
-        if self.kind == "revolute":
+        if self.rotational:
             n = safe_norm(force)
         else:
             local = rotation(angle).T @ force               # joint frame: x' along the axis
@@ -163,16 +152,17 @@ class AbstractJointFriction:
 class JointFriction(AbstractJointFriction):
     """The friction given in a joint's ``friction=`` slot (named after the joint)."""
 
-    @property
-    def law(self):
-        return self.joint.friction
+    joint: Any
+    law: AbstractFrictionLaw
+    name: str | None = eqx.field(static=True)
+    viscous: Any
+    preload: Any
+    slider_length: Any
 
     def __init__(self, joint):
-        self.joint = joint
-        self.name = joint.name
-        self.viscous = joint.viscous
-        self.preload = joint.preload
-        self.slider_length = getattr(joint, "slider_length", None)
+        self.joint, self.law, self.name = joint, joint.friction, joint.name
+        self.viscous, self.preload = joint.viscous, joint.preload
+        self.slider_length = joint.slider_length
 
 
 class LuGreFriction(AbstractJointFriction):
@@ -196,20 +186,28 @@ class LuGreFriction(AbstractJointFriction):
     """
 
     prefix: ClassVar[str] = "lugre"
+    reports_force: ClassVar[bool] = True
     parameters: ClassVar[tuple[str, ...]] = ("vs", "mus", "mud", "k0", "k1", "k2")
+    joint: Any
+    law: LuGre
+    name: str | None = eqx.field(static=True)
+    viscous: Any
+    preload: Any
+    slider_length: Any
 
     def __init__(self, joint, vs=1e-3, mus=0.3, mud=0.2, k0=1e5, k1=math.sqrt(1e5), k2=0.4,
                  *, name: str | None = None):
         self.name = name
         self.joint = joint
-        if not _joint_kind(joint):
+        if not (isinstance(joint, AbstractConstraint) and joint.supports_friction):
             raise ParameterError(f"`{self.owner}.joint`: LuGre friction is defined for "
                                  f"RevoluteJoint and TranslationalJoint only; "
                                  f"{getattr(joint, 'owner', type(joint).__name__)!r} is a "
                                  f"{type(joint).__name__}, which has none.")
-        if self.kind == "revolute" and getattr(joint, "pin_radius", None) is None:
+        if self.rotational and joint.pin_radius is None:
             raise ParameterError(f"`{self.owner}.joint`: revolute joint {joint.owner!r} needs "
                                  "a `pin_radius` for friction.")
+        self.viscous, self.preload, self.slider_length = jnp.asarray(0.0), jnp.asarray(0.0), None
         self.law = self._make_law(dict(vs=vs, mus=mus, mud=mud, k0=k0, k1=k1, k2=k2))
 
     def _make_law(self, values):
@@ -220,20 +218,22 @@ class LuGreFriction(AbstractJointFriction):
             raise ParameterError(f"`{self.owner}` (LuGre friction on joint {joint!r}): "
                                  f"{exc}") from None
 
-    def set(self, **changes) -> None:
-        """Change parameters (validated again); used by :meth:`Model.replace`."""
+    def replaced(self, **changes) -> "LuGreFriction":
+        """A copy with parameters changed (validated again); used by :meth:`Model.replace`."""
         unknown = set(changes) - set(self.parameters)
         if unknown:
             raise ParameterError(f"`{self.owner}` has no parameter(s) {sorted(unknown)}; "
                                  f"its parameters are {list(self.parameters)}.")
         values = {p: getattr(self.law, p) for p in self.parameters}
         values.update(changes)
-        self.law = self._make_law(values)
+        return evolve(self, law=self._make_law(values))
 
-    def __getattr__(self, item):
-        if item in LuGreFriction.parameters:
-            return float(getattr(self.__dict__["law"], item))
-        raise AttributeError(item)
+    vs = property(lambda self: float(self.law.vs))
+    mus = property(lambda self: float(self.law.mus))
+    mud = property(lambda self: float(self.law.mud))
+    k0 = property(lambda self: float(self.law.k0))
+    k1 = property(lambda self: float(self.law.k1))
+    k2 = property(lambda self: float(self.law.k2))
 
     def __repr__(self) -> str:
         return f"LuGreFriction({self.name!r} on {getattr(self.joint, 'name', None)!r})"

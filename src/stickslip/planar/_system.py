@@ -1,15 +1,18 @@
 """The traced side of a planar mechanism: Φ, Φ_q, ν, γ, the index-reduced DAE and the
 channels (SPEC §9).
 
-:class:`PlanarSystem` is an ordinary :class:`~stickslip.systems.AbstractSystem` with state
-x = [q; q̇], q = [x_1, y_1, φ_1, …, x_nb, y_nb, φ_nb]. Its vector field solves the
-index-reduced DAE (SPEC §9, eq. 3-5)
+:class:`PlanarSystem` is an immutable :class:`~stickslip.systems.AbstractSystem` with state
+x = [q; q̇; s], q = [x_1, y_1, φ_1, …, x_nb, y_nb, φ_nb] and s the friction and contact
+laws' states. It holds the bound elements as pytree fields (their arrays traced) and the
+topology in the static :class:`Layout`. Its vector field solves the index-reduced DAE
+(SPEC §9, eq. 3-5)
 
     [[M, Φ_qᵀ], [Φ_q, 0]] [q̈; λ] = [Q^A; γ − 2α Φ̇ − β² Φ]
 
-(Baumgarte stabilisation, gains α, β [1/s]) through the Schur complement Φ_q M⁻¹ Φ_qᵀ, which
-is cheap because M is diagonal. Φ_q, ν = −Φ_t and γ = −(Φ_q q̇)_q q̇ − 2Φ_qt q̇ − Φ_tt come
-from forward-mode derivatives of Φ: γ = −d²/ds² Φ(q + s q̇, t + s) at s = 0.
+(Baumgarte stabilisation, gains α, β [1/s]) with :func:`~._dynamics.schur_solve`, the one
+solver shared with the projection and the impulses. Φ_q, ν = −Φ_t and
+γ = −(Φ_q q̇)_q q̇ − 2Φ_qt q̇ − Φ_tt come from forward-mode derivatives of Φ:
+γ = −d²/ds² Φ(q + s q̇, t + s) at s = 0.
 """
 
 from __future__ import annotations
@@ -23,8 +26,10 @@ import numpy as np
 
 from ..laws._base import as_parameter
 from ..systems import AbstractSystem
+from ._base import group_key, stack
 from ._body import cross2, global_point, rotation
-from ._friction import NEWTON_ITERATIONS, LuGreFriction, stored_energy
+from ._dynamics import ConstrainedEquations, Dynamics, schur_solve
+from ._friction import NEWTON_ITERATIONS, JointFriction, stored_energy
 
 __all__ = ["Layout", "PlanarSystem", "ProjectedPlanarSystem"]
 
@@ -32,25 +37,27 @@ _COORDS = ("x", "y", "phi")
 
 
 class Layout:
-    """Static topology of a model: bodies, constraint rows, force elements (hashable by
-    identity, so a compiled run is reused while the model does not change)."""
+    """Static topology of a model: bodies, constraint rows, groups, law-state slots
+    (hashed by identity: a compiled run is reused while the model's structure does not
+    change). Its elements are the host copies, for names and messages."""
 
-    def __init__(self, bodies, constraints, forces, frictions=(), contacts=()):
+    def __init__(self, name, bodies, constraints, forces, frictions=(), contacts=()):
+        self.name = name
         self.bodies = tuple(bodies)
         self.constraints = tuple(constraints)
         self.forces = tuple(forces)
         self.frictions = tuple(frictions)
-        # friction k: (index of its joint in `constraints`, slice of the friction states)
+        self.contacts = tuple(contacts)
+        self.index = {id(b): k for k, b in enumerate(self.bodies)}
+        # friction k: (index of its joint in `constraints`, slice of its law states)
         self.friction_joint = tuple(next(i for i, c in enumerate(self.constraints)
-                                         if c is f.joint) for f in self.frictions)
+                                         if c.name == f.joint.name) for f in self.frictions)
         slots, start = [], 0
         for f in self.frictions:
             slots.append((start, start + f.law.n_states))
             start += f.law.n_states
         self.friction_slots = tuple(slots)
         self.n_friction_states = start
-        # contact-law stops (issue 6): their law states follow the friction states
-        self.contacts = tuple(contacts)
         slots = []
         for c in self.contacts:
             slots.append((start, start + c.law.n_states * c.n_gaps))
@@ -58,7 +65,6 @@ class Layout:
         self.contact_slots = tuple(slots)
         self.n_law_states = start
         self.has_laws = bool(self.frictions or self.contacts)
-        self.index = {id(b): k for k, b in enumerate(self.bodies)}
         rows, start = [], 0
         for c in self.constraints:
             rows.append((start, start + c.n_equations))
@@ -66,28 +72,25 @@ class Layout:
         self.rows = tuple(rows)
         self.n_rows = start
         self.n_kinematic = sum(c.n_equations for c in self.constraints if not c.is_driver)
-        self.groups, self.row_order = self._group()
         self.n_coordinates = 3 * len(self.bodies)
+        self.groups, self.row_order = self._group()
+
+    def slot(self, body) -> int:
+        """Row of `body` in the padded pose table (0: the ground)."""
+        return 0 if body.is_ground else self.index[id(body)] + 1
 
     def _group(self):
-        """Constraint groups (same class and key), each evaluated by one vmapped residual,
-        and the permutation that puts their stacked rows back in the order of addition."""
+        """Constraint groups (same `group_key`), each evaluated by one vmap, and the
+        permutation that puts their stacked rows back in the order of addition."""
         keyed: dict = {}
         for k, c in enumerate(self.constraints):
-            keyed.setdefault(c.group_key(), []).append(k)
+            keyed.setdefault(group_key(c), []).append(k)
         groups, order = [], []
         for members in keyed.values():
             elements = [self.constraints[k] for k in members]
-            proto = elements[0]
-            slot = lambda b: 0 if b.is_ground else self.index[id(b)] + 1  # noqa: E731
-            idx_i = np.array([slot(e.body_i) for e in elements])
-            idx_j = np.array([slot(e.body_j) for e in elements])
-            params = None
-            if proto.traced_parameters is not None and len(elements) > 1:
-                params = {name: np.stack([np.asarray(getattr(e, name), dtype=float)
-                                          for e in elements])
-                          for name in proto.traced_parameters}
-            groups.append((proto, elements, idx_i, idx_j, params))
+            idx_i = np.array([self.slot(e.body_i) for e in elements])
+            idx_j = np.array([self.slot(e.body_j) for e in elements])
+            groups.append((tuple(members), idx_i, idx_j))
             for k in members:
                 order.extend(range(*self.rows[k]))
         inverse = np.empty(len(order), dtype=int)
@@ -118,29 +121,31 @@ class Layout:
                         f"{b.name}.ydd": "m/s²", f"{b.name}.phidd": "rad/s²"})
         for c in self.constraints:
             if c.is_driver:
-                out[f"{c.name}.effort"] = "N·m" if type(c).__name__ == "RotationalDriver" or \
-                    getattr(c, "coordinate", "") == "phi" else "N"
+                out[f"{c.name}.effort"] = c.effort_unit
             else:
                 out.update({f"{c.name}.Fx": "N", f"{c.name}.Fy": "N", f"{c.name}.T": "N·m"})
         for f in self.forces:
             out[f"{f.name}.force"] = f.unit
         for c in self.contacts:
-            out[f"{c.name}.force"] = "N·m" if type(c).__name__ == "RevoluteStop" else "N"
+            out[f"{c.name}.force"] = "N·m" if c.unit == "rad" else "N"
         for f in self.frictions:
-            rot = f.kind == "revolute"
-            out[f"{f.name}.friction"] = "N·m" if rot else "N"
-            out[f"{f.name}.normal"] = "N·m" if rot else "N"
+            out[f"{f.name}.friction"] = f.unit
+            out[f"{f.name}.normal"] = f.unit
             for state in f.law.state_names:
-                out[f"{f.name}.{state}"] = "rad" if rot else "m"
+                out[f"{f.name}.{state}"] = type(f.joint).slide_unit
         out.update({"energy": "J", "constraint.position": "m", "constraint.velocity": "m/s"})
         return out
 
 
 class PlanarSystem(AbstractSystem):
-    """A planar mechanism as an ODE on [q; q̇] (built by :meth:`Model.system`).
+    """A planar mechanism as an ODE on [q; q̇; s] (built by :meth:`Model.system`).
 
-    Its Runge–Kutta stages run in a loop (``trace_stages_once``): the vector field holds
-    Φ_q and γ by automatic differentiation and is costly to compile once per stage.
+    Fields: the diagonal of M (``masses``), ``gravity``, the initial ``q0``, ``qd0``, the
+    Baumgarte gains ``alpha``, ``beta`` (arrays, traced), the bound elements
+    (``constraints``, ``forces``, ``frictions``, ``contacts``: their arrays traced) and
+    the static ``layout``. Its Runge–Kutta stages run in a loop (``trace_stages_once``):
+    the vector field holds Φ_q and γ by automatic differentiation and is costly to compile
+    once per stage.
     """
 
     trace_stages_once: ClassVar[bool] = True
@@ -151,9 +156,11 @@ class PlanarSystem(AbstractSystem):
     qd0: jnp.ndarray = eqx.field(converter=as_parameter)
     alpha: jnp.ndarray = eqx.field(converter=as_parameter)       # Baumgarte [1/s]
     beta: jnp.ndarray = eqx.field(converter=as_parameter)        # Baumgarte [1/s]
-    layout: Layout = eqx.field(static=True)
-    laws: tuple = ()          # friction laws, one per layout.frictions (traced parameters)
-    contact_laws: tuple = ()  # contact laws, one per layout.contacts
+    constraints: tuple = ()
+    forces: tuple = ()
+    frictions: tuple = ()
+    contacts: tuple = ()
+    layout: Layout = eqx.field(static=True, default=None)
 
     # --- coordinates ----------------------------------------------------------------------
     def _pose(self, q, body):
@@ -162,21 +169,28 @@ class PlanarSystem(AbstractSystem):
         k = self.layout.index[id(body)]
         return q[3 * k: 3 * k + 3]
 
+    def with_state(self, q0, qd0) -> "PlanarSystem":
+        """The same mechanism starting from (q0, q̇0)."""
+        return eqx.tree_at(lambda s: (s.q0, s.qd0), self, (as_parameter(q0),
+                                                           as_parameter(qd0)))
+
     # --- constraints ------------------------------------------------------------------------
     def phi(self, q, t):
         """Φ(q, t): all constraint rows (kinematic and driving), shape (n_rows,)."""
-        if not self.layout.constraints:
+        if not self.constraints:
             return jnp.zeros(0)
         poses = jnp.concatenate([jnp.zeros((1, 3), dtype=q.dtype), q.reshape(-1, 3)])
         parts = []
-        for proto, elements, idx_i, idx_j, params in self.layout.groups:
-            if params is None:
-                parts.extend(e.residual(poses[a], poses[b], t)
-                             for e, a, b in zip(elements, idx_i, idx_j))
-            else:
-                rows = jax.vmap(lambda p, qi, qj: proto.with_parameters(p).residual(qi, qj, t))(
-                    params, poses[idx_i], poses[idx_j])
-                parts.append(rows.reshape(-1))
+        for members, idx_i, idx_j in self.layout.groups:
+            if len(members) == 1:
+                c = self.constraints[members[0]]
+                parts.append(c.residual(poses[idx_i[0]], poses[idx_j[0]], t))
+                continue
+            arrays, static = eqx.partition(stack([self.constraints[k] for k in members]),
+                                           eqx.is_array)
+            rows = jax.vmap(lambda a, qi, qj: eqx.combine(a, static).residual(qi, qj, t))(
+                arrays, poses[idx_i], poses[idx_j])
+            parts.append(rows.reshape(-1))
         return jnp.concatenate(parts)[self.layout.row_order]
 
     def phi_q(self, q, t):
@@ -206,11 +220,10 @@ class PlanarSystem(AbstractSystem):
         weight = self.masses.reshape(n_b, 3)[:, 0:1] * self.gravity[None, :]
         Q = jnp.concatenate([weight, jnp.zeros((n_b, 1))], axis=1).reshape(-1)
         reported = []
-        for f in self.layout.forces:
+        for f in self.forces:
             bodies = f.bodies()
-            qs = [self._pose(q, b) for b in bodies]
-            qds = [self._pose(qd, b) for b in bodies]
-            gen, value = f.generalized_force(qs, qds, t)
+            gen, value = f.generalized_force([self._pose(q, b) for b in bodies],
+                                             [self._pose(qd, b) for b in bodies], t)
             for b, g in zip(bodies, gen):
                 if not b.is_ground:
                     k = self.layout.index[id(b)]
@@ -218,53 +231,92 @@ class PlanarSystem(AbstractSystem):
             reported.append(value)
         return Q, reported
 
-    def energy(self, q, qd):
-        """Kinetic + gravitational + spring energy [J]."""
+    def energy(self, q, qd, s=None):
+        """Kinetic + gravitational + spring energy [J] (+ energy stored in the friction
+        laws' springs when their states `s` are given)."""
         n_b = len(self.layout.bodies)
         kinetic = 0.5 * jnp.sum(self.masses * qd ** 2)
         r = q.reshape(n_b, 3)[:, :2]
         m = self.masses.reshape(n_b, 3)[:, 0]
         potential = -jnp.sum(m * (r @ self.gravity))
-        for f in self.layout.forces:
+        for f in self.forces:
             potential = potential + f.potential([self._pose(q, b) for b in f.bodies()])
+        if s is not None:
+            for f, (a, b) in zip(self.frictions, self.layout.friction_slots):
+                potential = potential + stored_energy(f.law, s[a:b])
         return kinetic + potential
 
-    # --- dynamics ---------------------------------------------------------------------------
-    def accelerations(self, t, q, qd, stabilise=True, s=None):
-        """(q̈, λ, Φ, Φ̇) from the index-reduced DAE (SPEC §9, eq. 3-5); `s` the friction
-        laws' states (zeros when omitted)."""
-        if self.layout.has_laws:
-            d = self.dynamics(t, q, qd, self._law_states(s), stabilise)
-            return d["qdd"], d["lam"], d["phi"], d["rate"]
+    # --- the constrained equations (see _dynamics.py) -------------------------------------
+    def equations(self, t, q, qd, s=None, stabilise=True):
+        """(ConstrainedEquations, Φ, Φ̇, contact-law forces, their state rates): M q̈ = Q − Jᵀλ,
+        J q̈ = γ − 2αΦ̇ − β²Φ with the contact-law stops' forces in Q."""
+        s = jnp.zeros(self.layout.n_law_states) if s is None else s
         Q, _ = self.applied(q, qd, t)
+        Qc, c_forces, c_rates = self.contact_terms(q, qd, s)
         J = self.phi_q(q, t)
         phi = self.phi(q, t)
         rate, gamma = self.phi_rate_and_gamma(q, qd, t)
         if stabilise:
             gamma = gamma - 2.0 * self.alpha * rate - self.beta ** 2 * phi
-        minv = 1.0 / self.masses
-        if J.shape[0] == 0:
-            return minv * Q, jnp.zeros(0), phi, rate
-        JM = J * minv[None, :]
-        schur = JM @ J.T
-        lam = jnp.linalg.solve(schur, JM @ Q - gamma)
-        qdd = minv * (Q - J.T @ lam)
-        return qdd, lam, phi, rate
+        return ConstrainedEquations(1.0 / self.masses, Q + Qc, J, gamma), phi, rate, \
+            c_forces, c_rates
 
-    # --- joint friction (issue 6; see _friction.py for the method) -------------------------
-    def _law_states(self, s):
-        return jnp.zeros(self.layout.n_law_states) if s is None else s
+    def dynamics(self, t, q, qd, s=None, stabilise=True) -> Dynamics:
+        """Accelerations, multipliers, friction and contact forces at one instant (SPEC §9,
+        eq. 3-5). With joint friction the reaction ↔ friction loop is solved by Newton's
+        method on r(f) = f − g(f) (λ is affine in f: λ = λ₀ + L f; see _friction.py)."""
+        s = jnp.zeros(self.layout.n_law_states) if s is None else s
+        eq, phi, rate, c_forces, c_rates = self.equations(t, q, qd, s, stabilise)
+        if not self.frictions:
+            qdd, lam = schur_solve(eq.minv, eq.J, eq.Q, eq.gamma)
+            empty = jnp.zeros(0)
+            return Dynamics(qdd, lam, phi, rate, eq.J, c_rates, empty, empty, empty, empty,
+                            c_forces)
+        W = jax.jacfwd(self.slides)(q)                   # ∂s/∂q, (n_f × n_c)
+        v = W @ qd
+        n_f = v.shape[0]
+        # one factorisation: columns [Q, Wᵀ] give λ₀ and L (λ = λ₀ + L f)
+        rhs_gamma = jnp.concatenate([eq.gamma[:, None], jnp.zeros((eq.J.shape[0], n_f))],
+                                    axis=1)
+        _, lams = schur_solve(eq.minv, eq.J, jnp.concatenate([eq.Q[:, None], W.T], axis=1),
+                              rhs_gamma)
+        lam0, L = lams[:, 0], lams[:, 1:]
 
+        def g(f):
+            return self.friction_laws(s, v, self.friction_normals(q, eq.J, lam0 + L @ f))[0]
+
+        eye = jnp.eye(n_f)
+
+        def newton(_, f):
+            step = jnp.linalg.solve(eye - jax.jacfwd(g)(f), f - g(f))
+            # a singular Jacobian (a self-locking, jammed joint) leaves f where it is
+            return jnp.where(jnp.all(jnp.isfinite(step)), f - step, f)
+
+        f = jax.lax.fori_loop(0, NEWTON_ITERATIONS, newton, g(jnp.zeros_like(v)))
+        normals = self.friction_normals(q, eq.J, lam0 + L @ f)
+        f, s_rate = self.friction_laws(s, v, normals)
+        lam = lam0 + L @ f
+        qdd = eq.minv * (eq.Q + W.T @ f - eq.J.T @ lam)
+        return Dynamics(qdd, lam, phi, rate, eq.J, jnp.concatenate([s_rate, c_rates]), f,
+                        normals, v, f - g(f), c_forces)
+
+    def accelerations(self, t, q, qd, stabilise=True, s=None):
+        """(q̈, λ, Φ, Φ̇): a shorthand of :meth:`dynamics`."""
+        d = self.dynamics(t, q, qd, s, stabilise)
+        return d.qdd, d.lam, d.phi, d.rate
+
+    # --- joint friction (see _friction.py) -------------------------------------------------
     def slides(self, q):
-        """The frictions' relative coordinates s_k(q) (rad or m), shape (n_f,)."""
+        """The frictions' relative coordinates s_k(q) (rad or m), shape (n_f,): each
+        joint's own ``slide``."""
         return jnp.stack([f.slide(self._pose(q, f.joint.body_i), self._pose(q, f.joint.body_j))
-                          for f in self.layout.frictions])
+                          for f in self.frictions])
 
     def friction_normals(self, q, J, lam):
         """Normal force each friction law sees, from its joint's multipliers."""
         out = []
-        for f, jk in zip(self.layout.frictions, self.layout.friction_joint):
-            c = self.layout.constraints[jk]
+        for f, jk in zip(self.frictions, self.layout.friction_joint):
+            c = self.constraints[jk]
             a, z = self.layout.rows[jk]
             force, torque, angle = self._reaction(c, q, J[a:z], lam[a:z])
             d_ij = c._d(self._pose(q, c.body_i), self._pose(q, c.body_j))
@@ -274,79 +326,33 @@ class PlanarSystem(AbstractSystem):
     def friction_laws(self, s, v, normals):
         """(forces on body j along s_k, law state rates) at normal forces `normals`."""
         forces, rates = [], []
-        for f, law, (a, b), vk, nk in zip(self.layout.frictions, self.laws,
-                                          self.layout.friction_slots, v, normals):
-            force, rate = law.force_and_rate(s[a:b], vk, nk)
+        for f, (a, b), vk, nk in zip(self.frictions, self.layout.friction_slots, v, normals):
+            force, rate = f.law.force_and_rate(s[a:b], vk, nk)
             forces.append(force - f.viscous * vk)
             rates.append(jnp.reshape(rate, (b - a,)))
         rates = jnp.concatenate(rates) if rates else jnp.zeros(0)
         return jnp.stack(forces), rates
 
-    def dynamics(self, t, q, qd, s, stabilise=True):
-        """Accelerations, multipliers and friction forces with the reaction ↔ friction loop
-        solved by Newton's method on r(f) = f − g(f) (λ is affine in f: λ = λ₀ + L f)."""
-        Q, _ = self.applied(q, qd, t)
-        Qc, c_forces, c_rates = self.contact_terms(q, qd, s)
-        Q = Q + Qc
-        J = self.phi_q(q, t)
-        phi = self.phi(q, t)
-        rate, gamma = self.phi_rate_and_gamma(q, qd, t)
-        if stabilise:
-            gamma = gamma - 2.0 * self.alpha * rate - self.beta ** 2 * phi
-        minv = 1.0 / self.masses
-        if not self.layout.frictions:
-            lam = (jnp.linalg.solve((J * minv[None, :]) @ J.T, (J * minv[None, :]) @ Q - gamma)
-                   if J.shape[0] else jnp.zeros(0))
-            qdd = minv * (Q - J.T @ lam) if J.shape[0] else minv * Q
-            return {"qdd": qdd, "lam": lam, "phi": phi, "rate": rate, "J": J,
-                    "s_rate": c_rates, "contact": c_forces}
-        W = jax.jacfwd(self.slides)(q)                   # ∂s/∂q, (n_f × n_c)
-        v = W @ qd
-        if J.shape[0]:
-            JM = J * minv[None, :]
-            chol = jax.scipy.linalg.cho_factor(JM @ J.T)
-            lam0 = jax.scipy.linalg.cho_solve(chol, JM @ Q - gamma)
-            L = jax.scipy.linalg.cho_solve(chol, JM @ W.T)
-        else:
-            lam0, L = jnp.zeros(0), jnp.zeros((0, W.shape[0]))
-
-        def g(f):
-            return self.friction_laws(s, v, self.friction_normals(q, J, lam0 + L @ f))[0]
-
-        f = g(jnp.zeros_like(v))
-        eye = jnp.eye(v.shape[0])
-        for _ in range(NEWTON_ITERATIONS):
-            r = f - g(f)
-            step = jnp.linalg.solve(eye - jax.jacfwd(g)(f), r)
-            # a singular Jacobian (a self-locking, jammed joint) leaves f where it is
-            f = jnp.where(jnp.all(jnp.isfinite(step)), f - step, f)
-        normals = self.friction_normals(q, J, lam0 + L @ f)
-        f, s_rate = self.friction_laws(s, v, normals)
-        lam = lam0 + L @ f
-        Qt = Q + W.T @ f
-        qdd = minv * (Qt - J.T @ lam) if J.shape[0] else minv * Qt
-        return {"qdd": qdd, "lam": lam, "phi": phi, "rate": rate, "friction": f,
-                "normal": normals, "s_rate": jnp.concatenate([s_rate, c_rates]), "J": J,
-                "velocity": v, "residual": f - g(f), "contact": c_forces}
-
+    # --- stops ------------------------------------------------------------------------------
     def gaps(self, q, stops):
         """Stacked gap rows g(q) of `stops` (empty stops: shape (0,))."""
         if not stops:
             return jnp.zeros(0)
-        return jnp.concatenate([c.gaps(self, q) for c in stops])
+        return jnp.concatenate([c.gaps(lambda b: self._pose(q, b)) for c in stops])
 
     def contact_terms(self, q, qd, s):
         """(Q of the contact-law stops, their forces, their law state rates)."""
         n = self.layout.n_coordinates
-        if not self.layout.contacts:
+        if not self.contacts:
             return jnp.zeros(n), jnp.zeros(0), jnp.zeros(0)
         Q, forces, rates = jnp.zeros(n), [], []
-        for c, law, (a, b) in zip(self.layout.contacts, self.contact_laws,
-                                  self.layout.contact_slots):
-            g, gd = jax.jvp(lambda z: c.gaps(self, z), (q,), (qd,))
-            G = jax.jacfwd(lambda z: c.gaps(self, z))(q)
-            state = s[a:b].reshape(law.n_states, c.n_gaps)
-            f, r = jax.vmap(law.force_and_rate, in_axes=(1, 0, 0), out_axes=(0, 1))(
+        for c, (a, b) in zip(self.contacts, self.layout.contact_slots):
+            def gap(z, c=c):
+                return c.gaps(lambda body: self._pose(z, body))
+            g, gd = jax.jvp(gap, (q,), (qd,))
+            G = jax.jacfwd(gap)(q)
+            state = s[a:b].reshape(c.law.n_states, c.n_gaps)
+            f, r = jax.vmap(c.law.force_and_rate, in_axes=(1, 0, 0), out_axes=(0, 1))(
                 state, g, gd)
             Q = Q + G.T @ f
             forces.append(f)
@@ -355,20 +361,17 @@ class PlanarSystem(AbstractSystem):
 
     def project(self, t, x):
         """Project [q; q̇] back onto Φ = 0 and Φ_q q̇ = ν: one mass-weighted Newton step
-        for each (q ← q − M⁻¹Φ_qᵀ(Φ_q M⁻¹Φ_qᵀ)⁻¹Φ, then the same for the velocity)."""
+        for each (q ← q − M⁻¹Φ_qᵀ(Φ_q M⁻¹Φ_qᵀ)⁻¹Φ, then the same for the velocity), both
+        through :func:`schur_solve`."""
         n = self.layout.n_coordinates
         if self.layout.n_rows == 0:
             return x
         q, qd, s = x[:n], x[n:2 * n], x[2 * n:]
         minv = 1.0 / self.masses
+        zero = jnp.zeros(n)
+        q = q + schur_solve(minv, self.phi_q(q, t), zero, -self.phi(q, t))[0]
         J = self.phi_q(q, t)
-        JM = J * minv[None, :]
-        chol = jax.scipy.linalg.cho_factor(JM @ J.T)
-        q = q - minv * (J.T @ jax.scipy.linalg.cho_solve(chol, self.phi(q, t)))
-        J = self.phi_q(q, t)
-        JM = J * minv[None, :]
-        chol = jax.scipy.linalg.cho_factor(JM @ J.T)
-        qd = qd - minv * (J.T @ jax.scipy.linalg.cho_solve(chol, J @ qd - self.nu(q, t)))
+        qd = qd + schur_solve(minv, J, zero, self.nu(q, t) - J @ qd)[0]
         return jnp.concatenate([q, qd, s])
 
     # --- AbstractSystem ---------------------------------------------------------------------
@@ -386,38 +389,29 @@ class PlanarSystem(AbstractSystem):
     def vector_field(self, t, x):
         n = self.layout.n_coordinates
         q, qd, s = x[:n], x[n:2 * n], x[2 * n:]
-        if self.layout.has_laws:
-            d = self.dynamics(t, q, qd, s)
-            return jnp.concatenate([qd, d["qdd"], d["s_rate"]])
-        qdd, _, _, _ = self.accelerations(t, q, qd)
-        return jnp.concatenate([qd, qdd])
+        d = self.dynamics(t, q, qd, s)
+        return jnp.concatenate([qd, d.qdd, d.s_rate])
 
     def outputs(self, t, x):
         n = self.layout.n_coordinates
         q, qd, s = x[:n], x[n:2 * n], x[2 * n:]
-        if self.layout.has_laws:
-            d = self.dynamics(t, q, qd, s)
-            qdd, lam, phi, rate = d["qdd"], d["lam"], d["phi"], d["rate"]
-        else:
-            qdd, lam, phi, rate = self.accelerations(t, q, qd)
-        out = self.channels(t, q, qd, qdd, lam, include_state=False)
-        if self.layout.frictions:
-            stored = 0.0
-            for k, (f, law, (a, b)) in enumerate(zip(self.layout.frictions, self.laws,
-                                                     self.layout.friction_slots)):
-                out[f"{f.name}.friction"] = d["friction"][k]
-                out[f"{f.name}.normal"] = d["normal"][k]
-                if isinstance(f, LuGreFriction):
-                    out[f"{f.name}.force"] = d["friction"][k]
-                stored = stored + stored_energy(law, s[a:b])
-            out["energy"] = out["energy"] + stored
+        d = self.dynamics(t, q, qd, s)
+        out = self.channels(t, q, qd, d.qdd, d.lam, include_state=False, J=d.J)
+        for k, f in enumerate(self.frictions):
+            out[f"{f.name}.friction"] = d.friction[k]
+            out[f"{f.name}.normal"] = d.normal[k]
+            if f.reports_force:
+                out[f"{f.name}.force"] = d.friction[k]
+        out["energy"] = self.energy(q, qd, s)
         start = 0
-        for c in self.layout.contacts:
-            f = d["contact"][start:start + c.n_gaps]
+        for c in self.contacts:
+            f = d.contact[start:start + c.n_gaps]
             start += c.n_gaps
             out[f"{c.name}.force"] = f[0] if c.n_gaps == 1 else jnp.sum(f)
-        out["constraint.position"] = jnp.max(jnp.abs(phi)) if phi.size else jnp.zeros(())
-        out["constraint.velocity"] = jnp.max(jnp.abs(rate)) if rate.size else jnp.zeros(())
+        out["constraint.position"] = (jnp.max(jnp.abs(d.phi)) if d.phi.size
+                                      else jnp.zeros(()))
+        out["constraint.velocity"] = (jnp.max(jnp.abs(d.rate)) if d.rate.size
+                                      else jnp.zeros(()))
         return out
 
     def _reaction(self, c, q, J_k, lam_k):
@@ -437,7 +431,7 @@ class PlanarSystem(AbstractSystem):
         cols = J_k[:, 3 * k: 3 * k + 3]
         qj = q[3 * k: 3 * k + 3]
         force_j = -cols[:, :2].T @ lam_k
-        torque_j = -cols[:, 2] @ lam_k - cross2(jnp.asarray(c.point_i) - qj[:2], force_j)
+        torque_j = -cols[:, 2] @ lam_k - cross2(c.point_i - qj[:2], force_j)
         return -force_j, -torque_j, jnp.asarray(c.frame_i)
 
     def channels(self, t, q, qd, qdd, lam, include_state=True, J=None) -> dict[str, Any]:
@@ -454,7 +448,7 @@ class PlanarSystem(AbstractSystem):
             for c_idx, c in enumerate(_COORDS):
                 out[f"{b.name}.{c}dd"] = qdd[3 * k + c_idx]
         J = self.phi_q(q, t) if J is None else J
-        for c, (a, z) in zip(self.layout.constraints, self.layout.rows):
+        for c, (a, z) in zip(self.constraints, self.layout.rows):
             lam_k = lam[a:z]
             if c.is_driver:
                 out[f"{c.name}.effort"] = -lam_k[0]
@@ -465,7 +459,7 @@ class PlanarSystem(AbstractSystem):
             out[f"{c.name}.Fy"] = local[1]
             out[f"{c.name}.T"] = torque
         _, reported = self.applied(q, qd, t)
-        for f, value in zip(self.layout.forces, reported):
+        for f, value in zip(self.forces, reported):
             out[f"{f.name}.force"] = value
         out["energy"] = self.energy(q, qd)
         return out
@@ -479,10 +473,15 @@ class PlanarSystem(AbstractSystem):
         alpha, beta = float(self.alpha), float(self.beta)
         root = np.sqrt(complex(alpha ** 2 - beta ** 2))
         modes = [("Baumgarte stabilisation", np.array([-alpha + root, -alpha - root]))]
-        if self.layout.forces or self.layout.has_laws:
-            jac = _jacobian_at_start(self)
-            modes.append(("linearisation at the initial state",
-                          np.linalg.eigvals(np.asarray(jac))))
+        if self.forces or self.layout.has_laws:
+            jac = np.asarray(_jacobian_at_start(self))
+            if not np.all(np.isfinite(jac)):
+                from ..errors import SimulationError
+                raise SimulationError(
+                    f"planar model {self.layout.name!r}: the equations of motion are not "
+                    "finite at the initial state (a force or law returned NaN/inf there). "
+                    "Check the force elements' callables and parameters.", time=0.0)
+            modes.append(("linearisation at the initial state", np.linalg.eigvals(jac)))
         return modes
 
     def parameters(self) -> dict[str, Any]:
@@ -505,3 +504,9 @@ class ProjectedPlanarSystem(PlanarSystem):
 def _jacobian_at_start(system: PlanarSystem):
     x0 = system.initial_state()
     return jax.jacfwd(lambda x: system.vector_field(jnp.asarray(0.0), x))(x0)
+
+
+def joint_frictions(constraints) -> list:
+    """The JointFriction elements of the joints whose ``friction=`` slot is filled."""
+    return [JointFriction(c) for c in constraints
+            if type(c).supports_friction and c.friction is not None]

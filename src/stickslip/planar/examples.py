@@ -72,7 +72,7 @@ def four_bar(a=1.0, b=2.5, c=2.0, d=2.5, omega=2 * math.pi, theta0=0.3, driven=T
 
 def slider_crank(crank=0.1, rod=0.3, m_crank=1.0, m_rod=1.0, m_slider=0.5,
                  theta0=math.radians(60.0), omega=None, gravity=(0.0, -9.81)) -> Model:
-    """Slider–crank in a vertical plane (the issue-3 benchmark): crank 0.1 m / 1 kg and rod
+    """Slider–crank in a vertical plane (the benchmark model of benchmarks/planar_slider_crank.py): crank 0.1 m / 1 kg and rod
     0.3 m / 1 kg (uniform links), slider 0.5 kg on the x axis through the crank pivot;
     released from rest at θ0 = 60°. With ``omega`` [rad/s] the crank is driven at constant
     speed from θ0 instead."""
@@ -401,7 +401,7 @@ EXAMPLES = {
     "four_bar": ("Four-bar linkage driven at 1 rev/s: kinematics vs Freudenstein, inverse "
                  "dynamics (SPEC §9 8-1)", _run_four_bar),
     "slider_crank": ("Slider-crank released at 60° under gravity, 10 s forward dynamics "
-                     "(issue-3 benchmark model)", _run_slider_crank),
+                     "(the slider–crank benchmark's model)", _run_slider_crank),
     "double_pendulum": ("Double pendulum as a DAE, 5 s (SPEC §9 8-2)", _run_double_pendulum),
     "quick_return": ("Quick-return mechanism of a shaper, 6 bodies, DOF 18 − 17 = 1 "
                      "(SPEC §9 7-1)", _run_quick_return),

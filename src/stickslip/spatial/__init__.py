@@ -11,6 +11,7 @@ from ._friction import static_friction_holds as static_friction_holds
 from ._model import BodyState as BodyState
 from ._model import ContactRecord as ContactRecord
 from ._model import Model as Model
+from ._model import SpatialModel as SpatialModel
 from ._point_contacts import PointContacts as PointContacts
 from ._shapes import Box as Box
 from ._shapes import ConvexHull as ConvexHull
@@ -21,6 +22,6 @@ from ._volume import ContactVolume as ContactVolume
 from ._volume import contact_geometry as contact_geometry
 from ._volume import intersect as intersect
 
-__all__ = ["Model", "BodyState", "ContactRecord", "Polyhedron", "Box", "Prism", "ConvexHull",
+__all__ = ["SpatialModel", "Model", "BodyState", "ContactRecord", "Polyhedron", "Box", "Prism", "ConvexHull",
            "ContactVolume", "ContactGeometry", "intersect", "contact_geometry",
            "static_friction_holds", "PointContacts"]

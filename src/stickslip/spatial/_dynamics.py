@@ -69,18 +69,19 @@ def stage_state(X, K, row, s, dt):
 
 
 @njit(cache=True)
-def finish_step(X, K, b, dt, semi_implicit):
+def finish_step(X, K, b, dt, semi_implicit, pseudo):
     """X + dt Σ b_j K_j with unit quaternions; bodies flagged in `semi_implicit` (n,) advance
     position and orientation with the post-step velocities instead (p + Δt v⁺,
-    exp(½ ω⁺ Δt) ⊗ q — the update eq. 13–15 of SPEC §7 assume for bodies in contact)."""
+    exp(½ ω⁺ Δt) ⊗ q — the update eq. 13–15 of SPEC §7 assume for bodies in contact), plus
+    the position-only pseudo-velocities `pseudo` (n, 6) (v, ω; zeros without restitution)."""
     Xn = X.copy()
     for j in range(len(b)):
         if b[j] != 0.0:
             Xn += (dt * b[j]) * K[j]
     for i in range(X.shape[0]):
         if semi_implicit[i]:
-            Xn[i, 0:3] = X[i, 0:3] + dt * Xn[i, 7:10]
-            w = Xn[i, 10:13]
+            Xn[i, 0:3] = X[i, 0:3] + dt * (Xn[i, 7:10] + pseudo[i, 0:3])
+            w = Xn[i, 10:13] + pseudo[i, 3:6]
             speed = np.sqrt(dot(w, w))
             q = X[i, 3:7]
             if speed * dt >= 1e-300:

@@ -20,6 +20,7 @@ from typing import Callable, Mapping, NamedTuple
 
 import numpy as np
 
+from .._validation import check_finite, check_positive
 from ..errors import ModelError, ParameterError, SimulationError
 from ..integrate import FIXED_STEP_METHODS
 from ..results import Results
@@ -42,7 +43,18 @@ from ._volume import (
     pair_contact_geometry,
 )
 
-__all__ = ["Model", "BodyState", "ContactRecord"]
+__all__ = ["SpatialModel", "Model", "BodyState", "ContactRecord"]
+
+# how deep one step may carry a body into a contact it was not in, as a fraction of its
+# height (ground) or of the thinner body's smallest width (two bodies); deeper, the contact
+# volume no longer describes the contact (the ground's depth h is measured to the body's top
+# once it is under; two bodies' face normals stop summing to the contact normal) and a fast
+# body tunnels (issue 11 item 1: a 0.1 m box at 100 m/s with Δt = 1 ms passed the ground)
+MAX_STEP_PENETRATION_GROUND = 0.9
+MAX_STEP_PENETRATION_BODIES = 0.5
+# with a restitution, contacts approaching slower than the speed gravity gives in this many
+# steps (0.1 m/s at Δt = 1 ms) do not bounce
+RESTING_SPEED_STEPS = 10.0
 
 
 class BodyState(NamedTuple):
@@ -92,30 +104,52 @@ def _matrix_rows(w: float, x: float, y: float, z: float) -> list:
 
 def _check_scalar(owner: str, name: str, value, *, positive: bool = False,
                   nonnegative: bool = False) -> float:
+    """`value` as a float; a `ParameterError` naming ``owner.name`` for a string, a bool, an
+    array, NaN/inf or a value of the wrong sign (the rules of `stickslip._validation`)."""
+    if isinstance(value, (str, bytes, bool, np.bool_)) or np.ndim(value) != 0:
+        raise ParameterError(f"`{owner}.{name}` must be a number; got {value!r}. Pass a "
+                             "float.")
     try:
         v = float(value)
     except (TypeError, ValueError):
         raise ParameterError(f"`{owner}.{name}` must be a number; got {value!r}.") from None
-    if not np.isfinite(v):
-        raise ParameterError(f"`{owner}.{name}` must be finite; got {name}={v!r}.")
-    if positive and v <= 0:
-        raise ParameterError(f"`{owner}.{name}` must be > 0; got {name}={v!r}. Pass a positive "
-                             "value.")
-    if nonnegative and v < 0:
-        raise ParameterError(f"`{owner}.{name}` must be >= 0; got {name}={v!r}.")
+    if positive:
+        check_positive(owner, name, v)
+    elif nonnegative:
+        check_finite(owner, name, v)
+        if v < 0:
+            raise ParameterError(f"`{owner}.{name}` must be >= 0; got {name}={v!r}. Pass zero "
+                                 "or a positive value.")
+    else:
+        check_finite(owner, name, v)
     return v
 
 
 def _vec(owner: str, name: str, value, n: int) -> np.ndarray:
-    arr = np.asarray(value, dtype=float)
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(f"`{owner}.{name}` must be {n} finite numbers; got "
+                             f"{value!r}.") from None
     if arr.shape != (n,) or not np.all(np.isfinite(arr)):
         raise ParameterError(f"`{owner}.{name}` must be {n} finite numbers; got {value!r}.")
     return arr
 
 
-class Model:
+def _check_restitution(owner: str, value) -> float | None:
+    if value is None:
+        return None
+    e = _check_scalar(owner, "restitution", value, nonnegative=True)
+    if e > 1:
+        raise ParameterError(f"`{owner}.restitution` must be in [0, 1]; got restitution={e!r}. "
+                             "A rebound faster than the impact would create energy.")
+    return e
+
+
+class SpatialModel:
     """Rigid convex bodies, a ground plane and gravity, with volume-based contact
-    (SPEC §7; Wakisaka & Sugihara).
+    (SPEC §7; Wakisaka & Sugihara). ``ss.spatial.Model`` is the same class (the older name;
+    ``SpatialModel`` keeps it apart from the planar ``Model``).
 
     Parameters
     ----------
@@ -131,12 +165,20 @@ class Model:
     eps_v: threshold ε_v of the normalisation in eq. 2 and 32; paper: 1e-12.
     mu_s, mu_d: friction coefficients between bodies (the ground's come from `add_ground`).
     kinetic_iterations: at most this many consistency passes after a kinetic correction
-        (0 = the paper's single pass; they stop when the wrench changes by < 1e-10): the slipping contacts' friction is fixed and eq. 16 re-solved for their
-        normal parts (f_n, τ_1, τ_2), then eq. 32–34 applied again. Without it the normal
+        (0 = the paper's single pass; they stop when the wrench changes by < 1e-10): the
+        slipping contacts' friction is fixed and eq. 16 re-solved for their normal parts (f_n, τ_1, τ_2), then eq. 32–34 applied again. Without it the normal
         pressure computed for a sticking contact stays in place after the friction drops,
         and a pushed box rocks.
     patch: the contact polygon S: "projection" (default; the contact volume projected onto
         the contact plane) or "section" (the plane's section of the volume).
+    restitution: None (default: the paper's eq. 3, v⁺ = k h, whose rebound depends on how
+        deep the impact step happened to penetrate: anywhere from 0 to ~100 % of the impact
+        speed when k = 1/Δt) or a coefficient of restitution e in [0, 1] between bodies (the
+        ground's comes from `add_ground`). With e, eq. 3's target becomes
+        v⁺_n = e·max(0, −v⁻_n) (v⁻_n: the relative normal velocity at p_g at the step's
+        start) and the penetration k h is removed by a position-only correction (the same
+        QP with the free motion removed, its velocity not kept), so an impact rebounds at
+        e times its speed (to λ: about (1 + e)·λ of it). Tested for e = 0…1 at 1–20 m/s.
 
     Examples
     --------
@@ -152,7 +194,8 @@ class Model:
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), *, k: float = 1000.0, lam: float = 1e-3,
                  P: int = 8, eps_v: float = 1e-12, mu_s: float = 0.5, mu_d: float = 0.3,
-                 patch: str = "projection", kinetic_iterations: int = 10):
+                 patch: str = "projection", kinetic_iterations: int = 10,
+                 restitution: float | None = None):
         self.gravity = _vec("Model", "gravity", gravity, 3)
         self.k = _check_scalar("Model", "k", k, positive=True)
         self.lam = _check_scalar("Model", "lam", lam, positive=True)
@@ -163,17 +206,19 @@ class Model:
             raise ParameterError(f"`Model.patch` must be 'projection' or 'section'; got "
                                  f"{patch!r}.")
         self.patch = patch
-        if int(kinetic_iterations) != kinetic_iterations or kinetic_iterations < 0:
+        if isinstance(kinetic_iterations, (bool, str)) or not isinstance(
+                kinetic_iterations, (int, np.integer)) or kinetic_iterations < 0:
             raise ParameterError(f"`Model.kinetic_iterations` must be an integer >= 0; got "
                                  f"{kinetic_iterations!r}.")
         self.kinetic_iterations = int(kinetic_iterations)
+        self.restitution = _check_restitution("Model", restitution)
         self.bodies: list[_Body] = []
         self.ground: dict | None = None
 
     # --- building ------------------------------------------------------------------------
     def add_body(self, name: str, *, mass: float, inertia=None, shape: Polyhedron,
                  position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0),
-                 velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0)) -> "Model":
+                 velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0)) -> "SpatialModel":
         """Add a rigid body whose body-frame origin is its centre of mass.
 
         mass [kg] > 0; inertia [kg m^2]: a symmetric positive-definite 3×3 tensor (or its
@@ -210,6 +255,12 @@ class Model:
         if eig.min() <= 0:
             raise ParameterError(f"`{owner}.inertia` must be positive definite; its eigenvalues "
                                  f"are {eig}. Pass positive principal moments [kg m^2].")
+        if eig[2] > (eig[0] + eig[1]) * (1.0 + 1e-9):
+            raise ParameterError(
+                f"`{owner}.inertia` is physically impossible: the principal moments "
+                f"{eig.tolist()} break the triangle inequality I3 <= I1 + I2 "
+                f"({eig[2]:.6g} > {eig[0] + eig[1]:.6g}), which every mass distribution obeys. "
+                "Check the moments (inertia=None computes them for a uniform density).")
         q = _vec(owner, "orientation", orientation, 4)
         if np.linalg.norm(q) < 1e-12:
             raise ParameterError(f"`{owner}.orientation` must be a non-zero quaternion (w, x, "
@@ -220,13 +271,72 @@ class Model:
         self.bodies.append(_Body(name, mass, inertia, shape, state))
         return self
 
-    def add_ground(self, *, mu_s: float, mu_d: float, height: float = 0.0) -> "Model":
+    def add_ground(self, *, mu_s: float, mu_d: float, height: float = 0.0,
+                   restitution: float | None = None) -> "SpatialModel":
         """Add the ground: the half-space z <= `height` [m], with static and kinetic friction
-        coefficients μ_s >= μ_d >= 0 against every body."""
+        coefficients μ_s >= μ_d >= 0 against every body, and a coefficient of restitution
+        (None: the model's, see `SpatialModel`)."""
         mu_s, mu_d = _check_mu("ground", mu_s, mu_d)
         self.ground = {"mu_s": mu_s, "mu_d": mu_d,
-                       "height": _check_scalar("ground", "height", height)}
+                       "height": _check_scalar("ground", "height", height),
+                       "restitution": _check_restitution("ground", restitution)}
         return self
+
+    def _reject_overlaps(self, X: np.ndarray, *, only: int | None = None,
+                         where: str = "simulate") -> None:
+        """Raise `ModelError` when bodies start interpenetrating (each other or the ground) by
+        more than 1e-6 of the smaller body's volume. Checked when a run starts (not at
+        `add_body`: the model may be built in any order, and `contact_geometries` of
+        overlapping placements is a legitimate query). Rejected, not warned: the run's
+        result would be wrong from its first step. Eq. 3 would push them apart at k·depth
+        (tens of m/s for centimetres at k = 1000), and coincident bodies have no contact
+        normal (eq. 2 sums to zero) and pass through each other. A resting contact
+        (penetration λ g Δt / k ≈ 1e-8 m) is far below the threshold."""
+        if len(self.bodies) == 0:
+            return
+        R = quat_to_matrix(X[:, 3:7])
+        verts = [X[i, :3] + b.shape.vertices @ R[i].T for i, b in enumerate(self.bodies)]
+        for j, body in enumerate(self.bodies):
+            tol = 1e-6 * body.shape.volume
+            if self.ground is not None and (only is None or j == only):
+                h = self.ground["height"]
+                depth = h - verts[j][:, 2].min()
+                if depth > 0:
+                    vol = intersect([verts[j][f] for f in body.shape.faces],
+                                    (np.array([[0.0, 0.0, 1.0]]), np.array([h])),
+                                    2.0 * body.shape.radius)
+                    v = 0.0 if vol is None else vol.volume
+                    if v > tol:
+                        raise ModelError(
+                            f"body {body.name!r} starts {depth:.4g} m inside the ground "
+                            f"(overlap volume {v:.3g} m^3, {v / body.shape.volume:.2%} of the "
+                            f"body; checked at `{where}`): eq. 3 would launch it at about "
+                            f"k·depth = {self.k * depth:.3g} m/s. Raise its position z by "
+                            f"{depth:.4g} m (to rest on the ground: its lowest point at "
+                            f"z = {h}).")
+            for i in range(j):
+                if only is not None and only not in (i, j):
+                    continue
+                other = self.bodies[i]
+                gap = np.linalg.norm(X[i, :3] - X[j, :3])
+                if gap >= body.shape.radius + other.shape.radius:
+                    continue
+                nw = other.shape.normals @ R[i].T
+                vol = intersect([verts[j][f] for f in body.shape.faces],
+                                (nw, other.shape.offsets + nw @ X[i, :3]),
+                                2.0 * max(body.shape.radius, other.shape.radius))
+                v = 0.0 if vol is None else vol.volume
+                if v > 1e-6 * min(body.shape.volume, other.shape.volume):
+                    u = X[j, :3] - X[i, :3]
+                    u = u / gap if gap > 1e-12 else np.array([0.0, 0.0, 1.0])
+                    proj = np.concatenate(vol.faces) @ u
+                    raise ModelError(
+                        f"bodies {other.name!r} and {body.name!r} start overlapping (overlap "
+                        f"volume {v:.3g} m^3{', coincident centres' if gap <= 1e-12 else ''}; "
+                        f"checked at `{where}`): eq. 3 would push them apart at tens of m/s "
+                        "(or, coincident, see no contact at all). Move them apart: e.g. "
+                        f"{body.name!r} by {np.ptp(proj):.4g} m along "
+                        f"{np.round(u, 4).tolist()}.")
 
     # --- state helpers -------------------------------------------------------------------
     def initial_state(self) -> np.ndarray:
@@ -241,17 +351,24 @@ class Model:
 
     def _pairs(self) -> list[tuple[int, int, float, float]]:
         """(A, B, μ_s, μ_d) per potential contact; A = -1 is the ground."""
+        return [p[:4] for p in self._pairs_e()]
+
+    def _pairs_e(self) -> list[tuple[int, int, float, float, float | None]]:
+        """(A, B, μ_s, μ_d, e) per potential contact; e = None: the paper's eq. 3."""
         key = (len(self.bodies), self.ground and tuple(self.ground.values()), self.mu_s,
-               self.mu_d)
+               self.mu_d, self.restitution)
         cached = getattr(self, "_pairs_cache", None)
         if cached is not None and cached[0] == key:
             return cached[1]
         pairs = []
         if self.ground is not None:
-            pairs += [(-1, j, self.ground["mu_s"], self.ground["mu_d"])
+            e = self.ground.get("restitution")
+            e = self.restitution if e is None else e
+            pairs += [(-1, j, self.ground["mu_s"], self.ground["mu_d"], e)
                       for j in range(len(self.bodies))]
         n = len(self.bodies)
-        pairs += [(i, j, self.mu_s, self.mu_d) for i in range(n) for j in range(i + 1, n)]
+        pairs += [(i, j, self.mu_s, self.mu_d, self.restitution)
+                  for i in range(n) for j in range(i + 1, n)]
         self._pairs_cache = (key, pairs)
         return pairs
 
@@ -322,12 +439,18 @@ class Model:
                                                            list[ContactRecord]]:
         """Contact forces and torques on every body's centre of mass (world frame) for one
         step of size `dt` from state `X` (SPEC §7 steps 1–7), and the contact records."""
+        return self._contact_step(X, F_app, T_app, dt, friction, lp_solver)[:3]
+
+    def _contact_step(self, X, F_app, T_app, dt, friction, lp_solver):
+        """`contact_wrenches` plus the position-only pseudo-velocity (n, 6) that removes the
+        penetration of contacts with a restitution (zeros otherwise)."""
         nb = len(self.bodies)
         Fc, Tc = np.zeros((nb, 3)), np.zeros((nb, 3))
+        pseudo = np.zeros((nb, 6))
         geos = self.contact_geometries(X)
         if not geos:
-            return Fc, Tc, []
-        pairs = self._pairs()
+            return Fc, Tc, [], pseudo
+        pairs = self._pairs_e()
         m = len(geos)
         L_max = max(len(g.edge_offsets) for _, g in geos)
         edge_normals, edge_offsets = np.zeros((m, L_max, 3)), np.zeros((m, L_max))
@@ -340,12 +463,20 @@ class Model:
         # and the QP used it as a free actuator for its neighbours' targets (random hulls
         # gained up to 280 J in a second; see docs/spatial.md). One contact: same optimum.
         area = [g.Q[0, 0] for _, g in geos]
+        es = [pairs[k][4] for k, _ in geos]
+        # eq. 3's target per contact as k·nᵀc (per unit area): the paper's k h n, or, with a
+        # restitution e, e·v_in n uniform over S (∫_S Jᵀn dA = Q[:, :3] n) with the
+        # penetration left to the position-only solve below
+        v_rest = RESTING_SPEED_STEPS * float(np.linalg.norm(self.gravity)) * dt
+        ncs = np.array([self.k * g.nc / a if e is None
+                        else _rebound(e, -_normal_velocity(X, pairs[k][0], pairs[k][1], g),
+                                      v_rest) * (g.Q[:, :3] @ g.normal) / a
+                        for (k, g), a, e in zip(geos, area, es)])
         Hq, grad, rows, A, bvec, Q, cn = contact_qp(
-            X, F_app, T_app, mass, inertia, inv_i, self.gravity, float(dt), self.k, self.lam,
+            X, F_app, T_app, mass, inertia, inv_i, self.gravity, float(dt), 1.0, self.lam,
             np.array([pairs[k][0] for k, _ in geos]), np.array([pairs[k][1] for k, _ in geos]),
             np.array([g.normal for _, g in geos]), np.array([g.centroid for _, g in geos]),
-            np.array([g.Q / a for (_, g), a in zip(geos, area)]),
-            np.array([g.nc / a for (_, g), a in zip(geos, area)]),
+            np.array([g.Q / a for (_, g), a in zip(geos, area)]), ncs,
             np.array([len(g.edge_offsets) for _, g in geos]), edge_normals, edge_offsets)
         f = solve_cone_qp(Hq, grad, rows)
         bases = [np.stack([g.normal, g.e1, g.e2]) for _, g in geos]
@@ -450,7 +581,38 @@ class Model:
                     continue
                 Fc[body] += sign * fw
                 Tc[body] += sign * (tw + cross3(g.centroid - X[body, :3], fw))
-        return Fc, Tc, records
+        if any(e is not None for e in es):
+            pseudo = self._position_correction(X, geos, area, es, pairs, Q, rows, A, dt)
+        return Fc, Tc, records, pseudo
+
+    def _position_correction(self, X, geos, area, es, pairs, Q, rows, A, dt):
+        """Pseudo-velocities (n, 6) [m/s, rad/s] that remove the penetration of contacts with
+        a restitution in one step: the QP (16) with the free motion removed (b = 0) and the
+        target k h n of eq. 3 at those contacts (0 at the others), same constraints (25).
+        Positions advance with them; velocities do not keep them (a split of eq. 3 into
+        its velocity part, e·v_in, and its position part, k h)."""
+        cpen = np.concatenate([np.zeros(6) if e is None else self.k * g.nc / a
+                               for (_, g), a, e in zip(geos, area, es)])
+        # without eq. 10's λ term: with it only (1 − λ) of the depth would go per step, and
+        # a resting body would settle ~g Δt² / λ deep (7e-6 m for a box, not 1e-8 m)
+        Hp = A.T @ Q @ A
+        Hp[np.diag_indices_from(Hp)] *= 1.0 + 1e-9
+        f = solve_cone_qp(Hp, -(A.T @ cpen), rows)
+        nb = len(self.bodies)
+        Fp, Tp = np.zeros((nb, 3)), np.zeros((nb, 3))
+        for i, (k, g) in enumerate(geos):
+            fw, tw = f[6 * i:6 * i + 3], f[6 * i + 3:6 * i + 6]
+            for body, sign in ((pairs[k][1], 1.0), (pairs[k][0], -1.0)):
+                if body >= 0:
+                    Fp[body] += sign * fw
+                    Tp[body] += sign * (tw + cross3(g.centroid - X[body, :3], fw))
+        mass, _, inv_i = self._mass_arrays()
+        R = quat_to_matrix(X[:, 3:7])
+        pseudo = np.zeros((nb, 6))
+        pseudo[:, :3] = Fp / mass[:, None] * dt
+        for b in range(nb):
+            pseudo[b, 3:] = R[b] @ (inv_i[b] @ (R[b].T @ Tp[b])) * dt
+        return pseudo
 
     # --- simulation -----------------------------------------------------------------------
     def _applied(self, forces, t: float, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -464,70 +626,114 @@ class Model:
         else:
             out = {name: fn(t, states) for name, fn in forces.items()}
         index = {b.name: i for i, b in enumerate(self.bodies)}
+        if not isinstance(out, Mapping):
+            raise ParameterError("`simulate.forces` (one callable) must return {body: (force, "
+                                 f"torque)}}; it returned {type(out).__name__} at t={t:g} s.")
         for name, wrench in out.items():
             if name not in index:
                 raise ModelError(f"`forces` names body {name!r}, which is not in the model; "
                                  f"bodies are {list(index)}.")
-            fvec, tvec = wrench
-            F[index[name]] += np.asarray(fvec, dtype=float)
-            T[index[name]] += np.asarray(tvec, dtype=float)
+            try:
+                fvec, tvec = wrench
+                fvec = np.asarray(fvec, dtype=float).reshape(3)
+                tvec = np.asarray(tvec, dtype=float).reshape(3)
+            except (TypeError, ValueError):
+                raise ParameterError(f"`simulate.forces` for body {name!r} must return (force "
+                                     f"(3,) [N], torque (3,) [N m]); got {wrench!r} at "
+                                     f"t={t:g} s.") from None
+            if not (np.all(np.isfinite(fvec)) and np.all(np.isfinite(tvec))):
+                raise SimulationError(f"`simulate.forces` for body {name!r} returned a "
+                                      f"non-finite wrench at t={t:g} s: force {fvec.tolist()}, "
+                                      f"torque {tvec.tolist()}.", time=t)
+            F[index[name]] += fvec
+            T[index[name]] += tvec
         return F, T
 
     def simulate(self, t_end: float, *, dt: float = 1e-3, method: str = "rk_gill",
                  forces: Mapping[str, Callable] | Callable | None = None,
                  friction: str = "pyramid", dt_out: float | None = None,
-                 lp_solver: str = "nnls", initial: np.ndarray | None = None,
+                 lp_solver: str = "nnls", initial=None, t0: float | None = None,
                  contact_update: str = "step") -> Results:
-        """Simulate from t = 0 to `t_end` [s] with fixed step `dt` [s] (SPEC §7 step 6).
+        """Simulate from `t0` to `t_end` [s] with fixed step `dt` [s] (SPEC §7 step 6).
 
         Parameters
         ----------
+        t_end: end time [s]; the last sample is exactly `t_end` (as in ``ss.simulate``).
+            ``t_end - t0`` must be a whole number of steps `dt`.
         method: "rk_gill" (the paper's), "rk4" or "euler".
         forces: applied wrenches at the centres of mass, world frame:
             ``{body: fn(t, states) -> (force (3,) [N], torque (3,) [N m])}`` or one
             ``fn(t, states) -> {body: (force, torque)}``; `states` maps names to `BodyState`.
+            `t` is the simulation time (it starts at `t0`, not 0, in a continued run).
         friction: "pyramid" (proposed: LP of eq. 28–31, correction eq. 32–34) or
             "previous" (friction force and normal torque limited separately).
-        dt_out: sampling interval of the results [s], a multiple of dt (default dt).
+        dt_out: sampling interval of the results [s], a multiple of dt (default dt). When
+            ``t_end - t0`` is not a multiple of it, the last interval is shorter and the last
+            sample is still `t_end`.
         lp_solver: "nnls" (compiled NNLS feasibility, default) or "highs" (SciPy/HiGHS LP).
-        initial: (n_bodies, 13) state to start from (e.g. ``results.final_state``).
+        initial: where to start: None (the bodies' states from `add_body`), a previous
+            `Results` of this model (continues from its ``final_state`` at its last time,
+            which becomes the default `t0`), or an (n_bodies, 13) state array.
+        t0: start time [s] (default 0, or the end of `initial` when that is a Results).
+        contact_update: "step" (default; contact wrench once per step) or "stage" (at every
+            Runge–Kutta stage; kept for study, see docs/spatial.md).
 
         Returns
         -------
         Results with ``<body>.x/.y/.z/.qw/.qx/.qy/.qz/.vx/.vy/.vz/.wx/.wy/.wz`` and per
         contact ``<A>-<B>.active/.volume/.nx/.ny/.nz/.px/.py/.pz/.fx/.fy/.fz/.tx/.ty/.tz/
         .fn/.stick`` (force and torque on B at the volume's centroid p_g, world frame;
-        stick = 1 when static friction held).
+        stick = 1 when static friction held); ``final_state`` is the state at ``t[-1]``.
+
+        Raises
+        ------
+        ParameterError: a bad argument (the message names it and the fix).
+        ModelError: no bodies, or bodies that start overlapping (names, volume, fix).
+        SimulationError: a step would carry a body past a contact (tunnelling: names the
+            body, the time and a step that works), or the run diverges (non-finite values or
+            energy growing beyond everything the run was given: names the time, the body and
+            the last sane state).
         """
         if not self.bodies:
             raise ModelError("the model has no bodies. Add one with `model.add_body(...)`.")
-        t_end = _check_scalar("simulate", "t_end", t_end, positive=True)
+        t0, X = self._start(initial, t0)
+        t_end = _check_scalar("simulate", "t_end", t_end)
+        if not t_end > t0:
+            raise ParameterError(f"`simulate.t_end` must be after t0={t0:g} s; got "
+                                 f"t_end={t_end!r}. Pass a later end time.")
         dt = _check_scalar("simulate", "dt", dt, positive=True)
-        if method not in FIXED_STEP_METHODS:
+        if not isinstance(method, str) or method not in FIXED_STEP_METHODS:
             raise ParameterError(f"`simulate.method` must be one of "
                                  f"{sorted(FIXED_STEP_METHODS)}; got {method!r}.")
         if friction not in ("pyramid", "previous"):
             raise ParameterError(f"`simulate.friction` must be 'pyramid' or 'previous'; got "
                                  f"{friction!r}.")
-        tab = FIXED_STEP_METHODS[method]
+        if lp_solver not in ("nnls", "highs"):
+            raise ParameterError(f"`simulate.lp_solver` must be 'nnls' or 'highs'; got "
+                                 f"{lp_solver!r}.")
         if contact_update not in ("stage", "step"):
             raise ParameterError(f"`simulate.contact_update` must be 'stage' or 'step'; got "
                                  f"{contact_update!r}.")
+        if forces is not None and not callable(forces) and not isinstance(forces, Mapping):
+            raise ParameterError("`simulate.forces` must be a mapping {body: fn(t, states)} or "
+                                 f"one callable fn(t, states) -> {{body: (force, torque)}}; got "
+                                 f"{type(forces).__name__}.")
+        if isinstance(forces, Mapping):
+            for name, fn in forces.items():
+                if not callable(fn):
+                    raise ParameterError(f"`simulate.forces[{name!r}]` must be a callable "
+                                         f"fn(t, states) -> (force, torque); got {fn!r}.")
         per_stage = contact_update == "stage"
-        semi_implicit = not per_stage
+        if per_stage and any(p[4] is not None for p in self._pairs_e()):
+            raise ParameterError("`simulate.contact_update='stage'` does not support a "
+                                 "restitution (its position correction needs the once-per-step "
+                                 "contact); use contact_update='step'.")
+        n_steps, steps_out = _output_steps(t0, t_end, dt, dt_out)
+        tab = FIXED_STEP_METHODS[method]
         pairs_ab = [(a, b) for a, b, _, _ in self._pairs()]
-        n_steps = int(round(t_end / dt))
-        if abs(n_steps * dt - t_end) > 1e-9 * t_end:
-            raise ParameterError(f"`simulate.t_end` must be a multiple of dt; got t_end={t_end}, "
-                                 f"dt={dt}. Adjust either.")
-        n_sub = 1 if dt_out is None else int(round(dt_out / dt))
-        if n_sub < 1 or abs(n_sub * dt - (dt_out or dt)) > 1e-9 * dt:
-            raise ParameterError(f"`simulate.dt_out` must be a positive multiple of dt; got "
-                                 f"dt_out={dt_out}, dt={dt}.")
-        n_out = n_steps // n_sub
-        X = self.initial_state() if initial is None else np.array(initial, dtype=float)
         nb = len(self.bodies)
         pairs = self.pair_names()
+        n_out = len(steps_out)
         body_ch = np.full((n_out + 1, nb, 13), np.nan)
         contact_ch = np.zeros((n_out + 1, len(pairs), 16))
         contact_ch[..., 2:8] = np.nan
@@ -537,35 +743,37 @@ class Model:
         mass, inertia, inv_i = self._mass_arrays()
         K = np.zeros((len(tab.c), nb, 13))
         in_contact = np.zeros(nb, dtype=np.bool_)
+        guard = _EnergyGuard(self, X)
         start = _time.perf_counter()
         records: list[ContactRecord] = []
+        o = 0
         for step in range(n_steps):
-            t = step * dt
+            t = t0 + step * dt
+            pseudo = np.zeros((nb, 6))
             for s, (ci, row) in enumerate(zip(tab.c, a_rows)):
                 Xi = X if s == 0 else stage_state(X, K, row, s, dt)
                 F, T = self._applied(forces, t + ci * dt, Xi)
+                if s == 0:
+                    F0, T0 = F, T
                 if s == 0 or per_stage:
-                    Fc, Tc, recs = self.contact_wrenches(Xi, F, T, dt, friction, lp_solver)
+                    Fc, Tc, recs, ps = self._contact_step(Xi, F, T, dt, friction, lp_solver)
                     if s == 0:
-                        records = recs
+                        records, pseudo = recs, ps
+                        self._check_swept(X, t, dt, {rec.pair for rec in records})
                 K[s] = rigid_body_rates(Xi, F + Fc, T + Tc, mass, inertia, inv_i, self.gravity)
             in_contact[:] = False
-            if semi_implicit:
+            if not per_stage:
                 # bodies in contact: positions advance with the post-step velocity, the
                 # update eq. 13–15 assume (see the module docstring)
                 for rec in records:
                     for j in pairs_ab[rec.pair]:
                         if j >= 0:
                             in_contact[j] = True
-            X = finish_step(X, K, b_row, dt, in_contact)
-            if not np.all(np.isfinite(X)):
-                raise SimulationError(
-                    f"the spatial simulation produced non-finite values at t={t + dt:.6g} s "
-                    f"(step {step + 1}). Reduce dt or check the applied forces and masses.",
-                    time=t, state={b.name: body_ch[(step) // n_sub, i].tolist()
-                                   for i, b in enumerate(self.bodies)})
-            if (step + 1) % n_sub == 0:
-                o = (step + 1) // n_sub
+            X_prev = X
+            X = finish_step(X, K, b_row, dt, in_contact, pseudo)
+            guard.check(X_prev, X, F0, T0, t, dt)
+            if step + 1 == steps_out[o]:
+                o += 1
                 body_ch[o] = X
                 contact_ch[o, :, 2:8] = np.nan
                 for rec in records:
@@ -574,7 +782,8 @@ class Model:
                         [1.0, g.volume], g.normal, g.centroid, rec.wrench,
                         [rec.wrench[:3] @ g.normal, float(rec.stick)]])
         wall = _time.perf_counter() - start
-        t_axis = np.arange(n_out + 1) * (n_sub * dt)
+        t_axis = t0 + np.concatenate([[0], steps_out]) * dt
+        t_axis[-1] = t_end
         channels, units = {}, {}
         suffix = ["x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"]
         unit = ["m"] * 3 + [""] * 4 + ["m/s"] * 3 + ["rad/s"] * 3
@@ -590,13 +799,225 @@ class Model:
             for j, (s, u) in enumerate(zip(csuffix, cunit)):
                 channels[f"{name}.{s}"] = contact_ch[:, k, j]
                 units[f"{name}.{s}"] = u
-        meta = {"system": "spatial.Model", "method": method, "dt": dt, "dt_out": n_sub * dt,
+        dt_out_eff = dt * (steps_out[0] if len(steps_out) else n_steps)
+        meta = {"system": "SpatialModel", "method": method, "dt": dt, "dt_out": dt_out_eff,
+                "t0": t0, "t_end": t_end, "steps": n_steps,
                 "friction": friction, "lp_solver": lp_solver, "wall_time": wall,
                 "parameters": {"k": self.k, "lam": self.lam, "P": self.P, "eps_v": self.eps_v,
-                               "gravity": self.gravity.tolist(),
+                               "gravity": self.gravity.tolist(), "restitution": self.restitution,
                                "ground": self.ground, "mu_s": self.mu_s, "mu_d": self.mu_d},
                 "bodies": [b.name for b in self.bodies], "contacts": pairs}
         return Results(t_axis, channels, units=units, meta=meta, final_state=X)
+
+    def _start(self, initial, t0) -> tuple[float, np.ndarray]:
+        """(t0, X0) from `initial` (None, a Results of this model, or a state array) and
+        `t0`; bodies starting inside each other or the ground are rejected (except when
+        continuing a Results, whose state this model produced)."""
+        nb = len(self.bodies)
+        check_overlap = True
+        if isinstance(initial, Results):
+            if initial.final_state is None or initial.batch_shape:
+                raise ParameterError("`simulate.initial` Results carry no single final state "
+                                     "to continue from; pass the Results of one "
+                                     "`SpatialModel.simulate` run.")
+            bodies = initial.meta.get("bodies")
+            if bodies is not None and list(bodies) != [b.name for b in self.bodies]:
+                raise ParameterError(f"`simulate.initial` comes from a model with bodies "
+                                     f"{list(bodies)}; this model has "
+                                     f"{[b.name for b in self.bodies]}. Continue with the "
+                                     "model that produced it.")
+            X = initial.final_state
+            t0 = float(initial.t[-1]) if t0 is None else t0
+            check_overlap = False
+        elif initial is None:
+            X = self.initial_state()
+        else:
+            try:
+                X = np.array(initial, dtype=float)
+            except (TypeError, ValueError):
+                raise ParameterError(f"`simulate.initial` must be a Results or an ({nb}, 13) "
+                                     f"state array; got {type(initial).__name__}.") from None
+        X = np.array(X, dtype=float).reshape(-1, 13) if np.size(X) == 13 * nb else \
+            np.asarray(X, dtype=float)
+        if X.shape != (nb, 13):
+            raise ParameterError(f"`simulate.initial` must be an ({nb}, 13) state array (position, "
+                                 f"quaternion, velocity, angular velocity per body); got shape "
+                                 f"{X.shape}.")
+        if not np.all(np.isfinite(X)):
+            raise ParameterError("`simulate.initial` state must be finite; got "
+                                 f"{X.tolist()}.")
+        qn = np.linalg.norm(X[:, 3:7], axis=1)
+        if np.any(qn < 1e-12):
+            raise ParameterError("`simulate.initial` has a zero quaternion (columns 3:7) for "
+                                 f"body {self.bodies[int(np.argmin(qn))].name!r}; pass unit "
+                                 "quaternions (w, x, y, z).")
+        X = X.copy()
+        X[:, 3:7] /= qn[:, None]
+        t0 = 0.0 if t0 is None else _check_scalar("simulate", "t0", t0)
+        if check_overlap:
+            self._reject_overlaps(X)
+        return t0, X
+
+    def _check_swept(self, X: np.ndarray, t: float, dt: float, active=()) -> None:
+        """Stop before a step that would carry a body past a contact (tunnelling). Against
+        the ground: each vertex's height at the step's end, from its velocity (v + ω × r) and
+        gravity; between bodies: the closing speed of two bodies whose bounding spheres meet
+        within the step. A step may go at most MAX_STEP_PENETRATION of the body's thinnest
+        width deep; the contact volume of eq. 1–9 no longer describes a deeper step (a 0.1 m
+        box at 100 m/s with Δt = 1 ms passed through the ground). Pairs in contact at the
+        previous step (`active`, pair indices) are left to the contact force."""
+        R = None
+        pair_index = {(a, b): k for k, (a, b, _, _) in enumerate(self._pairs())}
+        for j, body in enumerate(self.bodies):
+            v, w = X[j, 7:10], X[j, 10:13]
+            width = body.shape.min_width
+            if self.ground is not None and pair_index[(-1, j)] not in active \
+                    and v[2] - np.linalg.norm(w) * body.shape.radius < 0:
+                if R is None:
+                    R = quat_to_matrix(X[:, 3:7])
+                r = body.shape.vertices @ R[j].T
+                z = X[j, 2] + r[:, 2]
+                vz = v[2] + (w[0] * r[:, 1] - w[1] * r[:, 0])
+                z_end = z + dt * vz + 0.5 * min(self.gravity[2], 0.0) * dt * dt
+                h = self.ground["height"]
+                depth = h - z_end.min()
+                height = np.ptp(z)
+                if depth > MAX_STEP_PENETRATION_GROUND * height and depth > h - z.min():
+                    speed = max(-vz.min(), 1e-300)
+                    self._tunnel(body.name, "the ground", t, dt, depth, height, speed,
+                                 MAX_STEP_PENETRATION_GROUND)
+            for i in range(j):
+                if pair_index[(i, j)] in active:
+                    continue
+                other = self.bodies[i]
+                d = X[j, :3] - X[i, :3]
+                u = X[j, 7:10] - X[i, 7:10]
+                reach = body.shape.radius + other.shape.radius
+                s = 0.0 if u @ u == 0 else min(max(-(d @ u) / (u @ u), 0.0), dt)
+                if np.linalg.norm(d + s * u) >= reach:
+                    continue
+                dist = np.linalg.norm(d)
+                closing = (max(0.0, -(d @ u) / dist) if dist > 0 else np.linalg.norm(u)) \
+                    + np.linalg.norm(w) * body.shape.radius \
+                    + np.linalg.norm(X[i, 10:13]) * other.shape.radius
+                thin = min(width, other.shape.min_width)
+                if closing * dt > MAX_STEP_PENETRATION_BODIES * thin:
+                    self._tunnel(body.name, f"body {other.name!r}", t, dt, closing * dt, thin,
+                                 closing, MAX_STEP_PENETRATION_BODIES)
+
+    def _tunnel(self, name, what, t, dt, depth, width, speed, fraction):
+        ok = 0.5 * fraction * width / speed
+        unit = 10.0 ** np.floor(np.log10(ok))
+        ok = float(np.floor(ok / unit) * unit)              # one digit, rounded down
+        raise SimulationError(
+            f"body {name!r} would move {depth:.3g} m into {what} in the step from t={t:.6g} s "
+            f"(closing at {speed:.3g} m/s; the body is {width:.3g} m thick there): the step "
+            f"dt={dt:g} s jumps past the contact (tunnelling). Use dt <= {ok:g} s (a step then "
+            f"moves it at most {0.5 * fraction:g} of that thickness), or slow the body.",
+            time=t, state={b.name: None for b in self.bodies if b.name == name})
+
+
+def _output_steps(t0: float, t_end: float, dt: float, dt_out) -> tuple[int, np.ndarray]:
+    """The number of steps and the step counts of the output samples after t0: every
+    dt_out/dt steps and the last step, so that the last sample is t_end (the output-grid rule
+    of ``ss.simulate``)."""
+    span = t_end - t0
+    n_steps = int(round(span / dt))
+    if n_steps < 1 or abs(n_steps * dt - span) > 1e-9 * max(span, dt):
+        raise ParameterError(f"`simulate.t_end` - t0 must be a whole number of steps dt; got "
+                             f"t_end={t_end:g}, t0={t0:g}, dt={dt:g} ({span / dt:.6g} steps). "
+                             f"Use t_end={t0 + max(n_steps, 1) * dt:.12g} or a dt that divides "
+                             "the span.")
+    if dt_out is None:
+        n_sub = 1
+    else:
+        dt_out = _check_scalar("simulate", "dt_out", dt_out, positive=True)
+        n_sub = int(round(dt_out / dt))
+        if n_sub < 1 or abs(n_sub * dt - dt_out) > 1e-9 * dt_out:
+            raise ParameterError(f"`simulate.dt_out` must be a whole multiple of dt; got "
+                                 f"dt_out={dt_out:g}, dt={dt:g}. Use dt_out="
+                                 f"{max(n_sub, 1) * dt:g}.")
+    steps = np.arange(n_sub, n_steps + 1, n_sub)
+    if len(steps) == 0 or steps[-1] != n_steps:
+        steps = np.append(steps, n_steps)
+    return n_steps, steps
+
+
+class _EnergyGuard:
+    """Stops a run whose mechanical energy grows beyond everything it was given (a finite
+    divergence: NaN and inf are caught too). Gain = E(t) − E(t0) − W_applied, with E the
+    kinetic plus gravitational energy and W the work of the applied wrenches (power at each
+    step's start × Δt). The budget: the kinetic energy at t0, the applied work taken in
+    absolute value, and m|g| times the body's radius plus the height it has fallen so far;
+    contacts only dissipate (eq. 3 with an overlap can give back a fraction of the impact
+    energy), so a gain above twice the budget is a divergence."""
+
+    def __init__(self, model, X):
+        self.model = model
+        self.mass, self.inertia, _ = model._mass_arrays()
+        self.g = model.gravity
+        self.E0 = self.energy(X)
+        self.K0 = self.kinetic(X).sum()
+        self.work = 0.0
+        self.work_abs = 0.0
+        self.h0 = X[:, :3] @ self.g
+        self.fallen = np.zeros(len(X))
+        self.radius = np.array([b.shape.radius for b in model.bodies])
+
+    def kinetic(self, X):
+        R = quat_to_matrix(X[:, 3:7])
+        wb = np.einsum("nji,nj->ni", R, X[:, 10:13])
+        rot = 0.5 * np.einsum("ni,nij,nj->n", wb, self.inertia, wb)
+        return 0.5 * self.mass * (X[:, 7:10] ** 2).sum(axis=1) + rot
+
+    def energy(self, X):
+        return float((self.kinetic(X) - self.mass * (X[:, :3] @ self.g)).sum())
+
+    def check(self, X_prev, X, F, T, t, dt):
+        names = [b.name for b in self.model.bodies]
+        sane = {n: X_prev[i].tolist() for i, n in enumerate(names)}
+        if not np.all(np.isfinite(X)):
+            i = int(np.argmax(~np.all(np.isfinite(X), axis=1)))
+            raise SimulationError(
+                f"the spatial simulation produced non-finite values for body {names[i]!r} at "
+                f"t={t + dt:.6g} s; the last sane state (t={t:.6g} s) is in the error's "
+                f"`state`: {names[i]}={np.round(X_prev[i], 6).tolist()}. Reduce dt or check "
+                "the applied forces and masses.", time=t, state=sane)
+        power = ((F * 0.5 * (X_prev[:, 7:10] + X[:, 7:10])).sum(axis=1)
+                 + (T * 0.5 * (X_prev[:, 10:13] + X[:, 10:13])).sum(axis=1))
+        self.work += float(power.sum()) * dt
+        self.work_abs += float(np.abs(power).sum()) * dt
+        self.fallen = np.maximum(self.fallen, X[:, :3] @ self.g - self.h0)
+        gain = self.energy(X) - self.E0 - self.work
+        budget = self.K0 + self.work_abs + float(
+            (self.mass * np.linalg.norm(self.g) * self.radius).sum()
+            + (self.mass * self.fallen).sum()) + 1e-12
+        if gain > 2.0 * budget:
+            i = int(np.argmax(self.kinetic(X) - self.kinetic(X_prev)))
+            raise SimulationError(
+                f"the spatial simulation diverged at t={t + dt:.6g} s: the energy grew by "
+                f"{gain:.3g} J, more than twice all the energy the run was given "
+                f"({budget:.3g} J), fastest for body {names[i]!r}; its last sane state "
+                f"(t={t:.6g} s) is {np.round(X_prev[i], 6).tolist()} (all bodies in the "
+                "error's `state`). Reduce dt (or use method='rk_gill'/'rk4' instead of "
+                "'euler') or check the applied forces.", time=t, state=sane)
+
+
+def _rebound(e: float, v_in: float, v_rest: float) -> float:
+    """Target separation speed e·v_in of a contact approaching at v_in; 0 (plastic) below
+    v_rest, the speed gravity gives in RESTING_SPEED_STEPS steps: a body resting on a contact
+    approaches it at g Δt every step, and bouncing that back made it hop ever higher (the
+    hop lasts about one step, and the position correction returns the depth it sank)."""
+    return e * v_in if v_in > v_rest else 0.0
+
+
+def _normal_velocity(X: np.ndarray, a: int, b: int, g: ContactGeometry) -> float:
+    """n·(v_B − v_A) at the volume's centroid p_g (negative while B approaches A)."""
+    v = np.zeros(3)
+    for body, sign in ((b, 1.0), (a, -1.0)):
+        if body >= 0:
+            v += sign * (X[body, 7:10] + cross3(X[body, 10:13], g.centroid - X[body, :3]))
+    return float(v @ g.normal)
 
 
 def _check_mu(owner: str, mu_s, mu_d) -> tuple[float, float]:
@@ -606,3 +1027,6 @@ def _check_mu(owner: str, mu_s, mu_d) -> tuple[float, float]:
         raise ParameterError(f"`{owner}.mu_d` must be <= `{owner}.mu_s`; got mu_d={mu_d}, "
                              f"mu_s={mu_s}. Lower mu_d or raise mu_s.")
     return mu_s, mu_d
+
+
+Model = SpatialModel

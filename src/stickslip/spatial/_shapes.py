@@ -40,7 +40,15 @@ class Polyhedron:
             raise ParameterError(f"`{name}.vertices` must be finite. Remove NaN/inf entries.")
         self.name = name
         self.vertices = v
-        self.faces = tuple(np.asarray(f, dtype=int) for f in faces)
+        try:
+            self.faces = tuple(np.asarray(f, dtype=int).reshape(-1) for f in faces)
+        except (TypeError, ValueError):
+            raise ParameterError(f"`{name}.faces` must be sequences of vertex indices; got "
+                                 f"{faces!r}.") from None
+        for j, f in enumerate(self.faces):
+            if len(f) and (f.min() < 0 or f.max() >= len(v)):
+                raise ParameterError(f"`{name}` face {j} refers to vertex {int(f.max())} but "
+                                     f"there are {len(v)} vertices. Use indices 0..{len(v) - 1}.")
         scale = float(np.max(np.ptp(v, axis=0)))
         if scale <= 0:
             raise ParameterError(f"`{name}` is degenerate: all vertices coincide. "
@@ -68,6 +76,7 @@ class Polyhedron:
                     "the shape into convex parts or use `ConvexHull(points)`.")
             normals.append(n)
             offsets.append(d)
+        _check_closed(name, self.faces)
         self.normals = np.array(normals)
         self.offsets = np.array(offsets)
         self.volume, self.centroid = polyhedron_volume_centroid([v[f] for f in self.faces])
@@ -75,6 +84,9 @@ class Polyhedron:
             raise ParameterError(f"`{name}` is degenerate: its volume is {self.volume:.3g} m^3 "
                                  "(are the faces oriented counter-clockwise seen from outside?).")
         self.radius = float(np.max(np.linalg.norm(v, axis=1)))
+        # the thinnest extent over the face normals [m] (the tunnelling check's yardstick)
+        proj = v @ self.normals.T
+        self.min_width = float(np.min(proj.max(axis=0) - proj.min(axis=0)))
 
     def inertia(self, mass: float) -> np.ndarray:
         """Inertia tensor [kg m^2] about the body-frame origin for a uniform density."""
@@ -117,6 +129,29 @@ class Polyhedron:
 
     def __repr__(self) -> str:
         return f"{self.name}({len(self.vertices)} vertices, {len(self.faces)} faces)"
+
+
+def _check_closed(name: str, faces) -> None:
+    """Raise `ParameterError` unless the faces close the surface: every directed edge (i, j)
+    of a face is met exactly once, reversed as (j, i), by another face (a closed, consistently
+    oriented surface). An open surface (a cube missing a face) otherwise passes the convexity
+    checks and gets a wrong volume from the divergence theorem."""
+    edges: dict[tuple[int, int], int] = {}
+    for j, f in enumerate(faces):
+        for a, b in zip(f.tolist(), np.roll(f, -1).tolist()):
+            if (a, b) in edges:
+                raise ParameterError(
+                    f"`{name}` edge ({a}, {b}) is used in the same direction by faces "
+                    f"{edges[(a, b)]} and {j}: the faces are not consistently oriented or a "
+                    "face is repeated. Order every face counter-clockwise seen from outside.")
+            edges[(a, b)] = j
+    open_edges = [e for e in edges if (e[1], e[0]) not in edges]
+    if open_edges:
+        a, b = open_edges[0]
+        raise ParameterError(
+            f"`{name}` is not closed: edge ({a}, {b}) of face {edges[(a, b)]} has no "
+            f"neighbouring face ({len(open_edges)} open edges). Add the missing faces or build "
+            "the shape with `ConvexHull(points)`.")
 
 
 def Box(lx: float, ly: float, lz: float) -> Polyhedron:

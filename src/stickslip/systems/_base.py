@@ -12,11 +12,13 @@ from typing import Any, Callable
 import jax.numpy as jnp
 import numpy as np
 
+from .._parameters import rules_of
+from .._validation import check_scalar, check_traceable
 from ..errors import ParameterError
 from ..integrate._system import AbstractSystem, module_parameters
 from ..laws import AbstractLaw
 
-__all__ = ["AbstractSystem", "check_time_function", "law_parameters"]
+__all__ = ["AbstractSystem", "check_time_function", "check_law_scalars", "law_parameters"]
 
 
 def law_parameters(prefix: str, law: AbstractLaw) -> dict[str, Any]:
@@ -25,22 +27,29 @@ def law_parameters(prefix: str, law: AbstractLaw) -> dict[str, Any]:
 
 
 def check_time_function(owner: str, name: str, fn: Callable | None,
-                        shape: tuple[int, ...]) -> None:
-    """Evaluate `fn(0.0)` once on the host and check it returns finite numbers of `shape`."""
+                        shape: tuple[int, ...], signature: str = "t",
+                        example_args: tuple | None = None) -> None:
+    """Check a user callable at construction: it traces under ``jit`` (no Python ``if`` on
+    its arguments — :func:`~stickslip._validation.check_traceable`), returns `shape`, and is
+    finite when evaluated once on the host at t = 0 (`example_args`, default ``(0.0,)``)."""
     if fn is None:
         return
-    if not callable(fn):
-        raise ParameterError(f"`{owner}.{name}` must be a callable of time t [s] written with "
-                             f"jax.numpy; got {type(fn).__name__}. Pass e.g. "
-                             f"`lambda t: 0.5 * jnp.sin(t)`.")
+    args = (0.0,) if example_args is None else example_args
+    check_traceable(owner, name, fn, args, shape=shape, signature=signature)
     try:
-        value = np.asarray(fn(jnp.asarray(0.0)))
+        value = np.asarray(fn(*(jnp.asarray(a, dtype=float) for a in args)))
     except Exception as exc:  # the user's function failed: say which one and why
-        raise ParameterError(f"`{owner}.{name}(t)` failed at t=0: {exc!r}. It must take the "
-                             "time t [s] and use jax.numpy (no float() or if on t).") from exc
-    if value.shape != shape:
-        what = "a scalar" if shape == () else f"an array of shape {shape}"
-        raise ParameterError(f"`{owner}.{name}(t)` must return {what}; got shape "
-                             f"{value.shape} at t=0.")
+        raise ParameterError(f"`{owner}.{name}({signature})` failed at t=0: {exc!r}. It must "
+                             f"take ({signature}) and use jax.numpy (no float() or if on t)."
+                             ) from exc
     if not np.all(np.isfinite(value)):
-        raise ParameterError(f"`{owner}.{name}(t)` returned a non-finite value at t=0: {value}.")
+        raise ParameterError(f"`{owner}.{name}({signature})` returned a non-finite value at "
+                             f"t=0: {value}. Make it finite for every t >= 0.")
+
+
+def check_law_scalars(owner: str, field: str, law: AbstractLaw) -> None:
+    """A 1-D host needs one value per law parameter: reject array-valued law parameters
+    here (naming ``Owner.field.param``) instead of a shape error inside ``jit``."""
+    for name in rules_of(law):
+        check_scalar(f"{owner}.{field}", name, getattr(law, name, None),
+                     f"{type(law).__name__} parameters of one {owner} are single numbers.")

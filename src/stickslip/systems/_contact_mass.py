@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, ClassVar
 
 import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
-from .._validation import check_finite, check_nonnegative, check_positive
+from .._parameters import GRAVITY, INITIAL, MASS, AbstractParametrised, Rule
 from ..errors import ParameterError
 from ..laws import AbstractContactLaw
 from ..laws._base import as_parameter
-from ._base import AbstractSystem, check_time_function
+from ._base import AbstractSystem, check_law_scalars, check_time_function
 
 __all__ = ["ContactMass"]
 
@@ -21,7 +21,7 @@ def _zero_force(t):
     return jnp.zeros_like(t)
 
 
-class ContactMass(AbstractSystem):
+class ContactMass(AbstractSystem, AbstractParametrised):
     """A mass moving along p above a rigid wall at p ≤ 0, under gravity (SPEC §3, eq. 16).
 
     ``M dv/dt = force(t) + f − M g``,  ``dp/dt = v``, plus the contact law's state rows,
@@ -46,17 +46,18 @@ class ContactMass(AbstractSystem):
     v0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
     force: Callable = _zero_force
 
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "M": MASS, "g": GRAVITY.but(hint="Pass the gravitational acceleration towards the "
+                                         "wall in m/s² (e.g. 9.81; 0 for none)."),
+        "p0": INITIAL.but(scalar=True), "v0": INITIAL.but(scalar=True)}
+
     def __check_init__(self):
-        check_positive("ContactMass", "M", self.M, "Pass the mass in kg (> 0).")
-        check_nonnegative("ContactMass", "g", self.g,
-                          "Pass the gravitational acceleration towards the wall (e.g. 9.81).")
-        check_finite("ContactMass", "p0", self.p0)
-        check_finite("ContactMass", "v0", self.v0)
         if not isinstance(self.law, AbstractContactLaw):
             raise ParameterError(
                 f"`ContactMass.law` must be a contact law (UnilateralODE, KelvinVoigt, "
                 f"HuntCrossley); got {type(self.law).__name__}. Friction laws go in "
                 "FrictionMass.")
+        check_law_scalars("ContactMass", "law", self.law)
         check_time_function("ContactMass", "force", self.force, ())
 
     @property
@@ -75,6 +76,14 @@ class ContactMass(AbstractSystem):
         f, law_rate = self.law.force_and_rate(x[2:], x[0], x[1])
         acc = (self.force(t) + f) / self.M - self.g                 # eq. 16, first row
         return jnp.concatenate([jnp.stack([x[1], acc]), law_rate])
+
+    def passive_energy(self, t, x):
+        """½·M·v² + M·g·p + the contact's stored energy [J], when nothing else feeds energy
+        in (no applied `force`) and the law has a potential (penalty laws); else None."""
+        stored = self.law.potential(x[0])
+        if self.force is not _zero_force or stored is None:
+            return None
+        return 0.5 * self.M * x[1] ** 2 + self.M * self.g * x[0] + stored
 
     def outputs(self, t, x):
         f, _ = self.law.force_and_rate(x[2:], x[0], x[1])

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Callable
+import inspect
+from typing import Callable, ClassVar
 
 import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
-from .._validation import check_finite, check_nonnegative, check_positive
+from .._parameters import INITIAL, MASS, NORMAL_FORCE, AbstractParametrised, Rule
 from ..errors import ParameterError
 from ..laws import AbstractFrictionLaw
 from ..laws._base import as_parameter
-from ._base import AbstractSystem, check_time_function
+from ._base import AbstractSystem, check_law_scalars, check_time_function
 
 __all__ = ["FrictionMass"]
 
@@ -21,26 +22,79 @@ def _zero_force(t):
     return jnp.zeros_like(t)
 
 
-class FrictionMass(AbstractSystem):
-    """A mass on a rough surface pushed by ``force(t)`` (SPEC §2, eq. 10 for `CoulombODE`).
+def _takes_state(fn: Callable) -> bool:
+    """True when `fn` is a force of ``(t, p, v)``, False for a force of ``t`` alone."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):      # builtins, some C callables: a force of t
+        return False
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return True
+    return len([p for p in positional if p.default is p.empty]) >= 3
 
-    ``M dv/dt = force(t) + f``,  ``dp/dt = v``, plus the friction law's own state rows,
-    where ``f`` is the friction force on the mass from `law` (``−K·sat(F/K, a + βv)`` for
-    `CoulombODE`, eq. 9-10).
+
+class _Constant(eqx.Module):
+    """A constant as a callable of t (keeps the value an array leaf: batchable)."""
+
+    value: jnp.ndarray = eqx.field(converter=as_parameter)
+
+    def __call__(self, t):
+        return self.value + 0.0 * t
+
+
+def _as_time_function(value):
+    """A number becomes a constant function of t; callables and None pass through."""
+    if value is None or callable(value) or isinstance(value, (str, bytes)):
+        return value
+    return _Constant(value)
+
+
+# The friction law's state rows as FrictionMass channels: CoulombODE's `a` is the offset of
+# the body from its proxy [m] (SPEC §2: the proxy sits at p − a), not an acceleration.
+_CHANNEL_NAMES = {"a": "proxy_offset"}
+
+
+class FrictionMass(AbstractSystem, AbstractParametrised):
+    """A mass on a rough surface, pushed by a force, on a spring and a damper, with the
+    surface possibly moving (a belt) (SPEC §2, eq. 10 for `CoulombODE`).
+
+    With ``u(t)`` the surface velocity and ``w = v − u(t)`` the sliding velocity::
+
+        M dv/dt = force(t, p, v) + f(w) − stiffness·(p − anchor) − damping·v,   dp/dt = v
+
+    plus the friction law's own state rows, where ``f`` is the friction force on the mass
+    from `law`, driven by the sliding velocity relative to the surface (``−K·sat(F/K, a +
+    β·w)`` for `CoulombODE`, eq. 9-10).
 
     Parameters
     ----------
     M: mass [kg] > 0.
     law: any friction law (`CoulombODE`, `LuGre`, `TanhCoulomb`, …).
-    force: applied force f_e [N] as a callable of t [s] written with ``jax.numpy``
-        (default none).
+    force: applied force f_e [N], a callable written with ``jax.numpy`` of the time t [s]
+        — ``force=lambda t: ...`` — or of the time and the state — ``force=lambda t, p, v:
+        ...`` (position [m], velocity [m/s]); default none. Branch with ``jnp.where``, not
+        ``if``: the callable is checked at construction.
     N: normal force [N] handed to the law (default 1): it sets `LuGre`'s levels
         (F_s = mus·N) and the level of a ``CoulombODE(mu=...)``; a ``CoulombODE(F=...)``
         uses its own F.
     p0, v0: initial position [m] and velocity [m/s].
+    stiffness: spring from the mass to a fixed `anchor` [N/m] ≥ 0 (default none).
+    anchor: where that spring is relaxed [m] (default 0).
+    damping: viscous damper from the mass to the ground [N·s/m] ≥ 0 (default none).
+    surface_velocity: the surface (belt) velocity u [m/s], a number or a callable of t
+        (default none: a fixed surface).
 
     Channels: ``p`` [m], ``v`` [m/s], ``f`` friction force on the mass [N], ``fe`` applied
-    force [N], and the law's states (``a`` for CoulombODE, ``z`` for LuGre) [m].
+    force [N], the law's states — ``proxy_offset`` for CoulombODE (``a`` of eq. 10: the
+    body's offset from its Coulomb proxy [m]; the proxy sits at ``p − proxy_offset``),
+    ``z`` for LuGre [m] — and ``slip`` [m/s]: the sliding velocity of the friction contact
+    relative to the surface. For `CoulombODE` it is the proxy's, ``w − da/dt`` — the
+    argument of sgn in eq. 8, **exactly 0 while the contact sticks** (the body itself sits
+    on the proxy spring and moves by at most F/K while stuck); for other laws it is ``w``.
+    With a spring, a damper or a moving surface also ``fs`` (spring plus damper force on
+    the mass [N]) and ``u`` (surface velocity [m/s]). ``a`` is kept as a deprecated alias of
+    ``proxy_offset`` (same values; it will be removed).
 
     Examples
     --------
@@ -50,6 +104,11 @@ class FrictionMass(AbstractSystem):
     >>> res = ss.simulate(block, 1.0, dt=1e-4, dt_out=1e-2)
     >>> bool(abs(res["p"]).max() <= 0.4 / 1e4)   # 0.4 N < F = 0.5 N: held by the proxy spring
     True
+    >>> belt = ss.systems.FrictionMass(M=1.0, law=law, stiffness=10.0, surface_velocity=0.1,
+    ...                                 v0=0.1)
+    >>> res = ss.simulate(belt, 0.2, dt=1e-4, dt_out=0.1)
+    >>> float(abs(res["slip"][-1])) < 1e-9       # carried along by the belt: stuck to it
+    True
     """
 
     M: jnp.ndarray = eqx.field(converter=as_parameter)
@@ -58,42 +117,97 @@ class FrictionMass(AbstractSystem):
     N: jnp.ndarray = eqx.field(converter=as_parameter, default=1.0)
     p0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
     v0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
+    stiffness: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
+    anchor: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
+    damping: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
+    surface_velocity: Callable | None = eqx.field(converter=_as_time_function, default=None)
+
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "M": MASS, "N": NORMAL_FORCE.but(scalar=True),
+        "p0": INITIAL.but(scalar=True), "v0": INITIAL.but(scalar=True),
+        "stiffness": Rule("nonnegative", "Pass the spring stiffness in N/m (>= 0).",
+                          scalar=True),
+        "anchor": Rule("finite", "Pass the spring's anchor position in metres.", scalar=True),
+        "damping": Rule("nonnegative", "Pass the damper coefficient in N·s/m (>= 0).",
+                        scalar=True)}
 
     def __check_init__(self):
-        check_positive("FrictionMass", "M", self.M, "Pass the mass in kg (> 0).")
-        check_nonnegative("FrictionMass", "N", self.N, "Pass the normal force in newtons.")
-        check_finite("FrictionMass", "p0", self.p0)
-        check_finite("FrictionMass", "v0", self.v0)
         if not isinstance(self.law, AbstractFrictionLaw):
             raise ParameterError(
                 f"`FrictionMass.law` must be a friction law (CoulombODE, LuGre, TanhCoulomb); "
                 f"got {type(self.law).__name__}. Contact laws go in ContactMass.")
-        check_time_function("FrictionMass", "force", self.force, ())
+        check_law_scalars("FrictionMass", "law", self.law)
+        if callable(self.force) and _takes_state(self.force):
+            check_time_function("FrictionMass", "force", self.force, (), signature="t, p, v",
+                                example_args=(0.0, self.p0, self.v0))
+        else:
+            check_time_function("FrictionMass", "force", self.force, ())
+        if self.surface_velocity is not None:
+            check_time_function("FrictionMass", "surface_velocity", self.surface_velocity, ())
+
+    @property
+    def _has_belt_terms(self) -> bool:
+        return (self.stiffness is not None or self.damping is not None
+                or self.surface_velocity is not None)
 
     @property
     def state_names(self):
-        return ("p", "v", *self.law.state_names)
+        return ("p", "v", *(_CHANNEL_NAMES.get(n, n) for n in self.law.state_names))
 
     @property
     def units(self):
-        return {"p": "m", "v": "m/s", "f": "N", "fe": "N", "a": "m", "z": "m"}
+        return {"p": "m", "v": "m/s", "f": "N", "fe": "N", "a": "m", "proxy_offset": "m",
+                "z": "m", "slip": "m/s", "fs": "N", "u": "m/s"}
 
     def initial_state(self):
         return jnp.concatenate([jnp.stack([self.p0, self.v0]),
                                 jnp.zeros(self.law.n_states)])
 
-    def _friction(self, x):
-        return self.law.force_and_rate(x[2:], x[1], self.N)
+    def _surface(self, t):
+        return 0.0 * t if self.surface_velocity is None else self.surface_velocity(t)
+
+    def _applied(self, t, x):
+        if _takes_state(self.force):
+            return self.force(t, x[0], x[1])
+        return self.force(t)
+
+    def _spring(self, x):
+        fs = 0.0 * x[0]
+        if self.stiffness is not None:
+            fs = fs - self.stiffness * (x[0] - self.anchor)
+        if self.damping is not None:
+            fs = fs - self.damping * x[1]
+        return fs
+
+    def _friction(self, t, x):
+        return self.law.force_and_rate(x[2:], x[1] - self._surface(t), self.N)
 
     def vector_field(self, t, x):
-        f, law_rate = self._friction(x)
-        acc = (self.force(t) + f) / self.M                       # eq. 10, first row
+        f, law_rate = self._friction(t, x)
+        acc = (self._applied(t, x) + f + self._spring(x)) / self.M      # eq. 10, first row
         return jnp.concatenate([jnp.stack([x[1], acc]), law_rate])
 
     def outputs(self, t, x):
-        f, _ = self._friction(x)
-        return {"f": f, "fe": self.force(t)}
+        f, law_rate = self._friction(t, x)
+        slip = x[1] - self._surface(t)
+        if "a" in self.law.state_names:      # CoulombODE: the proxy's velocity (eq. 8)
+            i = self.law.state_names.index("a")
+            slip = slip - law_rate[i]
+        out = {"f": f, "fe": self._applied(t, x), "slip": slip}
+        if self._has_belt_terms:
+            out.update(fs=self._spring(x), u=self._surface(t))
+        if "a" in self.law.state_names:
+            out["a"] = x[2 + self.law.state_names.index("a")]     # deprecated alias
+        return out
 
     def linear_modes(self):
-        return [(f"{type(self.law).__name__} {label}", eig)
-                for label, eig in self.law.linear_modes(np.asarray(self.M), np.asarray(self.N))]
+        M = np.asarray(self.M)
+        modes = [(f"{type(self.law).__name__} {label}", eig)
+                 for label, eig in self.law.linear_modes(M, np.asarray(self.N))]
+        if self.stiffness is not None or self.damping is not None:
+            k = 0.0 if self.stiffness is None else float(self.stiffness)
+            c = 0.0 if self.damping is None else float(self.damping)
+            disc = np.sqrt(c ** 2 - 4 * float(M) * k + 0j)
+            modes.append(("spring-damper (M s² + c s + k = 0)",
+                          np.array([(-c + disc) / (2 * M), (-c - disc) / (2 * M)])))
+        return modes

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, ClassVar
 
 import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
-from .._validation import check_nonnegative, check_positive, check_shape
+from .._parameters import GRAVITY, MASS, AbstractParametrised, Rule
+from .._validation import check_shape
 from ..errors import ParameterError
 from ..laws import AbstractContactLaw, AbstractFrictionLaw, CoulombODE, UnilateralODE
 from ..laws._base import as_parameter
-from ._base import AbstractSystem, check_time_function
+from ._base import AbstractSystem, check_law_scalars, check_time_function
 
 __all__ = ["PointOnPlane"]
 
@@ -21,7 +22,7 @@ def _no_force(t):
     return jnp.zeros(3) * t
 
 
-class PointOnPlane(AbstractSystem):
+class PointOnPlane(AbstractSystem, AbstractParametrised):
     """A point mass on the plane z = 0 with Coulomb friction and rigid contact (eq. 20-22).
 
     With p = [x, y, z] and the contact force ``f_z`` from `contact` (eq. 22), the friction
@@ -58,9 +59,12 @@ class PointOnPlane(AbstractSystem):
     p0: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
     v0: jnp.ndarray = eqx.field(converter=as_parameter, default=(0.0, 0.0, 0.0))
 
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "M": MASS, "g": GRAVITY,
+        "p0": Rule("finite", "Pass a finite initial position [x, y, z] in metres."),
+        "v0": Rule("finite", "Pass a finite initial velocity [vx, vy, vz] in m/s.")}
+
     def __check_init__(self):
-        check_positive("PointOnPlane", "M", self.M, "Pass the mass in kg (> 0).")
-        check_nonnegative("PointOnPlane", "g", self.g)
         if self.p0 is not None:
             check_shape("PointOnPlane", "p0", self.p0, (3,))
         check_shape("PointOnPlane", "v0", self.v0, (3,))
@@ -70,6 +74,8 @@ class PointOnPlane(AbstractSystem):
         if not isinstance(self.contact, AbstractContactLaw):
             raise ParameterError(f"`PointOnPlane.contact` must be a contact law; got "
                                  f"{type(self.contact).__name__}.")
+        check_law_scalars("PointOnPlane", "friction", self.friction)
+        check_law_scalars("PointOnPlane", "contact", self.contact)
         check_time_function("PointOnPlane", "force", self.force, (3,))
 
     @property

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
-from .._validation import check_finite, check_nonnegative, check_positive, check_shape
+from .._parameters import GRAVITY, MASS, AbstractParametrised, Rule
+from .._validation import check_shape
 from ..errors import ParameterError
 from ..laws import AbstractContactLaw, AbstractFrictionLaw, CoulombODE, UnilateralODE
 from ..laws._base import as_parameter
-from ._base import AbstractSystem
+from ._base import AbstractSystem, check_law_scalars
 
 __all__ = ["TwoBlocksConveyor"]
 
@@ -26,7 +29,7 @@ def _default_frictions():
             CoulombODE(mu=0.5, K=1e4, beta=2e-2))
 
 
-class TwoBlocksConveyor(AbstractSystem):
+class TwoBlocksConveyor(AbstractSystem, AbstractParametrised):
     """Two blocks pressed against a wall by a conveyor (SPEC §5 example 2, eq. 23-33).
 
     Geometry (x horizontal, y vertical): a wall at x = 0; block 1 (mass M1) touches it (gap
@@ -71,12 +74,13 @@ class TwoBlocksConveyor(AbstractSystem):
     x0: jnp.ndarray = eqx.field(converter=as_parameter,
                                 default=(0.0, 0.1, 0.02, 0.0, 0.0, 0.0, 0.0, 0.0))
 
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "M1": MASS, "M2": MASS,
+        "Ks": Rule("nonnegative", "Pass the spring stiffness in N/m (>= 0).", scalar=True),
+        "g": GRAVITY, "u": Rule("finite", "Pass the belt speed in m/s.", scalar=True),
+        "x0": Rule("finite", "Pass a finite initial state (8 numbers).")}
+
     def __check_init__(self):
-        for name in ("M1", "M2"):
-            check_positive("TwoBlocksConveyor", name, getattr(self, name), "Pass a mass in kg.")
-        check_nonnegative("TwoBlocksConveyor", "Ks", self.Ks)
-        check_nonnegative("TwoBlocksConveyor", "g", self.g)
-        check_finite("TwoBlocksConveyor", "u", self.u)
         check_shape("TwoBlocksConveyor", "x0", self.x0, (8,))
         for field, kind, n in (("contacts", AbstractContactLaw, 3),
                                ("frictions", AbstractFrictionLaw, 3)):
@@ -84,6 +88,8 @@ class TwoBlocksConveyor(AbstractSystem):
             if len(laws) != n or not all(isinstance(law, kind) for law in laws):
                 raise ParameterError(f"`TwoBlocksConveyor.{field}` must be a tuple of {n} "
                                      f"{kind.__name__[8:]}s; got {laws!r}.")
+            for i, law in enumerate(laws):
+                check_law_scalars("TwoBlocksConveyor", f"{field}[{i}]", law)
 
     @property
     def state_names(self):

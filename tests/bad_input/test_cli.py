@@ -1,0 +1,74 @@
+"""Bad command lines: each ends with one line on stderr that names the option or value, a
+non-zero exit status and no traceback (issue 11 item 11: a bad ``--out`` gave 34 lines)."""
+
+import pytest
+from typer.testing import CliRunner
+
+import stickslip as ss
+from stickslip.cli import app
+from stickslip.figures import FigureSpec
+
+
+@pytest.fixture
+def a_file(tmp_path):
+    path = tmp_path / "results.txt"
+    path.write_text("in the way")
+    return str(path)
+
+
+CASES = [  # (arguments; "{file}" is a plain file), a substring the one-line message names
+    (["bogus"], "bogus"),
+    (["--versio"], "--versio"),
+    (["figures", "--bogus"], "--bogus"),
+    (["figures", "--only", "fig99"], "fig99"),
+    (["figures", "--only", "fig3_stiction,nope"], "nope"),
+    (["figures", "--only", "fig3_stiction", "nope"], "nope"),
+    (["figures", "nope"], "nope"),
+    (["figures", "--only", ","], "--only"),
+    (["figures", "--only"], "--only"),
+    (["figures", "--out"], "--out"),
+    (["figures", "-o"], "-o"),
+    (["figures", "--out", "{file}"], "--out"),
+    (["figures", "--out", "{file}/sub/dir"], "--out"),
+    (["figures", "--out", "/proc/stickslip-cannot-write-here"], "--out"),
+    (["figures", "--out", "/dev/null"], "--out"),
+    (["examples", "nope"], "nope"),
+    (["examples", "run"], "NAME"),
+    (["examples", "run", "nope"], "nope"),
+    (["examples", "run", "four_bar", "--out", "{file}"], "--out"),
+    (["examples", "run", "four_bar", "--animation", "extra"], "extra"),
+    (["examples", "list", "extra"], "extra"),
+]
+
+
+def _assert_one_line_error(result, needle):
+    assert result.exit_code not in (0, None), result.output
+    assert "Traceback" not in result.output and result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("stickslip: error: ") and needle in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("args, needle", CASES, ids=[" ".join(a) for a, _ in CASES])
+def test_bad_command_line_gives_one_line(args, needle, a_file):
+    args = [arg.replace("{file}", a_file) for arg in args]
+    _assert_one_line_error(CliRunner().invoke(app, args), needle)
+
+
+@pytest.mark.parametrize("error, needle", [
+    (ss.ParameterError("`CoulombODE.K` must be > 0; got K=-1.0. Use a positive stiffness."),
+     "CoulombODE.K"),
+    (ss.SimulationError("run diverged at t = 0.3 s; lower dt"), "t = 0.3 s"),
+    (OSError(28, "No space left on device", "fig3_stiction.png"), "No space left on device"),
+    (PermissionError(13, "Permission denied", "summary.json"), "summary.json"),
+])
+def test_error_during_a_run_gives_one_line(tmp_path, monkeypatch, error, needle):
+    def make(spec, out_dir):
+        raise error
+
+    monkeypatch.setattr(FigureSpec, "make", make)
+    result = CliRunner().invoke(app, ["figures", "fig3_stiction", "--out", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("stickslip: error: ") and needle in lines[0]

@@ -1,0 +1,98 @@
+"""JAX's persistent compilation cache (issue 13 item 5): on by default in the user cache
+directory, off with STICKSLIP_JAX_CACHE=0, and a second process with a warm cache runs a
+model without a single XLA compile (counted by JAX's own cache-miss events)."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+TESTS = str(Path(__file__).resolve().parents[1])
+
+# counts JAX's persistent-cache misses (= XLA compiles that the cache could not serve) and
+# hits while a model runs; prints them as JSON
+PROBE = textwrap.dedent("""
+    import json, sys
+    from jax import monitoring
+    counts = {"misses": 0, "hits": 0}
+    def count(event, **kwargs):
+        if event == "/jax/compilation_cache/cache_misses":
+            counts["misses"] += 1
+        elif event == "/jax/compilation_cache/cache_hits":
+            counts["hits"] += 1
+    monitoring.register_event_listener(count)
+    import jax, stickslip as ss
+    MODEL
+    counts["dir"] = jax.config.jax_compilation_cache_dir
+    print(json.dumps(counts))
+""")
+
+FRICTION_MASS = """
+from models import sliding_block
+res = ss.simulate(sliding_block(), 1.0, dt=1e-3, dt_out=1e-2)
+assert res.t[-1] == 1.0
+"""
+
+SLIDER_CRANK = """
+from stickslip.planar import examples
+res = examples.slider_crank().simulate(1.0, dt=1e-3, dt_out=1e-2)
+assert res.t[-1] == 1.0
+"""
+
+
+def run_probe(model: str, env: dict) -> dict:
+    code = PROBE.replace("MODEL", model.strip())
+    full_env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, TESTS]), **env}
+    full_env.pop("JAX_COMPILATION_CACHE_DIR", None)
+    out = subprocess.run([sys.executable, "-c", code], env=full_env, capture_output=True,
+                         text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def check_second_process_compiles_nothing(model, tmp_path):
+    env = {"STICKSLIP_JAX_CACHE": str(tmp_path / "jax")}
+    cold = run_probe(model, env)
+    warm = run_probe(model, env)
+    assert cold["dir"] == str(tmp_path / "jax")
+    assert cold["misses"] > 0                       # the first process compiled and stored
+    assert warm["misses"] == 0 and warm["hits"] >= cold["misses"]
+
+
+def test_second_process_with_a_warm_cache_compiles_nothing(tmp_path):
+    # FrictionMass: quick enough for the default suite (the slider–crank variant is slow)
+    check_second_process_compiles_nothing(FRICTION_MASS, tmp_path)
+
+
+@pytest.mark.slow
+def test_second_process_runs_the_slider_crank_without_compiling(tmp_path):
+    check_second_process_compiles_nothing(SLIDER_CRANK, tmp_path)
+
+
+def test_cache_is_on_by_default_in_the_user_cache_directory_and_can_be_turned_off(
+        tmp_path, monkeypatch):
+    import jax
+
+    from stickslip import _compile_cache
+
+    before = jax.config.jax_compilation_cache_dir
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    try:
+        jax.config.update("jax_compilation_cache_dir", None)
+        monkeypatch.setenv("STICKSLIP_JAX_CACHE", "0")
+        assert _compile_cache.enable_compile_cache() is None
+        assert jax.config.jax_compilation_cache_dir is None
+        monkeypatch.delenv("STICKSLIP_JAX_CACHE")
+        path = _compile_cache.enable_compile_cache()
+        assert path == tmp_path / "xdg" / "stickslip" / "jax" and path.is_dir()
+        assert jax.config.jax_compilation_cache_dir == str(path)
+        assert jax.config.jax_persistent_cache_min_compile_time_secs == 0.0
+        # a cache the user configured is left alone
+        assert _compile_cache.enable_compile_cache() == path
+    finally:
+        jax.config.update("jax_compilation_cache_dir", before)
