@@ -150,3 +150,13 @@ def test_painleve_rod_stops_exactly_inside_the_window(mu):
         res = model.simulate(0.05, dt=1e-3)          # runs through
         assert res.t[-1] == pytest.approx(0.05)
         assert np.all(res["floor.fn"] >= 0)
+
+
+def test_adaptive_integrator_runs_the_relaxed_contact():
+    # the λ-problem inside diffrax (Tsit5): the sliding block keeps the closed-form motion
+    theta, mu = np.radians(35.0), 0.4
+    res = incline(theta, mu).simulate(0.5, method="tsit5", dt_out=0.05, rtol=1e-10,
+                                      atol=1e-12)
+    a = G * (np.sin(theta) - mu * np.cos(theta))
+    np.testing.assert_allclose(_along(res, theta), 0.5 * a * res.t ** 2, rtol=1e-6,
+                               atol=1e-12)

@@ -16,7 +16,7 @@ from ..constraints._lambda_problem import STATUS_TEXT, check_formulation
 from ..errors import ModelError, PainleveError, ParameterError
 from ..results import Results
 from ._contact import AbstractFrictionalContact
-from ._contact_system import ContactPlanarSystem, PairGeometry
+from ._contact_system import ContactPlanarSystem, PairGeometry, ProjectedContactPlanarSystem
 
 __all__ = ["add_frictional_contact", "contact_system", "simulate_contacts"]
 
@@ -78,10 +78,10 @@ def contact_system(model, formulation: str = "kikuuwe", baumgarte=(0.0, 0.0),
             owners.append(c.name if c.n_pairs == 1 else f"{c.name} (corner {k + 1})")
     pairs = PairGeometry(body_i=tuple(bi), body_j=tuple(bj), point_j=np.array(pj),
                          line_point_i=np.array(lp), line_axis_i=np.array(la))
-    return ContactPlanarSystem(mechanism=mech, pairs=pairs, mu=np.array(mu),
-                               delta=np.array(delta), zeta=np.array(zeta),
-                               formulation=formulation, names=tuple(names),
-                               contact_names=tuple(owners), project_joints=bool(projection))
+    cls = ProjectedContactPlanarSystem if projection else ContactPlanarSystem
+    return cls(mechanism=mech, pairs=pairs, mu=np.array(mu), delta=np.array(delta),
+               zeta=np.array(zeta), formulation=formulation, names=tuple(names),
+               contact_names=tuple(owners))
 
 
 def _painleve(system: ContactPlanarSystem, t: float, x, status: int, when: str):

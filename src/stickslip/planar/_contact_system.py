@@ -29,7 +29,7 @@ from ..integrate._system import AbstractSystem
 from ..laws._base import as_parameter
 from ._system import PlanarSystem
 
-__all__ = ["ContactPlanarSystem", "PairGeometry"]
+__all__ = ["ContactPlanarSystem", "ProjectedContactPlanarSystem", "PairGeometry"]
 
 
 class PairGeometry(eqx.Module):
@@ -106,11 +106,6 @@ class ContactPlanarSystem(AbstractSystem):
     formulation: str = eqx.field(static=True)
     names: tuple = eqx.field(static=True)
     contact_names: tuple = eqx.field(static=True)
-    project_joints: bool = eqx.field(static=True, default=True)
-
-    @property
-    def projects_after_step(self):  # noqa: D401 - capability follows the mechanism's
-        return self.project_joints
 
     # --- the λ-problem -------------------------------------------------------------------
     def admissible_set(self, n_bilateral: int) -> ProductSet:
@@ -219,3 +214,10 @@ class ContactPlanarSystem(AbstractSystem):
         out.update(contact_formulation=self.formulation, mu=np.asarray(self.mu).tolist(),
                    delta=np.asarray(self.delta).tolist(), zeta=np.asarray(self.zeta).tolist())
         return out
+
+
+class ProjectedContactPlanarSystem(ContactPlanarSystem):
+    """A :class:`ContactPlanarSystem` whose joints the fixed-step integrators project back
+    onto Φ = 0, Φ_q q̇ = ν after every step (SPEC §9; contacts are not projected)."""
+
+    projects_after_step: ClassVar[bool] = True
