@@ -48,6 +48,9 @@ from ._impact import TranslationalStop as TranslationalStop
 from ._dynamics import ConstrainedEquations as ConstrainedEquations
 from ._dynamics import Dynamics as Dynamics
 from ._dynamics import schur_solve as schur_solve
+from ._contact import ClearanceSlider as ClearanceSlider
+from ._contact import PointLineContact as PointLineContact
+from ._contact_reference import moreau_jean as moreau_jean
 from ._model import Model as Model
 from ._system import PlanarSystem as PlanarSystem
 from ._system import ProjectedPlanarSystem as ProjectedPlanarSystem
@@ -62,4 +65,5 @@ __all__ = [
     "TranslationalSpringDamper", "RotationalSpringDamper", "PointForce", "BodyTorque",
     "LuGreFriction", "PointLineStop", "TranslationalStop", "RevoluteStop",
     "Dynamics", "ConstrainedEquations", "schur_solve",
+    "PointLineContact", "ClearanceSlider", "moreau_jean",
 ]

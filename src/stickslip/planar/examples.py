@@ -516,6 +516,15 @@ def _run_ball_on_paddle(out):
 
 
 EXAMPLES = {
+    # frictional contacts (issue 12; runners in _contact_examples.py)
+    "clearance_slider": ("Slider–crank with a clearance slider (c = 1 mm, μ = 0.01): corner "
+                         "gaps and forces, SPEC §6", lambda out: _contact_run("clearance_slider", out)),
+    "incline": ("Block on an incline: sticks at 20°, slides at 35° (SPEC §6)",
+                lambda out: _contact_run("incline", out)),
+    "painleve_rod": ("Rod sliding on a floor: Painlevé error at μ = 2.5, run at μ = 0.3",
+                     lambda out: _contact_run("painleve", out)),
+    "box_on_ground": ("3-D box with point contacts, pushed: holds then slides",
+                      lambda out: _contact_run("box", out)),
     "four_bar": ("Four-bar linkage driven at 1 rev/s: kinematics vs Freudenstein, inverse "
                  "dynamics (SPEC §9 8-1)", _run_four_bar),
     "slider_crank": ("Slider-crank released at 60° under gravity, 10 s forward dynamics "
@@ -536,6 +545,12 @@ EXAMPLES = {
     "ball_in_box": ("Ball bouncing in a box, restitution 0.9, impact events (SPEC §9 9-1)",
                     _run_ball_in_box),
 }
+
+
+def _contact_run(which, out):
+    from . import _contact_examples
+
+    return getattr(_contact_examples, f"_run_{which}")(out)
 
 
 def run_example(name: str, out, animation: bool = True) -> dict:
