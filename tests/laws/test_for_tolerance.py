@@ -167,7 +167,7 @@ def test_for_tolerance_meets_the_tolerance_at_the_lowest_cost(tol, ratio):
     tuning = ss.laws.CoulombODE.for_tolerance(mass=M, F=F, tol=tol, push=push,
                                               slide_time=t_star)
     assert isinstance(tuning, ss.laws.ToleranceTuning)
-    assert abs(tuning.error) <= tol / 2
+    assert abs(tuning.error) <= 0.75 * tol
     block = ss.systems.FrictionMass(M=M, law=tuning.law)
     assert tuning.dt <= ss.largest_stable_step(block)
     err, rate = _rest_error(tuning.law, tuning.dt, push=push)
@@ -187,7 +187,7 @@ def test_for_tolerance_honours_a_given_damping_ratio():
     tuning = ss.laws.CoulombODE.for_tolerance(mass=M, F=F, tol=1e-5, push=P,
                                               slide_time=T_STAR, damping_ratio=5.0)
     assert tuning.beta * math.sqrt(tuning.K / M) / 2 == pytest.approx(5.0)
-    assert abs(tuning.error) <= 0.5e-5
+    assert abs(tuning.error) <= 0.75e-5
 
 
 def test_runner_agrees_with_simulate():
