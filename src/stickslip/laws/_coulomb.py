@@ -25,8 +25,9 @@ class ToleranceTuning(NamedTuple):
     """What :meth:`CoulombODE.for_tolerance` returns.
 
     K: proxy stiffness [N/m].  beta: proxy time constant [s].  dt: fixed RK4 step [s].
-    law: the ``CoulombODE`` built from them.  error: the predicted rest-position error [m]
-    of the slide-then-stick problem (:func:`slide_then_stick_error`).
+    law: the ``CoulombODE`` built from them.  error: the rest-position error p_rest − p* [m]
+    of the slide-then-stick problem (:func:`slide_then_stick_error`), simulated at (K, beta,
+    dt).
     """
 
     K: float
@@ -65,6 +66,12 @@ def slide_then_stick_error(F: float, K: float, beta: float, push: float,
     like 1/(K·β) — not like F/K — which is why an over-damped stick mode (large K·β, ζ ≈ 5)
     is the efficient choice. Checked against the exact piecewise-linear solution and against
     simulation in ``tests/laws/test_for_tolerance.py``.
+
+    Regime: the closed form assumes the stuck transient is over-damped (within 2 % of the
+    exact piecewise solution from ζ = 2 up; off by more than 5 % at ζ ≤ 1, where the breakaway
+    term is ∝ 1/√K) and resolved in time. At the usual RK4 step (0.5 × the stable one) the
+    breakaway happens inside the first step and the discretisation changes the term (at
+    P = 5F it doubles it); :meth:`CoulombODE.for_tolerance` measures it instead.
     """
     ratio = F / push
     if not 0.0 < ratio < 1.0:
