@@ -391,13 +391,20 @@ def _check_stability(system, method, dt):
     limit, label, lam_k = limits[k], labels[k], lam[k]
     if not dt > limit:
         return
-    suggestion = float(f"{0.9 * limit:.1g}") if 0.9 * limit > 0 else limit
+    suggestion = _round_down_1sig(0.9 * limit) if 0.9 * limit > 0 else limit
     raise ParameterError(
         f"dt={dt:g} s is too large for the stiffness of {type(system).__name__}: its "
         f"{label} mode has eigenvalue {lam_k.real:.4g}{lam_k.imag:+.4g}j 1/s, and {method} is "
         f"stable only for dt <= {limit:.3g} s. Use dt={suggestion:g} or smaller, soften "
         "the law (lower K, adjust beta), or use an adaptive method such as "
         "method='kvaerno5'. (check_step=False skips this check.)")
+
+
+def _round_down_1sig(x: float) -> float:
+    """`x` > 0 rounded DOWN to one significant figure (1.512e-4 → 1e-4; formatting with
+    ``.1g`` would round 1.6e-4 up to 2e-4, past a stability limit)."""
+    exponent = math.floor(math.log10(x))
+    return math.floor(x / 10.0 ** exponent) * 10.0 ** exponent
 
 
 # --- runners ------------------------------------------------------------------------------
