@@ -203,10 +203,16 @@ class PlanarSystem(AbstractSystem):
             [jnp.zeros((1, 3), dtype=qd.dtype), qd.reshape(-1, 3)])
         out = []
         for members, idx_i, idx_j, rows in self.layout.groups:
-            arrays, static = eqx.partition(stack([self.constraints[k] for k in members]),
-                                           eqx.is_array)
             args = (poses[idx_i], poses[idx_j]) if rates is None else \
                 (poses[idx_i], poses[idx_j], rates[idx_i], rates[idx_j])
+            if len(members) == 1:           # a group of one: no stacking, no vmap
+                value = getattr(self.constraints[members[0]], method)(
+                    *(a[0] for a in args), t)
+                out.append((members, idx_i, idx_j, rows,
+                            jax.tree.map(lambda v: v[None], value)))
+                continue
+            arrays, static = eqx.partition(stack([self.constraints[k] for k in members]),
+                                           eqx.is_array)
 
             def call(a, *z):
                 return getattr(eqx.combine(a, static), method)(*z, t)
