@@ -5,7 +5,7 @@ centre the push has almost no lever on the crank and friction holds it: the mech
 self-locks. Output: the crank's rotation after 0.3 s and whether it stayed put.
 
 The model is built once with the planar API; `build` only swaps the traced parameters (the
-joints' friction laws and the assembled initial pose), so `ss.sweep` runs the whole grid
+joints' friction laws in ``system.frictions`` and the assembled initial pose), so `ss.sweep` runs the whole grid
 vmapped — one compile for every point.
 
     PYTHONPATH=src python examples/studies/slider_crank_self_locking.py [--out DIR]
@@ -68,9 +68,10 @@ def pose(theta0):
 
 def build(mu, theta0_deg):
     """The base system with friction coefficient μ in every joint, started at rest at θ0."""
-    laws = tuple(law.replace(mu=mu) for law in BASE.laws)
-    system = eqx.tree_at(lambda s: s.laws, BASE, laws)
-    return eqx.tree_at(lambda s: s.q0, system, pose(jnp.deg2rad(theta0_deg)))
+    frictions = tuple(eqx.tree_at(lambda f: f.law, f, f.law.replace(mu=mu))
+                      for f in BASE.frictions)
+    system = eqx.tree_at(lambda s: s.frictions, BASE, frictions)
+    return system.with_state(pose(jnp.deg2rad(theta0_deg)), jnp.zeros(BASE.qd0.shape))
 
 
 def crank_turn(res):

@@ -74,7 +74,10 @@ def contact_qp(X, F, T, mass, inertia, inv_inertia, gravity, dt, k, lam, pair_a,
             J[6 * i + 1, 6 * body + 5] += sign * -d[0]
             J[6 * i + 2, 6 * body + 3] += sign * -d[1]
             J[6 * i + 2, 6 * body + 4] += sign * d[0]
-    A = matmul_nt(matmul(J, Minv), J) * dt                                 # eq. 15
+    A = matmul_nt(matmul(J, Minv), J)                                      # eq. 15
+    for i in range(6 * m):           # element loops: array expressions cost compile time
+        for j in range(6 * m):
+            A[i, j] *= dt
     bvec = matvec(J, u_free)
     Qbig = np.zeros((6 * m, 6 * m))
     cn = np.empty(6 * m)
@@ -114,5 +117,8 @@ def contact_qp(X, F, T, mass, inertia, inv_inertia, gravity, dt, k, lam, pair_a,
         for a in range(3):
             for c in range(3):
                 H[6 * i + a, 6 * i + c] += s_n * n[a] * n[c]
-    g = matvec(AQ, bvec) - matvec_t(A, cn)                                 # eq. 16
+    g = matvec(AQ, bvec)                                                   # eq. 16
+    atc = matvec_t(A, cn)
+    for j in range(6 * m):
+        g[j] -= atc[j]
     return H, g, G, A, bvec, Qbig, cn

@@ -59,7 +59,7 @@ class Transform:
 
 
 def _path_get(obj, path: str):
-    """The field at a dotted `path`; a number indexes a tuple (``"laws.0.mu"``)."""
+    """The field at a dotted `path`; a number indexes a tuple (``"frictions.0.law.mu"``)."""
     for part in path.split("."):
         if part.isdigit() and isinstance(obj, (tuple, list)):
             if int(part) >= len(obj):
@@ -78,18 +78,37 @@ def _path_get(obj, path: str):
 def _owner_rule(system, path: str) -> str | None:
     owner_path, _, field = path.rpartition(".")
     owner = _path_get(system, owner_path) if owner_path else system
-    return getattr(type(owner), "parameter_rules", {}).get(field)
+    return _kind(owner, field)
+
+
+def _kind(module, field: str) -> str | None:
+    """The sign rule (``"positive"``, ``"nonnegative"``, …) a module declares for `field`
+    in its ``parameter_rules`` (a kind string or a ``Rule`` with a ``kind``)."""
+    rule = (getattr(type(module), "parameter_rules", None) or {}).get(field)
+    return rule if isinstance(rule, str) or rule is None else getattr(rule, "kind", None)
+
+
+def _modules(node):
+    """Every equinox module in a system's tree (the system, its laws, forces, …)."""
+    if isinstance(node, eqx.Module):
+        yield node
+        children = vars(node).values()
+    elif isinstance(node, (tuple, list)):
+        children = node
+    else:
+        return
+    for child in children:
+        yield from _modules(child)
 
 
 def _rule_by_value(system, name: str, value: float) -> str | None:
     """For a builder's keyword: the rule of a module field of that name holding that value."""
-    for module in jax.tree.leaves(system, is_leaf=lambda x: isinstance(x, eqx.Module)
-                                  and hasattr(type(x), "parameter_rules")):
-        rules = getattr(type(module), "parameter_rules", None)
-        if rules and name in rules:
+    for module in _modules(system):
+        kind = _kind(module, name)
+        if kind is not None:
             field = getattr(module, name, None)
             if field is not None and np.allclose(np.asarray(field), value):
-                return rules[name]
+                return kind
     return None
 
 
