@@ -76,6 +76,8 @@ CASES = [
      "tol"),
     ("for_tolerance push<F", lambda: ss.laws.CoulombODE.for_tolerance(mass=1.0, F=0.5, tol=1e-4,
                                                                        push=0.1), "push"),
+    ("for_tolerance damping_ratio=0", lambda: ss.laws.CoulombODE.for_tolerance(
+        mass=1.0, F=0.5, tol=1e-4, damping_ratio=0.0), "damping_ratio"),
     ("impact_response alpha>beta",
      lambda: ss.laws.contact_tuning.impact_response(1.0, 1e4, 1e-3, 2e-3), "alpha"),
     ("alpha_for_restitution e>1",
