@@ -17,9 +17,7 @@ import stickslip
 ROOT = Path(stickslip.__file__).resolve().parent
 
 # Loops owned by another area, being removed on its branch; delete an entry once it is gone.
-PENDING = {
-    frozenset({"stickslip.planar._elements", "stickslip.planar._friction"}),   # issue 13 (planar)
-}
+PENDING: set = set()   # import loops allowed for now (none)
 
 
 def _module_name(path: Path) -> str:

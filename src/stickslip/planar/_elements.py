@@ -34,6 +34,7 @@ import numpy as np
 from ..errors import ParameterError
 from ._base import AbstractElement, evolve
 from ._body import cross2, global_point, perp, rotation
+from ._friction_slot import check_friction_slot
 
 __all__ = [
     "AbstractConstraint", "RevoluteJoint", "TranslationalJoint", "RevoluteRevoluteJoint",
@@ -171,8 +172,6 @@ class AbstractConstraint(AbstractElement):
 
 def _friction_slot(owner, law, pin_radius, viscous, preload, slider_length, rotational):
     """Checked friction arguments of a revolute or translational joint."""
-    from ._friction import check_friction_slot
-
     return check_friction_slot(owner, law, pin_radius, viscous, preload, slider_length,
                                rotational)
 
