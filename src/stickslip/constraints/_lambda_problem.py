@@ -148,6 +148,10 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
     else:
         lam_c, _, status, n_feasible, _, residual = enumerate_solutions(
             blocks, offsets, A_r, b_r, formulation)
+    if blocks and formulation != "nakaoka":
+        # the solution lies in F up to the solvers' tolerance; put it in F exactly, so a
+        # normal force never reads −1e-17 (a change of round-off size)
+        lam_c = ProductSet(blocks).project(lam_c)
     lam = jnp.zeros(m, dtype=A.dtype)
     if con.size:
         lam = lam.at[con].set(lam_c)
