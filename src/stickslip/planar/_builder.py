@@ -42,6 +42,7 @@ class Builder:
         self.forces: list[AbstractForceElement] = []
         self.frictions: list[AbstractJointFriction] = []
         self.stops: list[AbstractStop] = []
+        self.frictional_contacts: list = []   # PointLineContact, ClearanceSlider (SPEC §6)
         self._problems: list[str] = []
         self._aliases: dict[int, tuple[list, int]] = {}   # id(user's element) → its slot
         self._layout: Layout | None = None
@@ -74,7 +75,7 @@ class Builder:
         not in this model, an unknown point, a duplicate name) are collected and raised by
         the next analysis, all at once.
         """
-        from ._contact import AbstractFrictionalContact   # frictional contacts (issue 12)
+        from ._contact import AbstractFrictionalContact   # frictional contacts (SPEC §6)
         if isinstance(element, AbstractFrictionalContact):
             from ._contact_simulate import add_frictional_contact
             return add_frictional_contact(self, element)

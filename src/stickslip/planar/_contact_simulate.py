@@ -23,7 +23,7 @@ __all__ = ["add_frictional_contact", "contact_system", "simulate_contacts"]
 
 def add_frictional_contact(model, element: AbstractFrictionalContact):
     """Model.add for frictional contacts: resolve the bodies, name the element, keep it."""
-    contacts = model.__dict__.setdefault("frictional_contacts", [])
+    contacts = model.frictional_contacts
     if element.name is None:
         element.name = f"{element.prefix}{len(contacts) + 1}"
     taken = [e.name for e in model._all_elements()] + [c.name for c in contacts]
@@ -51,7 +51,7 @@ def contact_system(model, formulation: str = "kikuuwe", baumgarte=(0.0, 0.0),
                    projection: bool = True) -> ContactPlanarSystem:
     """The model with its frictional contacts as a :class:`ContactPlanarSystem`."""
     check_formulation(formulation)
-    contacts = list(getattr(model, "frictional_contacts", []))
+    contacts = list(model.frictional_contacts)
     if not contacts:
         raise ModelError(f"planar model {model.name!r} has no frictional contacts; add a "
                          "PointLineContact or ClearanceSlider first.")
