@@ -1,5 +1,8 @@
 """Speed of the core: eq. 10 with RK4, compile time, a 1000-member batch, and the
 same stiction problem solved the way a user would otherwise do it (SciPy solve_ivp + LuGre).
+Issue 13: the traced-grid kernel against the static-bounds kernel (the shape of the kernel
+before dt, steps per output and the last interval became traced data), a new dt without a
+recompile, and a fresh process with a cold and a warm persistent compile cache.
 
 Run:  python benchmarks/core_speed.py            (writes benchmarks/results/core_speed.md)
 
@@ -10,6 +13,9 @@ from __future__ import annotations
 
 import os
 import platform
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -56,6 +62,11 @@ def _load_np(t):
     return 0.4 + 0.08 * np.sin(4 * np.pi * (t - 2.0))
 
 
+FRESH = ("import stickslip as ss; from stickslip.figures._fig3_stiction import stiction_load; "
+         "ss.simulate(ss.systems.FrictionMass(M=1.0, law=ss.laws.CoulombODE(F=0.5, K=1e4, "
+         "beta=1e-3), force=stiction_load), 10.0, dt=1e-4, dt_out=1e-2)")
+
+
 def main():
     rows = []
     # 1. eq. 10, RK4, dt = 1e-4, 10 s: first call (compile + run), then best of 5
@@ -83,17 +94,46 @@ def main():
     # 2. batch of 1000 parameter sets, one compile (stacked arrays: the fast path)
     n = 1000
     rng = np.random.default_rng(0)
-    stacked = ss.systems.FrictionMass(
-        M=rng.uniform(0.5, 2.0, n),
-        law=ss.laws.CoulombODE(F=rng.uniform(0.45, 0.55, n), K=np.full(n, 1e4),
-                               beta=np.full(n, 1e-3)),
-        force=stiction_load, N=np.ones(n), p0=np.zeros(n), v0=np.zeros(n))
+    # one object per parameter set (array parameters are refused at construction), stacked
+    # once into the batched system simulate_batch runs
+    stacked = ss.stack_systems([eq10_system(M=m, F=f) for m, f in
+                                zip(rng.uniform(0.5, 2.0, n), rng.uniform(0.45, 0.55, n))])
     start = time.perf_counter()
     ss.simulate_batch(stacked, T_END, dt=DT, dt_out=1e-2)
     batch_first = time.perf_counter() - start
     batch_run = best_of(lambda: ss.simulate_batch(stacked, T_END, dt=DT, dt_out=1e-2), 3)[0]
     rows.append((f"batch of {n} parameter sets, 10 s each, run after compile", batch_run,
                  f"{n * N_STEPS / batch_run:.3g} member-steps/s; first call {batch_first:.2f} s"))
+
+    # 2b. issue 13: the kernel simulate runs (dt, steps per output, last interval traced)
+    # against the static-bounds kernel (the pre-issue-13 shape, kept for jax.grad)
+    import equinox as eqx
+    import jax.numpy as jnp
+    from stickslip.integrate._fixed_step import StepRule, solve_fixed_step
+    from stickslip.integrate._grid import step_grid
+
+    grid = step_grid(0.0, T_END, DT, 1e-2)
+    dyn, static = eqx.partition(system, eqx.is_array)
+    rule = StepRule.for_system(system, "rk4")
+    x0 = system.initial_state()
+    static_run = lambda: solve_fixed_step(dyn, static, jnp.asarray(0.0), x0,  # noqa: E731
+                                          jnp.asarray(DT), rule=rule,
+                                          grid=grid)[0].block_until_ready()
+    static_time = best_of(static_run, warm_up=True)[0]
+    rows.append(("eq. 10, 10⁵ steps, static-bounds kernel (pre-issue-13 shape)", static_time,
+                 f"{N_STEPS / static_time:.3g} steps/s; simulate's traced-grid kernel "
+                 f"above: {run / static_time:.2f}× its time (incl. host checks)"))
+    start = time.perf_counter()
+    ss.simulate(system, T_END, dt=2 * DT, dt_out=1e-2)      # new dt, same output count
+    rows.append(("new dt (2e-4, 50 steps per output), first call: no recompile",
+                 time.perf_counter() - start, f"{run:.3g} s is a run of 10⁵ steps: dt, "
+                 "steps per output and t_end are traced data"))
+    env = dict(os.environ, STICKSLIP_JAX_CACHE=tempfile.mkdtemp(prefix="stickslip-cache-"))
+    for label in ("cold", "warm"):                 # the same new cache directory twice
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", FRESH], env=env, check=True)
+        rows.append((f"fresh process, {label} persistent cache: import + eq. 10 10 s",
+                     time.perf_counter() - start, "STICKSLIP_JAX_CACHE=<temp dir>"))
 
     # 3. what a user would otherwise do: SciPy solve_ivp + LuGre (stiff: LSODA), 10 s
     for method in ("LSODA", "Radau"):

@@ -57,24 +57,17 @@ def sliding_block_rows():
             model.replace(name, **{key: 0.5})
             return model.simulate(8.0, dt=dt, dt_out=0.01, initial=first)
         rows.append(_time(f"sliding block 8 s, {kind} (two segments)", call, steps))
-    plain = examples.sliding_block("lugre")
-    plain.frictions.clear()
-    plain._changed()
+    plain = examples.sliding_block("none")
     rows.append(_time("sliding block 8 s, frictionless",
                       lambda: plain.simulate(8.0, dt=dt, dt_out=0.01), steps))
     return rows
 
 
 def slider_crank_with_friction(mu=0.1, radius=0.01):
-    m = examples.slider_crank()
     inertia = 1.0 * 0.1 ** 2 / 3
     pin_law = ss.laws.CoulombODE(mu=mu, K=50.0, beta=2 * math.sqrt(inertia / 50.0))
-    for name in ("A", "B", "C"):
-        j = m.element(name)
-        j.friction, j.pin_radius = pin_law, radius
-    m.element("D").friction = ss.laws.CoulombODE.tuned(0.5, 1e5, mu=mu)
-    m._changed()
-    return m
+    return examples.slider_crank(pin_friction=pin_law, pin_radius=radius,
+                                 slide_friction=ss.laws.CoulombODE.tuned(0.5, 1e5, mu=mu))
 
 
 def slider_crank_rows():

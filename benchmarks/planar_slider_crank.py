@@ -11,7 +11,16 @@ MuJoCo (``pip install mujoco``) runs the same model as a hinge chain closed by a
 ``connect``, with its RK4 integrator; it is skipped when not installed. Exudyn is not run
 here (not installed); their numbers, measured outside this repository, are repeated in the table for reference.
 
+``--startup`` instead measures what a user waits for in a *fresh process* (issue 13): for
+the slider–crank 10 s, the slider–crank with CoulombODE friction on its four joints (1 s)
+and the two-segment LuGre tutorial (8 s), the import, the first call (compile + run) and a
+second call, each with an empty persistent compilation cache (cold) and again in a new
+process on the cache the first one filled (warm). ``--baseline-src DIR`` runs the same
+cases on another source tree (e.g. ``git archive <commit> src | tar -x -C /tmp/before``)
+in the same session, for before/after ratios.
+
 Usage: python benchmarks/planar_slider_crank.py [--out benchmarks/results/planar_slider_crank.md]
+       python benchmarks/planar_slider_crank.py --startup [--baseline-src /tmp/before/src]
 """
 
 from __future__ import annotations
@@ -117,11 +126,118 @@ def run_mujoco(dt, stiff=True):
             "note": "mj_step(nstep=10); drift sampled every 10 steps"}
 
 
+_STARTUP_CASE = r"""
+import json, math, sys, time
+start = time.perf_counter()
+import stickslip as ss
+from stickslip.planar import examples
+imported = time.perf_counter()
+case = sys.argv[1]
+
+def build():
+    if case == "slider_crank":
+        return examples.slider_crank()
+    law = ss.laws.CoulombODE(mu=0.1, K=50.0, beta=2 * math.sqrt((0.1 ** 2 / 3) / 50.0))
+    slide = ss.laws.CoulombODE.tuned(0.5, 1e5, mu=0.1)
+    try:
+        return examples.slider_crank(pin_friction=law, pin_radius=0.01, slide_friction=slide)
+    except TypeError:                          # the code before issue 13: mutable elements
+        m = examples.slider_crank()
+        for name in ("A", "B", "C"):
+            j = m.element(name)
+            j.friction, j.pin_radius = law, 0.01
+        m.element("D").friction = slide
+        m._changed()
+        return m
+
+def run():
+    if case == "lugre_tutorial":
+        return examples.sliding_block_tutorial("lugre", raised=0.5, dt=2e-4)
+    t_end = 10.0 if case == "slider_crank" else 1.0
+    return build().simulate(t_end, dt=1e-3, dt_out=0.01)
+
+run()
+first = time.perf_counter()
+run()
+second = time.perf_counter()
+print(json.dumps({"import": imported - start, "first": first - imported,
+                  "second": second - first}))
+"""
+
+STARTUP_CASES = ("slider_crank", "friction_slider_crank", "lugre_tutorial")
+
+
+def _fresh_process(src, case, cache_dir):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(src), JAX_COMPILATION_CACHE_DIR=str(cache_dir),
+               JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0",
+               JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="0")
+    start = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", _STARTUP_CASE, case], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    wall = time.perf_counter() - start
+    return dict(json.loads(out.strip().splitlines()[-1]), wall=wall)
+
+
+def startup(args):
+    import tempfile
+
+    trees = [("this tree", Path(__file__).resolve().parents[1] / "src")]
+    if args.baseline_src:
+        trees.insert(0, ("baseline", Path(args.baseline_src)))
+    rows = []
+    for case in STARTUP_CASES:
+        for label, src in trees:
+            with tempfile.TemporaryDirectory() as cache:
+                cold = _fresh_process(src, case, cache)
+                warm = _fresh_process(src, case, cache)
+            rows.append((case, label, cold, warm))
+            print(case, label, cold, warm, flush=True)
+    lines = ["# Planar start-up: what a user waits for in a fresh process", "",
+             "Each cell: seconds in a new Python process (`--startup`). *first call* = "
+             "compile + run of the case; *second call* = the same call again in the same "
+             "process; *cold* = empty persistent compilation cache, *warm* = a new process "
+             "on the cache the cold one filled. *end to end* = first call, import excluded.",
+             "",
+             "| case | code | import [s] | end to end cold [s] | second call [s] | "
+             "end to end warm cache [s] | process wall cold / warm [s] |",
+             "|---|---|---|---|---|---|---|"]
+    for case, label, cold, warm in rows:
+        lines.append(f"| {case} | {label} | {cold['import']:.2f} | {cold['first']:.2f} | "
+                     f"{cold['second']:.3f} | {warm['first']:.2f} | {cold['wall']:.1f} / "
+                     f"{warm['wall']:.1f} |")
+    if args.baseline_src:
+        lines += ["", "Ratios baseline / this tree (first call, cold): " + ", ".join(
+            f"{c}: {rows[2 * k][2]['first'] / rows[2 * k + 1][2]['first']:.1f}×"
+            for k, c in enumerate(STARTUP_CASES)) + "."]
+    lines += ["", "Cases: `slider_crank` — 10 s, RK4 dt = 1e-3, projection; "
+              "`friction_slider_crank` — 1 s, CoulombODE friction on pins A, B, C "
+              "(radius 1 cm, μ = 0.1) and on the slider D; `lugre_tutorial` — "
+              "`examples.sliding_block_tutorial('lugre')`, 2 × 4 s at dt = 2e-4 with "
+              "`Model.replace` between. Shared 2-core machine: other jobs run beside it."]
+    text = "\n".join(lines) + "\n"
+    out = Path(args.out if args.out != "benchmarks/results/planar_slider_crank.md"
+               else "benchmarks/results/planar_startup.md")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    print(text)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="benchmarks/results/planar_slider_crank.md")
     parser.add_argument("--quick", action="store_true", help="fewer rows")
+    parser.add_argument("--startup", action="store_true",
+                        help="fresh-process cold/warm start-up table instead")
+    parser.add_argument("--baseline-src", default=None,
+                        help="with --startup: a source tree to compare against")
     args = parser.parse_args()
+    if args.startup:
+        return startup(args)
 
     reference = examples.slider_crank().simulate(T_END, method="dopri5", dt_out=0.01,
                                                  rtol=1e-12, atol=1e-12)

@@ -32,22 +32,43 @@ def run(friction: str, t_end: float) -> tuple[float, float, ss.Results]:
     return time.perf_counter() - t0, time.process_time() - c0, res
 
 
-def first_run_seconds(cache_dir: str | None) -> float:
-    """Wall time of the first 0.05 s box run in a fresh process: numba compiles the per-step
-    kernels (cold: an empty cache directory) or loads them from its on-disk cache (warm)."""
+_FIRST_RUN = r"""
+import json, time
+t = time.perf_counter()
+from numba.core import event
+kernels, stack = {}, []
+class _Listener(event.Listener):
+    def on_start(self, ev):
+        stack.append(time.perf_counter())
+    def on_end(self, ev):
+        t0 = stack.pop()
+        fn = getattr(ev.data.get("dispatcher"), "py_func", None)
+        if fn is not None and not stack:          # top-level kernels, callees included
+            key = fn.__module__.rsplit(".", 1)[-1] + "." + fn.__name__
+            kernels[key] = kernels.get(key, 0.0) + time.perf_counter() - t0
+event.register("numba:compile", _Listener())
+from stickslip.figures._spatial_fig8 import box_model
+box_model().simulate(0.05, dt=1e-3)
+print(json.dumps({"total": time.perf_counter() - t, "kernels": kernels}))
+"""
+
+
+def first_run_seconds(cache_dir: str | None) -> tuple[float, dict[str, float]]:
+    """Wall time of the first 0.05 s box run in a fresh process, and the compile time per
+    top-level numba kernel (callees included): numba compiles the per-step kernels (cold: an
+    empty cache directory) or loads them from its on-disk cache (warm)."""
+    import json
     import os
     import subprocess
     import sys
 
-    code = ("import time; t = time.perf_counter(); "
-            "from stickslip.figures._spatial_fig8 import box_model; "
-            "box_model().simulate(0.05, dt=1e-3); print(time.perf_counter() - t)")
     env = dict(os.environ)
     if cache_dir is not None:
         env["NUMBA_CACHE_DIR"] = cache_dir
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         check=True)
-    return float(out.stdout.split()[-1])
+    out = subprocess.run([sys.executable, "-c", _FIRST_RUN], env=env, capture_output=True,
+                         text=True, check=True)
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    return data["total"], data["kernels"]
 
 
 def _load() -> str:
@@ -58,6 +79,27 @@ def _load() -> str:
         return "n/a"
 
 
+def _first_run_lines() -> list[str]:
+    import tempfile
+
+    lines: list[str] = []
+    load = _load()
+    with tempfile.TemporaryDirectory() as cache:
+        cold, kernels = first_run_seconds(cache)
+        warm, _ = first_run_seconds(cache)
+    lines += ["", f"Load average before the first-run measurements: {load}", "",
+              "First run in a fresh process (imports + numba kernels): "
+              f"{cold:.1f} s with an empty kernel cache (compiling), {warm:.1f} s with the "
+              f"cache filled (cold/warm = {cold / warm:.1f}).", "",
+              "| kernel (compiled on the first box run, callees included) | cold compile [s] "
+              "| share |", "|---|---|---|"]
+    total = sum(kernels.values()) or 1.0
+    for name, sec in sorted(kernels.items(), key=lambda kv: -kv[1]):
+        lines.append(f"| {name} | {sec:.2f} | {sec / total:.0%} |")
+    lines.append(f"| total | {sum(kernels.values()):.2f} | |")
+    return lines
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -65,7 +107,12 @@ def main(argv=None):
     parser.add_argument("--out", type=Path,
                         default=Path(__file__).parent / "results" / "spatial_box.md")
     parser.add_argument("--no-sweep", action="store_true")
+    parser.add_argument("--first-run-only", action="store_true",
+                        help="only the cold/warm first-run table (printed, not written)")
     args = parser.parse_args(argv)
+    if args.first_run_only:
+        print("\n".join(_first_run_lines()))
+        return
     rows = []
     for friction, paper in (("pyramid", 1.34), ("previous", 1.09)):
         times, cpu = [], []
@@ -87,13 +134,7 @@ def main(argv=None):
     for name, mean, std, proc, paper, stick, drift in rows:
         lines.append(f"| {name} | {mean:.3f} | {std:.3f} | {proc:.3f} | {paper:.2f} | "
                      f"{stick:.3f} | {drift:.2e} |")
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as cache:
-        cold = first_run_seconds(cache)
-        warm = first_run_seconds(cache)
-    lines += ["", f"First run in a fresh process (imports + numba kernels): {cold:.1f} s with an "
-              f"empty kernel cache (compiling), {warm:.1f} s with the cache filled."]
+    lines += _first_run_lines()
     if not args.no_sweep:
         import os
 

@@ -146,3 +146,21 @@ def test_a_jnp_where_force_is_accepted_and_simulates():
                                     force=lambda t: jnp.where(t < 0.5, 0.0, 0.4))
     res = ss.simulate(block, 1.0, dt=1e-4, dt_out=0.1)
     assert np.all(np.isfinite(res["p"]))
+
+
+# --- issue 11 item 7: non-finite values reaching the step check ---------------------------
+
+@pytest.mark.parametrize("system", [
+    ss.systems.FrictionMass(M=1.0, law=LAW),
+    ss.systems.ContactMass(M=1.0, law=ss.laws.UnilateralODE.example()),
+    ss.systems.PointOnPlane(M=1.0),
+    ss.systems.TwoBlocksConveyor(),
+], ids=lambda s: type(s).__name__)
+def test_non_finite_mass_behind_the_constructor_is_named_by_the_step_check(system):
+    import equinox as eqx
+
+    field = "M1" if isinstance(system, ss.systems.TwoBlocksConveyor) else "M"
+    broken = eqx.tree_at(lambda s: getattr(s, field), system, jnp.asarray(jnp.nan))
+    # PointOnPlane starts at rest on the plane: its initial state (M g / K deep) is NaN first
+    with pytest.raises(ss.ParameterError, match=rf"`({type(system).__name__}\.M|simulate\.initial|initial)"):
+        ss.simulate(broken, 0.01, dt=1e-5)

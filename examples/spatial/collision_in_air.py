@@ -20,7 +20,8 @@ model.add_body("b", mass=2.0, shape=ss.spatial.Prism(hexagon, 0.1),
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
-    parser.add_argument("--html")
+    parser.add_argument("--html", help="write an animation: .html (self-contained, the GIF "
+                        "inline) or .gif")
     args = parser.parse_args()
     res = model.simulate(1.2, dt=1e-3, dt_out=0.01)
     p = [1.0 * res["a.vx"] + 2.0 * res["b.vx"]]

@@ -19,7 +19,8 @@ model.add_ground(mu_s=0.5, mu_d=0.3)
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
-    parser.add_argument("--html")
+    parser.add_argument("--html", help="write an animation: .html (self-contained, the GIF "
+                        "inline) or .gif")
     args = parser.parse_args()
     res = model.simulate(0.8, dt=1e-3, dt_out=0.005)
     pitch = 2 * np.degrees(np.arctan2(res["box.qy"], res["box.qw"]))

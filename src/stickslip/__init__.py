@@ -21,6 +21,7 @@ from .errors import (
     InclusionError,
     MissingDependencyError,
     ModelError,
+    PainleveError,
     ParameterError,
     ResultsFileError,
     SimulationError,
@@ -39,7 +40,7 @@ from ._compile_cache import enable_compile_cache as _enable_compile_cache  # noq
 _enable_compile_cache()
 
 _SUBPACKAGES = ("errors", "integrate", "laws", "nonsmooth", "systems", "control", "discrete",
-                "planar", "results", "inclusion", "spatial", "studies")
+                "planar", "results", "inclusion", "spatial", "constraints", "studies")
 # public name -> the submodule it comes from
 _NAMES = {
     "simulate": "integrate", "simulate_batch": "integrate", "stack_systems": "integrate",
@@ -64,8 +65,8 @@ def __dir__():
 
 __all__ = [
     "__version__", "errors", "integrate", "laws", "nonsmooth", "systems", "control", "discrete",
-    "planar", "spatial", "studies", "sweep", "fit",
+    "planar", "spatial", "constraints", "studies", "sweep", "fit",
     "simulate", "simulate_batch", "stack_systems", "largest_stable_step", "Results",
     "StickslipError", "ParameterError", "ModelError", "InclusionError", "SimulationError",
-    "ChannelError", "ResultsFileError", "MissingDependencyError",
+    "ChannelError", "ResultsFileError", "MissingDependencyError", "PainleveError",
 ]

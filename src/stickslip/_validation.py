@@ -45,7 +45,9 @@ def _numeric(owner: str, name: str, value: Any, hint: str) -> np.ndarray | None:
         raise ParameterError(f"`{owner}.{name}` must be a number; got {shown}."
                              + (f" {hint}" if hint else f" Pass {name} as a float."))
     try:
-        arr = np.asarray(value, dtype=float)
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "biufc":       # numbers keep their dtype (complex too)
+            arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as exc:
         raise ParameterError(f"`{owner}.{name}` must be a number or an array of numbers; got "
                              f"{type(value).__name__} ({exc})."

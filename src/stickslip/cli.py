@@ -89,7 +89,14 @@ class _OneLineErrors(TyperGroup):
         sys.exit(code if isinstance(code, int) else 0)
 
 
+_progress_line_open = False        # a "[i/n] name ..." line waits for its time
+
+
 def _fail(message: str, code: int):
+    global _progress_line_open
+    if _progress_line_open:                       # end the progress line before the error
+        typer.echo(" failed")
+        _progress_line_open = False
     typer.echo(f"stickslip: error: {message}", err=True)
     sys.exit(code)
 
@@ -132,13 +139,16 @@ def progress(items: Iterable[T], label, total: Optional[int] = None) -> Iterator
     Plain lines flushed at once, so a piped or logged run shows where it is (the first run
     of a session spends most of its time compiling).
     """
+    global _progress_line_open
     items = list(items) if total is None else items
     total = len(items) if total is None else total
     for i, item in enumerate(items, 1):
         typer.echo(f"[{i}/{total}] {label(item)} ...", nl=False)
         sys.stdout.flush()
+        _progress_line_open = True
         start = time.perf_counter()
         yield item
+        _progress_line_open = False
         typer.echo(f" {time.perf_counter() - start:.1f} s")
 
 

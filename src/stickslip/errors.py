@@ -17,6 +17,7 @@ __all__ = [
     "ChannelError",
     "ResultsFileError",
     "MissingDependencyError",
+    "PainleveError",
 ]
 
 
@@ -66,3 +67,22 @@ class ResultsFileError(StickslipError, ValueError):
 
 class MissingDependencyError(StickslipError, ImportError):
     """An optional dependency needed by the requested feature is not installed."""
+
+
+class PainleveError(SimulationError):
+    """The λ-problem of a frictional contact has no solution or several (the Painlevé
+    paradox, SPEC §6): the motion is not determined by the rigid-body model there.
+
+    Attributes (besides ``time`` and ``state``)
+    ----------
+    contacts:
+        Names of the contacts involved (those in contact at the failure).
+    reason:
+        ``"no solution (inconsistency)"`` or ``"several solutions (non-uniqueness)"``.
+    """
+
+    def __init__(self, message: str, *, time: float | None = None, state: dict | None = None,
+                 contacts: tuple = (), reason: str = ""):
+        super().__init__(message, time=time, state=state)
+        self.contacts = tuple(contacts)
+        self.reason = reason

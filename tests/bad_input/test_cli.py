@@ -6,7 +6,7 @@ from typer.testing import CliRunner
 
 import stickslip as ss
 from stickslip.cli import app
-from stickslip.figures import FigureSpec
+from stickslip.figures import FIGURES, FigureSpec
 
 
 @pytest.fixture
@@ -70,5 +70,6 @@ def test_error_during_a_run_gives_one_line(tmp_path, monkeypatch, error, needle)
     result = CliRunner().invoke(app, ["figures", "fig3_stiction", "--out", str(tmp_path)])
     assert result.exit_code == 1
     assert "Traceback" not in result.output
+    assert result.stdout.endswith("[1/1] fig3_stiction: " + FIGURES[0].title + " ... failed\n")
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("stickslip: error: ") and needle in lines[0]

@@ -90,7 +90,7 @@ CASES = [
     ("sim_t_end_string", lambda: _model().simulate("1"), "t_end"),
     ("sim_t_end_negative", lambda: _model().simulate(-0.1), "t_end"),
     ("sim_dt_zero", lambda: _model().simulate(0.1, dt=0.0), "dt"),
-    ("sim_not_multiple", lambda: _model().simulate(0.1005, dt=1e-3), "t_end"),
+    ("sim_dt_string", lambda: _model().simulate(0.1, dt="1e-3"), "dt"),
     ("sim_dt_out_fraction", lambda: _model().simulate(0.1, dt=1e-3, dt_out=1.5e-3), "dt_out"),
     ("sim_method", lambda: _model().simulate(0.1, method="tsit5"), "method"),
     ("sim_friction", lambda: _model().simulate(0.1, friction="cone"), "friction"),

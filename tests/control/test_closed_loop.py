@@ -133,3 +133,33 @@ def test_batch_of_gains_equals_separate_runs():
             ss.control.MassPlant(M=1e-3),
             [ss.control.PIDParams(K=1.0, L=0.0, B=0.0, T=1e-2),
              ss.control.PIDParams(K=1e6, L=0.0, B=0.0, T=1e-2)], 5.0, 1.0, substeps=1)
+
+
+def test_closed_loop_stops_a_finite_blow_up_by_name():
+    # K = 200 on M = 1e-3 at T = 1e-2: |1 - K T²/M·…| > 1, the loop grows by a finite factor
+    # per sample: after 0.6 s the position is ~1e40 — finite, but the run has diverged (the
+    # old NaN/inf check let it through).
+    plant = ss.control.MassPlant(M=1e-3)
+    ctrl = ss.control.PIDParams(K=200.0, L=0.0, B=0.0, T=1e-2)
+    with pytest.raises(ss.SimulationError, match=r"diverged at sample k=\d+ \(t=.*finite "
+                                                 r"blow-up.*Last sane state: p=") as info:
+        ss.control.simulate_closed_loop(plant, ctrl, 0.6, reference=1.0, substeps=1)
+    assert 0.0 < info.value.time <= 0.6 and abs(info.value.state["p"]) <= 1e12
+
+
+@pytest.mark.parametrize("t_end", [0.105, 0.1, 0.0995])
+def test_closed_loop_last_sample_is_exactly_t_end(t_end):
+    # T = 0.01 does not divide 0.105 or 0.0995: the last interval is shorter (force held);
+    # the final state equals an open-loop run of the same held forces to t_end.
+    plant = ss.control.MassPlant(M=1.0)
+    ctrl = ss.control.PIDParams(K=50.0, L=0.0, B=10.0, T=1e-2)
+    res = ss.control.simulate_closed_loop(plant, ctrl, t_end, reference=1.0, substeps=4)
+    assert res.t[-1] == t_end and res.t[0] == 0.0
+    assert np.all(np.diff(res.t) > 0) and np.allclose(np.diff(res.t)[:-1], 1e-2)
+    # the mass under the held u: exact double integration of piecewise-constant forces
+    p, v = 0.0, 0.0
+    for k in range(len(res.t) - 1):
+        h = res.t[k + 1] - res.t[k]
+        p, v = p + v * h + 0.5 * res["u"][k] * h ** 2, v + res["u"][k] * h
+    assert res["p"][-1] == pytest.approx(p, abs=1e-12)
+    assert res["v"][-1] == pytest.approx(v, abs=1e-12)

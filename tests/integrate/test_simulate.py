@@ -99,6 +99,10 @@ def test_chunked_and_streamed_run_equals_single_call(tmp_path):
     streamed = pd.read_csv(path)
     assert len(streamed) == len(whole.t)
     np.testing.assert_allclose(streamed["p"], whole["p"], rtol=1e-12, atol=1e-15)
+    loaded = ss.Results.load(path)           # the sidecar written at the end makes it whole
+    np.testing.assert_array_equal(loaded["p"], chunked["p"])
+    np.testing.assert_array_equal(loaded.final_state, chunked.final_state)
+    assert loaded.units == chunked.units and loaded.meta["stream_to"] == str(path)
 
 
 def test_new_t_end_reuses_the_compiled_run():

@@ -49,7 +49,7 @@ def test_rebound_speed_matches_the_requested_restitution(e):
     # the paper's eq. 3 (k = 1/Δt) rebounds anywhere between 4 % and 99 % of the impact
     # speed depending on how deep the impact step happened to go; with `restitution` the
     # rebound is e times the impact speed, whatever the speed and the phase, to λ = 1e-3
-    for v in (1.0, 5.0, 20.0):
+    for v in (1.0, 5.0, 20.0, 50.0):
         for gap in (0.0005, 0.004, 0.009):
             model = _box_model(0.05 + gap + 1e-3 * v, -v, restitution=e)
             res = model.simulate(0.03, dt=1e-3)
@@ -58,6 +58,21 @@ def test_rebound_speed_matches_the_requested_restitution(e):
             v_out = res["box.vz"][first]
             assert v_out == pytest.approx(e * v_in, abs=(1 + e) * 1.5e-3 * v_in + 1e-9)
             assert np.min(res["box.z"]) > 0.05 - 1e-3 * v      # never deeper than one step
+
+
+@pytest.mark.parametrize("e", [0.0, 0.5, 1.0])
+def test_restitution_between_bodies_keeps_momentum(e):
+    # two boxes (1 kg, 2 kg) meet head-on in free space at 1.5 m/s: Newton's law of
+    # restitution, v_b' - v_a' = e (v_a - v_b), and momentum conservation
+    m = ss.spatial.SpatialModel(gravity=(0, 0, 0), restitution=e)
+    m.add_body("a", mass=1.0, shape=ss.spatial.Box(0.1, 0.1, 0.1), position=(0, 0, 1),
+               velocity=(1.0, 0, 0))
+    m.add_body("b", mass=2.0, shape=ss.spatial.Box(0.1, 0.1, 0.1), position=(0.1053, 0, 1),
+               velocity=(-0.5, 0, 0))
+    res = m.simulate(0.03, dt=1e-3)
+    va, vb = res["a.vx"][-1], res["b.vx"][-1]
+    assert va + 2 * vb == pytest.approx(0.0, abs=1e-12)
+    assert vb - va == pytest.approx(e * 1.5, abs=(1 + e) * 1.5e-3 * 1.5 + 1e-9)
 
 
 def test_paper_target_rebound_depends_on_the_impact_phase():
@@ -149,6 +164,14 @@ def test_last_sample_is_t_end_and_matches_final_state():
     assert res.meta["t_end"] == 0.105 and res.meta["system"] == "SpatialModel"
 
 
+def test_t_end_off_the_step_grid_ends_with_a_short_step():
+    # the grid rule of ss.simulate (stickslip.integrate.step_grid): a shorter last step
+    model = _box_model(0.3)
+    res = model.simulate(0.1005, dt=1e-3, dt_out=0.01)
+    assert res.t[-1] == 0.1005 and res.t[-2] == pytest.approx(0.1)
+    assert res["box.vz"][-1] == pytest.approx(-G * 0.1005, rel=1e-12)    # free fall
+
+
 def test_t0_shifts_time_dependent_forces():
     seen = []
 
@@ -200,7 +223,7 @@ def test_finite_divergence_stops_with_time_body_and_last_sane_state():
     model = ss.spatial.SpatialModel(gravity=(0, 0, 0))
     model.add_body("plate", mass=1.0, shape=ss.spatial.Box(0.4, 0.2, 0.02),
                    position=(0, 0, 1), angular_velocity=(0.1, 100.0, 0.1))
-    with pytest.raises(ss.SimulationError, match=r"diverged at t=.*body 'plate'.*last sane") \
+    with pytest.raises(ss.SimulationError, match=r"diverged by t=.*body 'plate'.*last sane") \
             as err:
         model.simulate(5.0, dt=2e-2, method="euler")
     assert 0 < err.value.time < 1.0

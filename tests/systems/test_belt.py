@@ -1,9 +1,10 @@
 """FrictionMass on a spring, a damper and a moving belt (issue 14).
 
 The Coulomb belt oscillator (mass M on a spring k to a fixed anchor, lying on a belt moving at
-V0, Coulomb friction of level F; Popp & Stelter, Phil. Trans. R. Soc. A 332 (1990) 89-105,
-the belt-driven oscillator with a constant friction characteristic). Closed form, for a block
-that starts riding on the belt at x = 0:
+V0, Coulomb friction of level F — the classic mass-on-moving-belt model reviewed in K. Popp,
+"Non-smooth mechanical systems", J. Appl. Math. Mech. 64(5), 765-772, 2000, here with one
+level for static and kinetic friction). Closed form, derived here, for a block that starts
+riding on the belt at x = 0:
 
 * stick: it moves exactly with the belt, x = V0 t, while the spring force k x is below F,
   i.e. for t < t1 = F/(k V0);
@@ -98,3 +99,15 @@ def test_bad_belt_parameters_are_named():
                            r"`FrictionMass.force\(t, p, v\)` must return a scalar")):
         with pytest.raises(ss.ParameterError, match=match):
             ss.systems.FrictionMass(M=1.0, law=law, **kwargs)
+
+
+def test_belt_oscillators_batch_over_the_spring_stiffness():
+    law = ss.laws.CoulombODE.tuned(mass=M, K=1e5, F=F)
+    stiffnesses = (5.0, 10.0, 20.0)
+    belts = [ss.systems.FrictionMass(M=M, law=law, stiffness=s, surface_velocity=V0, v0=V0)
+             for s in stiffnesses]
+    res = ss.simulate_batch(belts, 4.0, dt=2e-5, dt_out=1e-3)
+    for i, s in enumerate(stiffnesses):     # amplitude V0/ω about F/k for each member
+        late = res.t > F / (s * V0) + 0.01
+        p = res["p"][i][late]
+        assert p.max() - F / s == pytest.approx(V0 / np.sqrt(s / M), rel=2e-3)

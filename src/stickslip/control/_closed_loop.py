@@ -14,7 +14,7 @@ import numpy as np
 
 from .._validation import check_positive
 from ..errors import ParameterError, SimulationError
-from ..integrate import largest_stable_step
+from ..integrate import check_divergence, largest_stable_step, step_grid
 from ..integrate._fixed_step import rk_step
 from ..integrate._tableaus import FIXED_STEP_METHODS
 from ..results import Results
@@ -57,15 +57,18 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
 
     Returns
     -------
-    Results sampled at t_k with the plant states, the plant's outputs, ``u`` (the held
+    Results sampled at t_k (the core's output grid, ``stickslip.integrate.step_grid``: the
+    last sample is exactly `t_end`; a last interval shorter than T holds its force for what
+    is left) with the plant states, the plant's outputs, ``u`` (the held
     actuator force from t_k on), ``p_d``, ``measured`` (what the controller saw) and the
     controller's extras (``proxy`` for PSMC).
 
     Raises
     ------
     ParameterError: bad plant, controller, reference, method or substeps.
-    SimulationError: the plant state or the force became NaN/inf; the message names the
-        sample k and its time.
+    SimulationError: the run diverged — the plant state or the force became NaN/inf or grew
+        past the core guard's ``max_state`` (a finite blow-up; ``check_divergence``); the
+        message names the sample k, its time and the last sane state.
     """
     controller, members = _controllers(controller)
     if not isinstance(plant, AbstractPlant):
@@ -77,21 +80,28 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
     T = float(np.ravel(np.asarray(controller.T))[0])     # one T for a whole batch
     if not (np.isfinite(t_end) and t_end > t0):
         raise ParameterError(f"`t_end` must be a finite time after t0={t0}; got {t_end}.")
-    n = max(1, math.ceil((t_end - t0) / T - 1e-9))
     if substeps is None:
         limit = largest_stable_step(plant, method)
         substeps = 1 if not math.isfinite(limit) else max(1, math.ceil(T / (0.9 * limit)))
     substeps = int(substeps)
     check_positive("simulate_closed_loop", "substeps", substeps,
                    "Pass a whole number of integrator steps per sample (>= 1).")
+    # the core's output grid: samples every T, the last exactly at t_end (a shorter last
+    # interval: n_last whole steps and a partial step h_last, the force held as before)
+    grid = step_grid(t0, t_end, T / substeps, T, owner="simulate_closed_loop")
+    n = grid.n_out
     ts = t0 + np.arange(n + 1) * T
+    ts[-1] = float(t_end)
+    steps = np.full(n + 1, substeps)
+    partial = np.zeros(n + 1)
+    steps[n - 1], partial[n - 1] = grid.n_last, grid.h_last
     refs = _reference_samples(reference, ts)
     if not (np.isfinite(noise) and noise >= 0):
         raise ParameterError(f"`noise` must be a finite standard deviation >= 0; got {noise}.")
     noise_samples = float(noise) * np.random.default_rng(seed).standard_normal(n + 1)
     dynamic, static = eqx.partition((plant, controller), eqx.is_array)
     args = (jnp.asarray(t0), jnp.asarray(refs), jnp.asarray(noise_samples),
-            plant.initial_state())
+            jnp.asarray(steps), jnp.asarray(partial), plant.initial_state())
     start = time.perf_counter()
     if members is None:
         xs, us, extras = _run(dynamic, static, *args, n_sub=substeps, method=method)
@@ -100,11 +110,9 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
                                     method=method)
     wall = time.perf_counter() - start
     xs, us = np.asarray(xs), np.asarray(us)
-    if members is None:
-        _check_finite(plant, ts, xs, us)
-    else:
-        for m in range(members):
-            _check_finite(plant, ts, xs[m], us[m], member=m)
+    for m in [None] if members is None else range(members):
+        _check_divergence(plant, ts, xs if m is None else xs[m], us if m is None else us[m],
+                          member=m)
     channels = {name: xs[..., i] for i, name in enumerate(plant.state_names)}
     if members is None:
         outputs = jax.vmap(plant.outputs)(jnp.asarray(ts), jnp.asarray(xs))
@@ -174,18 +182,21 @@ def _reference_samples(reference, ts):
 
 
 @functools.partial(jax.jit, static_argnames=("static", "n_sub", "method"))
-def _run(dynamic, static, t0, refs, noise, x0, *, n_sub, method):
-    return _run_impl(dynamic, static, t0, refs, noise, x0, n_sub, method)
+def _run(dynamic, static, t0, refs, noise, steps, partial, x0, *, n_sub, method):
+    return _run_impl(dynamic, static, t0, refs, noise, steps, partial, x0, n_sub, method)
 
 
 @functools.partial(jax.jit, static_argnames=("static", "n_sub", "method"))
-def _run_batch(dyn_plant, dyn_controllers, static, t0, refs, noise, x0, *, n_sub, method):
+def _run_batch(dyn_plant, dyn_controllers, static, t0, refs, noise, steps, partial, x0, *,
+               n_sub, method):
     """`_run` for controllers stacked along a leading member axis (one compile)."""
-    return jax.vmap(lambda dc: _run_impl((dyn_plant, dc), static, t0, refs, noise, x0, n_sub,
-                                         method))(dyn_controllers)
+    return jax.vmap(lambda dc: _run_impl((dyn_plant, dc), static, t0, refs, noise, steps,
+                                         partial, x0, n_sub, method))(dyn_controllers)
 
 
-def _run_impl(dynamic, static, t0, refs, noise, x0, n_sub, method):
+def _run_impl(dynamic, static, t0, refs, noise, steps, partial, x0, n_sub, method):
+    """Scan over the samples; interval k takes ``steps[k]`` steps of T/n_sub and then a
+    partial step ``partial[k]`` (non-zero only in a shorter last interval)."""
     plant, controller = eqx.combine(dynamic, static)
     tableau = FIXED_STEP_METHODS[method]
     # the core's class-variable capabilities (of the wrapped system for ActuatedSystem)
@@ -204,23 +215,32 @@ def _run_impl(dynamic, static, t0, refs, noise, x0, n_sub, method):
         def substep(j, xx):
             xx = rk_step(field, tableau, t + j * h, xx, h, stages_in_loop=looped)
             return plant.project(t + (j + 1) * h, xx) if projects else xx
-        x_next = jax.lax.fori_loop(0, n_sub, substep, x)
+        x_next = jax.lax.fori_loop(0, steps[k], substep, x)
+        t_whole, h_part = t + steps[k] * h, partial[k]
+        x_part = rk_step(field, tableau, t_whole, x_next, h_part, stages_in_loop=looped)
+        if projects:
+            x_part = plant.project(t_whole + h_part, x_part)
+        x_next = jnp.where(h_part > 0, x_part, x_next)
         return (x_next, c), (x, u, {"measured": y, **controller.extras(c, y)})
 
     _, (xs, us, extras) = jax.lax.scan(sample, (x0, c0), jnp.arange(refs.shape[0]))
     return xs, us, extras
 
 
-def _check_finite(plant, ts, xs, us, member=None):
-    finite = np.all(np.isfinite(xs), axis=-1) & np.isfinite(us)
-    if finite.all():
-        return
-    k = int(np.argmin(finite))
-    last = max(k - 1, 0)
-    shown = ", ".join(f"{name}={value:.6g}" for name, value in zip(plant.state_names, xs[last]))
-    who = "" if member is None else f" (batch member {member})"
-    raise SimulationError(
-        f"closed loop with {type(plant).__name__}{who} diverged at sample k={k} (t={ts[k]:.6g} s): "
-        f"the state or the force became NaN or infinite. Last finite state: {shown}. Check the "
-        "controller gains against the plant (and the sample period), or raise `substeps`.",
-        time=float(ts[k]), state=dict(zip(plant.state_names, xs[last].tolist())))
+def _check_divergence(plant, ts, xs, us, member=None):
+    """The core's divergence guard (NaN/inf, or a finite blow-up past ``Guard.max_state``) on
+    the plant states and the held force; the error names the sample, its time and the last
+    sane state, with the closed loop's own advice."""
+    name = f"closed loop with {type(plant).__name__}"
+    try:
+        check_divergence(name, (*plant.state_names, "u"), ts,
+                         np.concatenate([xs, us[..., None]], axis=-1), member=member)
+    except SimulationError as exc:
+        k = int(np.searchsorted(ts, exc.time))
+        what = str(exc).split(" diverged: ", 1)[1].split(" Last sane state: ")[0]
+        shown = ", ".join(f"{key}={value:.6g}" for key, value in exc.state.items())
+        who = name + ("" if member is None else f" (batch member {member})")
+        raise SimulationError(
+            f"{who} diverged at sample k={k} (t={ts[k]:.6g} s): {what} Last sane state: "
+            f"{shown}. Check the controller gains against the plant (and the sample period), "
+            "or raise `substeps`.", time=exc.time, state=exc.state) from None

@@ -31,6 +31,7 @@ from .._validation import concrete
 from ..errors import ParameterError, SimulationError
 from ..laws._base import as_parameter
 from ..discrete import da_relaxation_step
+from ..discrete._export_c import CTemplate, register_c
 from ..nonsmooth import sat
 
 __all__ = ["AbstractController", "PSMCParams", "PSMCState", "psmc_step", "PSMC",
@@ -428,3 +429,61 @@ class RenderedFriction(_StatefulController):
     ``.step(p_d, p)`` returns the actuator force −f_k [N] (see :class:`RenderedFrictionParams`)."""
 
     params_class = RenderedFrictionParams
+
+# --- C export of PSMC (the same update in C99), registered for export_c -----------------
+
+_PSMC = CTemplate(
+    name="psmc",
+    summary="Proxy-based sliding mode control (SPEC §6; Kikuuwe & Fujimoto, ICRA 2006)",
+    params=(("F", "force limit [N] > 0; |f| <= F always"),
+            ("H", "sliding-surface time constant [s] > 0"),
+            ("K", "proportional coupling gain K_p [N/m] > 0"),
+            ("B", "derivative coupling gain K_d [N s/m] > 0"),
+            ("L", "integral coupling gain K_i [N/(m s)] >= 0"),
+            ("T", "sample period [s] > 0")),
+    state=(("double", "a1", "a_{k-1}: integral of the proxy-plant offset [m s]"),
+           ("double", "da1", "a_{k-1} - a_{k-2} [m s]; da1/T is the proxy-plant offset [m]"),
+           ("double", "p_prev", "previous measured position [m]"),
+           ("double", "pd_prev", "previous reference [m]"),
+           ("int", "started", "0 until the first step (no derivative kick)"),
+           ("unsigned long", "faults", "samples rejected for a non-finite input")),
+    step_args="double p_d, double p",
+    step_doc="Force f_k [N] for reference p_d and measured position p [m]; updates *s.",
+    init_body="    s->a1 = 0.0;\n    s->da1 = 0.0;\n    s->p_prev = 0.0;\n    s->pd_prev = 0.0;\n"
+              "    s->started = 0;\n    s->faults = 0;\n",
+    check_body="""    if (!(prm->T > 0.0) || !isfinite(prm->T)) return 1;
+    if (!(prm->F > 0.0) || !isfinite(prm->F)) return 2;
+    if (!(prm->H > 0.0) || !isfinite(prm->H)) return 3;
+    if (!(prm->B > 0.0) || !isfinite(prm->B)) return 4;
+    if (!(prm->K > 0.0) || !isfinite(prm->K)) return 5;  /* proxy B s^2 + K s + L unstable */
+    if (!(prm->L >= 0.0) || !isfinite(prm->L)) return 6;
+    return 0;
+""",
+    step_body="""    const double F = prm->F, H = prm->H, K = prm->K, B = prm->B, L = prm->L, T = prm->T;
+    double sigma, D, f_star, f, da;
+    if (!isfinite(p_d) || !isfinite(p)) {
+        s->faults += 1;
+        return 0.0;
+    }
+    if (!s->started) {
+        s->p_prev = p;
+        s->pd_prev = p_d;
+        s->started = 1;
+    }
+    sigma = p_d - p + H * ((p_d - s->pd_prev) - (p - s->p_prev)) / T;
+    D = B + K * T + L * T * T;
+    /* f*_k of SPEC 6 with a_{k-2} = a_{k-1} - da_{k-1} (same value, no cancellation) */
+    f_star = D / (H + T) * sigma + L * s->a1 + (K * H - B + L * T * H) / ((H + T) * T) * s->da1;
+    f = stickslip_sat(F, f_star);
+    da = (B * s->da1 + T * T * (f - L * s->a1)) / D;
+    s->a1 = s->a1 + da;
+    s->da1 = da;
+    s->p_prev = p;
+    s->pd_prev = p_d;
+    return f;
+""")
+
+
+register_c(_PSMC, functions=(psmc_step,),
+           objects={PSMC: lambda c: {k: getattr(c.params, k) for k, _ in _PSMC.params},
+                    PSMCParams: lambda p: {k: getattr(p, k) for k, _ in _PSMC.params}})

@@ -1,4 +1,10 @@
-"""C export: each discrete algorithm as a dependency-free C99 header/source pair.
+"""C export: a renderer of dependency-free C99 header/source pairs, plus a registry.
+
+Each algorithm registers its C template *beside the Python it mirrors* (the friction steps in
+:mod:`stickslip.discrete._friction`, PSMC in :mod:`stickslip.control._controllers`) with
+:func:`register_c`; :func:`export_c` only looks the algorithm up and renders it. So this
+module imports no algorithm, and control (above discrete) registers itself without an import
+loop.
 
 The C mirrors the Python (``jax.numpy``) update expression for expression, in the same order
 of operations, so the two agree to round-off (the test compiles it and checks 1e-12 over a
@@ -7,21 +13,25 @@ long random input sequence).
 
 from __future__ import annotations
 
+import importlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from .._version import __version__
 from ..errors import ParameterError
 
-__all__ = ["export_c", "ALGORITHMS"]
+__all__ = ["export_c", "ALGORITHMS", "CTemplate", "register_c"]
 
 
 @dataclass(frozen=True)
-class _Algorithm:
+class CTemplate:
+    """The C99 of one algorithm: its parameter and state fields and three function bodies
+    (``check``: 0 or the 1-based index of the first bad parameter; ``init``; ``step``)."""
+
     name: str
     summary: str
     params: tuple[tuple[str, str], ...]     # (field, comment)
@@ -40,167 +50,58 @@ _SAT = """static double stickslip_sat(double Z, double x)
 }
 """
 
-_PSMC = _Algorithm(
-    name="psmc",
-    summary="Proxy-based sliding mode control (SPEC §6; Kikuuwe & Fujimoto, ICRA 2006)",
-    params=(("F", "force limit [N] > 0; |f| <= F always"),
-            ("H", "sliding-surface time constant [s] > 0"),
-            ("K", "proportional coupling gain K_p [N/m] > 0"),
-            ("B", "derivative coupling gain K_d [N s/m] > 0"),
-            ("L", "integral coupling gain K_i [N/(m s)] >= 0"),
-            ("T", "sample period [s] > 0")),
-    state=(("double", "a1", "a_{k-1}: integral of the proxy-plant offset [m s]"),
-           ("double", "da1", "a_{k-1} - a_{k-2} [m s]; da1/T is the proxy-plant offset [m]"),
-           ("double", "p_prev", "previous measured position [m]"),
-           ("double", "pd_prev", "previous reference [m]"),
-           ("int", "started", "0 until the first step (no derivative kick)"),
-           ("unsigned long", "faults", "samples rejected for a non-finite input")),
-    step_args="double p_d, double p",
-    step_doc="Force f_k [N] for reference p_d and measured position p [m]; updates *s.",
-    init_body="    s->a1 = 0.0;\n    s->da1 = 0.0;\n    s->p_prev = 0.0;\n    s->pd_prev = 0.0;\n"
-              "    s->started = 0;\n    s->faults = 0;\n",
-    check_body="""    if (!(prm->T > 0.0) || !isfinite(prm->T)) return 1;
-    if (!(prm->F > 0.0) || !isfinite(prm->F)) return 2;
-    if (!(prm->H > 0.0) || !isfinite(prm->H)) return 3;
-    if (!(prm->B > 0.0) || !isfinite(prm->B)) return 4;
-    if (!(prm->K > 0.0) || !isfinite(prm->K)) return 5;  /* proxy B s^2 + K s + L unstable */
-    if (!(prm->L >= 0.0) || !isfinite(prm->L)) return 6;
-    return 0;
-""",
-    step_body="""    const double F = prm->F, H = prm->H, K = prm->K, B = prm->B, L = prm->L, T = prm->T;
-    double sigma, D, f_star, f, da;
-    if (!isfinite(p_d) || !isfinite(p)) {
-        s->faults += 1;
-        return 0.0;
-    }
-    if (!s->started) {
-        s->p_prev = p;
-        s->pd_prev = p_d;
-        s->started = 1;
-    }
-    sigma = p_d - p + H * ((p_d - s->pd_prev) - (p - s->p_prev)) / T;
-    D = B + K * T + L * T * T;
-    /* f*_k of SPEC 6 with a_{k-2} = a_{k-1} - da_{k-1} (same value, no cancellation) */
-    f_star = D / (H + T) * sigma + L * s->a1 + (K * H - B + L * T * H) / ((H + T) * T) * s->da1;
-    f = stickslip_sat(F, f_star);
-    da = (B * s->da1 + T * T * (f - L * s->a1)) / D;
-    s->a1 = s->a1 + da;
-    s->da1 = da;
-    s->p_prev = p;
-    s->pd_prev = p_d;
-    return f;
-""")
+ALGORITHMS: dict[str, CTemplate] = {}
+"""The exportable algorithms by name (psmc, coulomb_mass, da_relaxation, sign_inclusion),
+filled by :func:`register_c` as their modules are imported (``import stickslip`` imports
+them all)."""
 
-_COULOMB = _Algorithm(
-    name="coulomb_mass",
-    summary="Mass with Coulomb friction in discrete time (SPEC §6; Kikuuwe et al., T-RO 2006)",
-    params=(("M", "mass [kg] > 0"),
-            ("F", "friction force level [N] >= 0"),
-            ("T", "sample period [s] > 0")),
-    state=(("double", "p", "position [m]"),
-           ("double", "v", "velocity [m/s]"),
-           ("unsigned long", "faults", "samples rejected for a non-finite input")),
-    step_args="double h",
-    step_doc="Applies the force h [N] for one period; returns the friction force f_k [N]\n"
-             " * (the force on the mass is -f_k) and updates s->v, s->p.",
-    init_body="    s->p = 0.0;\n    s->v = 0.0;\n    s->faults = 0;\n",
-    check_body="""    if (!(prm->M > 0.0) || !isfinite(prm->M)) return 1;
-    if (!(prm->F >= 0.0) || !isfinite(prm->F)) return 2;
-    if (!(prm->T > 0.0) || !isfinite(prm->T)) return 3;
-    return 0;
-""",
-    step_body="""    const double M = prm->M, F = prm->F, T = prm->T;
-    double f;
-    if (!isfinite(h)) {
-        s->faults += 1;
-        return 0.0;
-    }
-    f = stickslip_sat(F, M * s->v / T + h);    /* f_k = F sat((M v_{k-1}/T + h_k)/F) */
-    s->v = s->v + T * (h - f) / M;
-    s->p = s->p + T * s->v;
-    return f;
-""")
+# Where the registered templates live. `import stickslip` loads subpackages lazily, so
+# export_c("psmc") must be able to load the module that registers it; the names are data (the
+# renderer imports no algorithm module), and control → discrete stays the only import edge.
+_PROVIDERS = ("stickslip.discrete._friction", "stickslip.control._controllers")
 
-_DA = _Algorithm(
-    name="da_relaxation",
-    summary="Differential-algebraic relaxation of friction (SPEC §6; Kikuuwe et al., "
-            "T-RO 2006)",
-    params=(("F", "friction force level [N] >= 0"),
-            ("K", "relaxation stiffness [N/m] >= 0"),
-            ("B", "relaxation damping [N s/m] > 0"),
-            ("T", "sample period [s] > 0")),
-    state=(("double", "e", "proxy deflection e_{k-1} [m]"),
-           ("unsigned long", "faults", "samples rejected for a non-finite input")),
-    step_args="double v",
-    step_doc="Friction force f_k [N] resisting the measured velocity v [m/s] (apply -f_k);\n"
-             " * updates s->e.",
-    init_body="    s->e = 0.0;\n    s->faults = 0;\n",
-    check_body="""    if (!(prm->F >= 0.0) || !isfinite(prm->F)) return 1;
-    if (!(prm->K >= 0.0) || !isfinite(prm->K)) return 2;
-    if (!(prm->B > 0.0) || !isfinite(prm->B)) return 3;
-    if (!(prm->T > 0.0) || !isfinite(prm->T)) return 4;
-    return 0;
-""",
-    step_body="""    const double F = prm->F, K = prm->K, B = prm->B, T = prm->T;
-    double gain, f;
-    if (!isfinite(v)) {
-        s->faults += 1;
-        return 0.0;
-    }
-    gain = K * T + B;
-    f = stickslip_sat(F, gain * v + K * s->e);
-    s->e = (B * s->e + T * f) / gain;
-    return f;
-""")
-
-_SIGN = _Algorithm(
-    name="sign_inclusion",
-    summary="Backward Euler for x' in -sgn(x) - u (SPEC §6)",
-    params=(("T", "sample period [s] > 0"),),
-    state=(("double", "x", "state x_{k-1}"),
-           ("unsigned long", "faults", "samples rejected for a non-finite input")),
-    step_args="double u",
-    step_doc="Advances x by one period with input u held; returns x_k.",
-    init_body="    s->x = 0.0;\n    s->faults = 0;\n",
-    check_body="""    if (!(prm->T > 0.0) || !isfinite(prm->T)) return 1;
-    return 0;
-""",
-    step_body="""    double w;
-    if (!isfinite(u)) {
-        s->faults += 1;
-        return s->x;
-    }
-    w = s->x - prm->T * u;
-    s->x = w - stickslip_sat(prm->T, w);
-    return s->x;
-""")
-
-ALGORITHMS: dict[str, _Algorithm] = {a.name: a for a in (_PSMC, _COULOMB, _DA, _SIGN)}
-"""The exportable algorithms by name: psmc, coulomb_mass, da_relaxation, sign_inclusion."""
+_BY_FUNCTION: dict[Any, str] = {}
+_BY_TYPE: dict[type, tuple[str, Callable[[Any], dict[str, float]]]] = {}
 
 
-def _resolve(algorithm: Any) -> tuple[_Algorithm, dict[str, float] | None]:
-    """Map a name, a step function or a configured object to (algorithm, default params)."""
-    from ..control import _controllers as ctl
-    from . import _friction as fr
+def register_c(template: CTemplate, *, functions: tuple = (),
+               objects: dict[type, Callable[[Any], dict[str, float]]] | None = None
+               ) -> CTemplate:
+    """Register `template` for :func:`export_c` under ``template.name``.
 
-    by_function = {fr.coulomb_mass_step: "coulomb_mass", fr.da_relaxation_step: "da_relaxation",
-                   fr.sign_inclusion_step: "sign_inclusion", ctl.psmc_step: "psmc"}
+    functions: the Python step functions it mirrors (``export_c(step_fn, path)`` works).
+    objects: ``{type: parameters_of}`` — configured objects that export with their
+        parameters; ``parameters_of(obj)`` returns ``{param: value}`` for every
+        ``template.params`` field.
+    """
+    ALGORITHMS[template.name] = template
+    for fn in functions:
+        _BY_FUNCTION[fn] = template.name
+    for cls, getter in (objects or {}).items():
+        _BY_TYPE[cls] = (template.name, getter)
+    return template
+
+
+def _resolve(algorithm: Any) -> tuple[CTemplate, dict[str, float] | None]:
+    """Map a name, a step function or a configured object to (template, default params)."""
+    for provider in _PROVIDERS:
+        importlib.import_module(provider)      # registers its templates (once)
     if isinstance(algorithm, str):
         if algorithm not in ALGORITHMS:
             raise ParameterError(f"unknown algorithm {algorithm!r} for `export_c`; choose one "
                                  f"of {sorted(ALGORITHMS)}.")
         return ALGORITHMS[algorithm], None
-    if callable(algorithm) and algorithm in by_function:
-        return ALGORITHMS[by_function[algorithm]], None
-    if isinstance(algorithm, ctl.PSMC):
-        algorithm = algorithm.params
-    if isinstance(algorithm, ctl.PSMCParams):
-        return _PSMC, {k: float(getattr(algorithm, k)) for k, _ in _PSMC.params}
-    if isinstance(algorithm, fr.CoulombMass):
-        return _COULOMB, {k: getattr(algorithm, k) for k, _ in _COULOMB.params}
-    if isinstance(algorithm, fr.DARelaxation):
-        return _DA, {k: getattr(algorithm, k) for k, _ in _DA.params}
+    try:
+        name = _BY_FUNCTION.get(algorithm)
+    except TypeError:            # unhashable: not a registered function
+        name = None
+    if name is not None:
+        return ALGORITHMS[name], None
+    for cls, (name, parameters_of) in _BY_TYPE.items():
+        if isinstance(algorithm, cls):
+            template = ALGORITHMS[name]
+            values = parameters_of(algorithm)
+            return template, {k: float(values[k]) for k, _ in template.params}
     raise ParameterError(
         f"`export_c` cannot export {algorithm!r}; pass one of the names {sorted(ALGORITHMS)}, "
         "a step function (ss.discrete.coulomb_mass_step, da_relaxation_step, "
@@ -208,7 +109,7 @@ def _resolve(algorithm: Any) -> tuple[_Algorithm, dict[str, float] | None]:
         "ss.discrete.CoulombMass or ss.discrete.DARelaxation.")
 
 
-def _header(alg: _Algorithm, defaults: dict[str, float] | None) -> str:
+def _header(alg: CTemplate, defaults: dict[str, float] | None) -> str:
     n = alg.name
     guard = f"STICKSLIP_{n.upper()}_H"
     params = "\n".join(f"    double {name};  /* {doc} */" for name, doc in alg.params)
@@ -266,7 +167,7 @@ double stickslip_{n}_step(stickslip_{n}_state *s, const stickslip_{n}_params *pr
 """
 
 
-def _source(alg: _Algorithm) -> str:
+def _source(alg: CTemplate) -> str:
     n = alg.name
     return f"""/* stickslip_{n}.c -- {alg.summary}.
  * Generated by stickslip {__version__} (stickslip.discrete.export_c); dependency-free C99.

@@ -20,6 +20,7 @@ from jax.typing import ArrayLike
 from .._parameters import FRICTION_LEVEL, INITIAL, MASS, SAMPLE_PERIOD, Rule, check_parameters
 from ..errors import SimulationError
 from ..nonsmooth import sat
+from ._export_c import CTemplate, register_c
 
 __all__ = ["sign_inclusion_step", "coulomb_mass_step", "da_relaxation_step",
            "CoulombMass", "DARelaxation", "RULES"]
@@ -216,3 +217,96 @@ class DARelaxation(_Loop):
         self.e = float(e)
         self.k += 1
         return float(f)
+
+# --- C export: the same updates in C99, registered for export_c ---------------------------
+
+_SIGN = CTemplate(
+    name="sign_inclusion",
+    summary="Backward Euler for x' in -sgn(x) - u (SPEC §6)",
+    params=(("T", "sample period [s] > 0"),),
+    state=(("double", "x", "state x_{k-1}"),
+           ("unsigned long", "faults", "samples rejected for a non-finite input")),
+    step_args="double u",
+    step_doc="Advances x by one period with input u held; returns x_k.",
+    init_body="    s->x = 0.0;\n    s->faults = 0;\n",
+    check_body="""    if (!(prm->T > 0.0) || !isfinite(prm->T)) return 1;
+    return 0;
+""",
+    step_body="""    double w;
+    if (!isfinite(u)) {
+        s->faults += 1;
+        return s->x;
+    }
+    w = s->x - prm->T * u;
+    s->x = w - stickslip_sat(prm->T, w);
+    return s->x;
+""")
+
+_COULOMB = CTemplate(
+    name="coulomb_mass",
+    summary="Mass with Coulomb friction in discrete time (SPEC §6; Kikuuwe et al., T-RO 2006)",
+    params=(("M", "mass [kg] > 0"),
+            ("F", "friction force level [N] >= 0"),
+            ("T", "sample period [s] > 0")),
+    state=(("double", "p", "position [m]"),
+           ("double", "v", "velocity [m/s]"),
+           ("unsigned long", "faults", "samples rejected for a non-finite input")),
+    step_args="double h",
+    step_doc="Applies the force h [N] for one period; returns the friction force f_k [N]\n"
+             " * (the force on the mass is -f_k) and updates s->v, s->p.",
+    init_body="    s->p = 0.0;\n    s->v = 0.0;\n    s->faults = 0;\n",
+    check_body="""    if (!(prm->M > 0.0) || !isfinite(prm->M)) return 1;
+    if (!(prm->F >= 0.0) || !isfinite(prm->F)) return 2;
+    if (!(prm->T > 0.0) || !isfinite(prm->T)) return 3;
+    return 0;
+""",
+    step_body="""    const double M = prm->M, F = prm->F, T = prm->T;
+    double f;
+    if (!isfinite(h)) {
+        s->faults += 1;
+        return 0.0;
+    }
+    f = stickslip_sat(F, M * s->v / T + h);    /* f_k = F sat((M v_{k-1}/T + h_k)/F) */
+    s->v = s->v + T * (h - f) / M;
+    s->p = s->p + T * s->v;
+    return f;
+""")
+
+_DA = CTemplate(
+    name="da_relaxation",
+    summary="Differential-algebraic relaxation of friction (SPEC §6; Kikuuwe et al., "
+            "T-RO 2006)",
+    params=(("F", "friction force level [N] >= 0"),
+            ("K", "relaxation stiffness [N/m] >= 0"),
+            ("B", "relaxation damping [N s/m] > 0"),
+            ("T", "sample period [s] > 0")),
+    state=(("double", "e", "proxy deflection e_{k-1} [m]"),
+           ("unsigned long", "faults", "samples rejected for a non-finite input")),
+    step_args="double v",
+    step_doc="Friction force f_k [N] resisting the measured velocity v [m/s] (apply -f_k);\n"
+             " * updates s->e.",
+    init_body="    s->e = 0.0;\n    s->faults = 0;\n",
+    check_body="""    if (!(prm->F >= 0.0) || !isfinite(prm->F)) return 1;
+    if (!(prm->K >= 0.0) || !isfinite(prm->K)) return 2;
+    if (!(prm->B > 0.0) || !isfinite(prm->B)) return 3;
+    if (!(prm->T > 0.0) || !isfinite(prm->T)) return 4;
+    return 0;
+""",
+    step_body="""    const double F = prm->F, K = prm->K, B = prm->B, T = prm->T;
+    double gain, f;
+    if (!isfinite(v)) {
+        s->faults += 1;
+        return 0.0;
+    }
+    gain = K * T + B;
+    f = stickslip_sat(F, gain * v + K * s->e);
+    s->e = (B * s->e + T * f) / gain;
+    return f;
+""")
+
+
+register_c(_SIGN, functions=(sign_inclusion_step,))
+register_c(_COULOMB, functions=(coulomb_mass_step,),
+           objects={CoulombMass: lambda m: {"M": m.M, "F": m.F, "T": m.T}})
+register_c(_DA, functions=(da_relaxation_step,),
+           objects={DARelaxation: lambda r: {"F": r.F, "K": r.K, "B": r.B, "T": r.T}})

@@ -9,7 +9,9 @@ levels are 3, 2 and 1 N; a block that slid at the previous sample sees its kinet
 60 % of that (the level is chosen before each step, so every step still solves its
 inclusion exactly). Pure Coulomb friction (static = kinetic) would give almost no sticking.
 The chain alternates between stuck blocks (friction below its level) and sliding ones
-(friction at its level). Parameters are ours.
+(friction at its level). The driver pulls block 1, block 1 pulls block 2, and so on; at
+0.03 m/s the blocks are stuck 57–64 % of the time (at 0.1 m/s only 4–12 %, and the
+stick–slip did not show). Parameters are ours.
 """
 
 from __future__ import annotations
@@ -97,7 +99,8 @@ def make(out: Path) -> dict:
     p, v, f, sliding = (np.asarray(x) for x in run_chain(jnp.asarray(LEVELS)))
     t = np.arange(1, p.shape[0] + 1) * T
     stuck = ~sliding
-    summary: dict = {"static_levels_N": list(LEVELS), "kinetic_over_static": KINETIC, "T_s": T, "K_N_per_m": K_DA, "B_Ns_per_m": B_DA,
+    summary: dict = {"static_levels_N": list(LEVELS), "kinetic_over_static": KINETIC, "T_s": T,
+                     "K_N_per_m": K_DA, "B_Ns_per_m": B_DA, "driver_m_per_s": DRIVE,
                      "stuck_fraction": {}, "stick_phases": {}, "max_force_over_static_level": {}}
     frame = pd.DataFrame({"t": t})
     for i, level in enumerate(LEVELS):

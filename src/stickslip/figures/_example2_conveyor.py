@@ -131,7 +131,7 @@ def make(out: Path) -> dict:
         if ax is not ax_r:
             ax.legend(fontsize="small", loc="upper right")
             ax.tick_params(labelbottom=False)
-    ax_p.text(stick_time, 1.02, f" block 1 sticks from {stick_time:.2f} s",
+    ax_p.text(stick_time, 1.02, f" block 1 still (|v| < 1 µm/s) from {stick_time:.2f} s",
               transform=ax_p.get_xaxis_transform(), fontsize="small")
     ax_p.set_xlim(0, T_SHOWN)
     fig.suptitle("Two blocks between a wall and a conveyor — Xiong, Kikuuwe & Yamamoto, "

@@ -71,7 +71,8 @@ def make(out: Path) -> dict:
         for ax in (ax_p, ax_u):
             ax.grid(True, alpha=0.3)
     fig.suptitle("Naive SMC chatters, PSMC does not (mass 1 kg with Coulomb friction 2 N, "
-                 "T = 1 ms, F = 20 N, H = 0.2 s)", fontsize="medium")
+                 "T = 1 ms, F = 20 N, H = 0.2 s)\nproxy-based sliding mode control: Kikuuwe & Fujimoto, "
+                 "ICRA 2006 (Kikuuwe, slides: sliding mode control)", fontsize="medium")
     fig.tight_layout()
     fig.savefig(out / "psmc_chattering.png", dpi=120)
     plt.close(fig)

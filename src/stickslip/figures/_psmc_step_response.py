@@ -72,7 +72,8 @@ def make(out: Path) -> dict:
             ax.grid(True, alpha=0.3)
             ax.legend(fontsize="small")
     fig.suptitle("PSMC vs PID, same gains: identical for a small error, no overshoot and "
-                 "|f| ≤ F = 20 N for a large one", fontsize="medium")
+                 "|f| ≤ F = 20 N for a large one\n(Kikuuwe & Fujimoto, ICRA 2006; Kikuuwe, slides: "
+                 "advantages of PSMC)", fontsize="medium")
     fig.tight_layout()
     fig.savefig(out / "psmc_step_response.png", dpi=120)
     plt.close(fig)

@@ -13,9 +13,9 @@ MASS, SIDE, G, MU_S, MU_D = 1.0, 0.1, 9.81, 0.5, 0.3
 
 
 def box_model():
-    from ..spatial import Box, Model
+    from ..spatial import Box, SpatialModel
 
-    model = Model(gravity=(0, 0, -G))
+    model = SpatialModel(gravity=(0, 0, -G))
     model.add_body("box", mass=MASS, inertia=None, shape=Box(SIDE, SIDE, SIDE),
                    position=(0, 0, SIDE / 2))
     model.add_ground(mu_s=MU_S, mu_d=MU_D)

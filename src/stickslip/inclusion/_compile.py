@@ -30,7 +30,9 @@ import sympy as sp
 from ..errors import InclusionError
 from ..laws import CoulombODE, UnilateralODE
 from ._functions import Dio, Sgn, SgnComponent, is_dio, is_sgn, label_of
+from ._bounds import bound_problem
 from ._inclusion import DifferentialInclusion, _join
+from ._system import CompiledInclusion, CompiledInclusionTracedOnce, build_program
 
 __all__ = ["compile_inclusion", "DEFAULT_CONSTANTS"]
 
@@ -194,55 +196,6 @@ class _Analysis:
         return sign * friction.forces[component] / self._rewrite(denom, where)
 
 
-# --- the bound check ----------------------------------------------------------------------
-
-def _sign_dummies(di: DifferentialInclusion, parameters: Mapping[sp.Symbol, float],
-                  numeric: bool) -> dict:
-    reps: dict = {}
-    for sym in (*di.states, *di.inputs, *([di.time] if di.time is not None else [])):
-        reps[sym] = sp.Dummy(str(sym), real=True)
-    for sym, value in parameters.items():
-        if numeric:
-            reps[sym] = sp.Float(value)
-        elif value > 0:
-            reps[sym] = sp.Dummy(str(sym), positive=True)
-        elif value == 0:
-            reps[sym] = sp.Integer(0)
-        else:
-            reps[sym] = sp.Dummy(str(sym), negative=True)
-    return reps
-
-
-def _dio_dummies(expr) -> dict:
-    return {d: sp.Dummy(f"dio{i}", nonnegative=True)
-            for i, d in enumerate(sorted(expr.atoms(Dio), key=sp.default_sort_key))}
-
-
-def bound_problem(chi: sp.Expr, term: sp.Expr, where: str, di: DifferentialInclusion,
-                  parameters: Mapping[sp.Symbol, float]) -> str | None:
-    """None when χ ≥ 0 is provable (for any state, with the parameters' values or signs);
-    otherwise a message naming the term and the factors that may be negative."""
-    dios = _dio_dummies(chi)
-    for numeric in (False, True):
-        reps = _sign_dummies(di, parameters, numeric)
-        if chi.xreplace(dios).xreplace(reps).is_nonnegative:
-            return None
-    reps = _sign_dummies(di, parameters, numeric=True)
-    bad = [f for f in sp.Mul.make_args(chi)
-           if not f.xreplace(dios).xreplace(reps).is_nonnegative]
-    shown = ", ".join(f"`{f}`" for f in bad) or f"`{chi}`"
-    negative_params = sorted((s for s in chi.free_symbols if s in parameters
-                              and parameters[s] < 0), key=str)
-    hint = ("Wrap a sign-indefinite normal force in Dio(...) (a rigid contact) or Abs(...), "
-            "or move a sign out of χ (write -χ·Sgn(θ))")
-    if negative_params:
-        hint += "; parameter(s) " + ", ".join(f"`{s}` = {parameters[s]:g}"
-                                               for s in negative_params) + " are negative"
-    return (f"{where}: the bound χ = `{chi}` of the friction term `{term}` cannot be shown to "
-            f"be >= 0 (SPEC §4, Step 2 needs χ >= 0 for every state): {shown} may be "
-            f"negative. {hint}.")
-
-
 # --- naming and constants -----------------------------------------------------------------
 
 def _names(prefix: str, instances) -> list[str]:
@@ -371,8 +324,6 @@ def compile_inclusion(di: DifferentialInclusion, K: float | Mapping | None = Non
     >>> bool(res["f_e"].min() >= 0.0)
     True
     """
-    from ._system import CompiledInclusion, CompiledInclusionTracedOnce, build_program
-
     if not isinstance(di, DifferentialInclusion):
         raise InclusionError(f"`compile_inclusion` needs a DifferentialInclusion; got "
                              f"{type(di).__name__}.")
@@ -539,3 +490,5 @@ def _initial_state(di, program, initial) -> list[float]:
         raise InclusionError(f"`initial` values must be finite; got {x0}.")
     return x0
 
+
+DifferentialInclusion._compiler = staticmethod(compile_inclusion)   # for .to_ode()

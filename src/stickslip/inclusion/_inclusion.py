@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import jax.numpy as jnp
 import numpy as np
@@ -196,11 +196,14 @@ class DifferentialInclusion:
     def state_names(self) -> tuple[str, ...]:
         return tuple(str(s) for s in self.states)
 
+    # Set by stickslip.inclusion._compile, which imports this module (so this module cannot
+    # import it); importing anything from stickslip.inclusion runs the package __init__,
+    # which imports _compile, so it is always set before a user can call to_ode.
+    _compiler: ClassVar[Callable]
+
     def to_ode(self, **options):
         """Same as ``compile_inclusion(self, **options)``."""
-        from ._compile import compile_inclusion
-
-        return compile_inclusion(self, **options)
+        return type(self)._compiler(self, **options)
 
     def text(self) -> str:
         """The inclusion as lines ``d(x)/dt ∈ ...`` (eq. 17)."""

@@ -10,12 +10,13 @@ import jax.numpy as jnp
 import numpy as np
 import sympy as sp
 
-from .._validation import is_traced
+from .._validation import check_finite, is_traced
 from ..errors import InclusionError, ParameterError
 from ..laws import CoulombODE, UnilateralODE
 from ..laws._base import as_parameter
 from ..systems import AbstractSystem
 from ..systems._base import law_parameters
+from ._bounds import bound_problem
 from ._functions import sat
 
 __all__ = ["CompiledInclusion", "CompiledInclusionTracedOnce", "build_program"]
@@ -213,6 +214,14 @@ class CompiledInclusion(AbstractSystem):
         if not is_traced(self.parameter_values) and np.shape(self.parameter_values) != (n_p,):
             raise ParameterError(f"`CompiledInclusion.parameter_values` must have {n_p} "
                                  f"values; got shape {np.shape(self.parameter_values)}.")
+        if not is_traced(self.parameter_values):
+            for name, value in zip(self.parameter_names, np.ravel(self.parameter_values)):
+                check_finite(self.program.name, name, value,
+                             "Pass a finite value for every parameter of the inclusion.")
+        if not is_traced(self.x0):
+            for name, value in zip(self.state_names, np.ravel(self.x0)):
+                check_finite(self.program.name, f"initial[{name}]", value,
+                             "Pass a finite initial value for every state.")
 
     # --- the system contract -----------------------------------------------------------
 
@@ -313,8 +322,39 @@ class CompiledInclusion(AbstractSystem):
                 else:
                     unresolved = True
         if unresolved or not modes:
-            modes += super().linear_modes()
-        return modes
+            modes += self._linearisation_modes()
+        return [(label, self._finite_modes(label, eig)) for label, eig in modes]
+
+    def _suspects(self) -> str:
+        """The parameters and initial values that are zero or not finite, for messages."""
+        values = dict(zip(self.parameter_names, np.ravel(np.asarray(self.parameter_values))))
+        values.update(zip(self.state_names, np.ravel(np.asarray(self.x0))))
+        bad = [f"{k}={v:g}" for k, v in values.items() if not np.isfinite(v)]
+        zero = [f"{k}=0" for k, v in values.items() if v == 0 and k in self.parameter_names]
+        return ", ".join(bad + zero) or "none is zero or non-finite"
+
+    def _finite_modes(self, label, eig):
+        eig = np.asarray(eig)
+        if not np.all(np.isfinite(eig)):
+            raise ParameterError(
+                f"`{self.program.name}`: the {label} mode is not finite ({eig}): a parameter "
+                f"is NaN, infinite, or zero where it divides (a mass?). Suspects: "
+                f"{self._suspects()}. Fix them with with_parameters(...)/with_initial(...).")
+        return eig
+
+    def _linearisation_modes(self):
+        """Eigenvalues of the Jacobian at the initial state, after checking it is finite
+        (``numpy.linalg.eigvals`` would raise a bare LinAlgError on NaN/inf)."""
+        x0 = self.initial_state()
+        jac = np.asarray(jax.jacfwd(lambda x: self.vector_field(jnp.asarray(0.0), x))(x0))
+        if not np.all(np.isfinite(jac)):
+            rows = [n for n, row in zip(self.state_names, jac) if not np.all(np.isfinite(row))]
+            raise ParameterError(
+                f"`{self.program.name}`: the vector field is not finite at the initial state "
+                f"(rows {rows}), so its stiffness cannot be checked: a parameter is NaN, "
+                f"infinite, or zero where it divides (a mass?). Suspects: {self._suspects()}. "
+                "Fix them with with_parameters(...)/with_initial(...).")
+        return [("linearisation at the initial state", np.linalg.eigvals(jac))]
 
     def parameters(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -336,8 +376,6 @@ class CompiledInclusion(AbstractSystem):
         The bounds χ are re-checked: a value that makes a bound possibly negative raises
         :class:`~stickslip.errors.InclusionError`.
         """
-        from ._compile import bound_problem
-
         names = self.parameter_names
         unknown = sorted(set(values) - set(names))
         if unknown:
@@ -345,6 +383,8 @@ class CompiledInclusion(AbstractSystem):
                                  f"are {list(names)}.")
         new = jnp.asarray(self.parameter_values)
         for key, value in values.items():
+            check_finite(self.program.name, key, value,
+                         "Pass a finite value for every parameter of the inclusion.")
             new = new.at[names.index(key)].set(value)
         concrete = dict(zip(self.program.parameter_symbols, np.asarray(new).tolist()))
         problems = [bound_problem(f.chi, f.term, f.first_seen, self.program.di, concrete)

@@ -24,3 +24,4 @@ from ._grid import step_grid as step_grid
 from ._guard import Guard as Guard
 from ._guard import check_divergence as check_divergence
 from ._rk_step import rk_step as rk_step
+from ._fixed_step import StepRule as StepRule

@@ -86,7 +86,8 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
         value of any of them reuses the compiled program.
     stream_to: path of a ``.csv`` file written incrementally (only checked, finite rows),
         so an interrupted run keeps what it computed; at the end its JSON sidecar is written
-        as by :meth:`Results.save`. progress: show a progress bar over the chunks.
+        as by :meth:`Results.save` (adaptive methods write the file once, at the end).
+        progress: show a progress bar over the chunks.
 
     Returns
     -------
@@ -116,6 +117,8 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
         ts, xs, outputs, meta = _run_fixed_chunks(dynamic, static, system, x0, grid, rule,
                                                   guard, options)
     else:
+        if options.get("stream_to") is not None:
+            _StreamWriter(options["stream_to"], system)          # checks the path first
         ts, xs, outputs, energy, meta = _run_adaptive(dynamic, static, system, t0, x0, t_end,
                                                       dt, dt_out, method, options)
         check_divergence(type(system).__name__, system.state_names, ts, xs, energy=energy,
@@ -124,10 +127,13 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     meta.update(system=type(system).__name__, method=method, t0=t0, t_end=t_end,
                 wall_time=wall, parameters=system.parameters())
     res = _to_results(system, ts, xs, outputs, meta)
-    if options.get("stream_to"):
+    if options.get("stream_to") is not None:
         from ..results import write_sidecar
 
-        write_sidecar(Path(options["stream_to"]), res)
+        if method in FIXED_STEP_METHODS:
+            write_sidecar(Path(options["stream_to"]), res)
+        else:                                  # diffrax returns the run at once
+            res.save(Path(options["stream_to"]))
     return res
 
 
@@ -315,9 +321,11 @@ def _initial(system, options):
         t0 = as_time("simulate", "t0", t0)
     if isinstance(initial, Results):
         if initial.final_state is None or initial.batch_shape:
-            raise ParameterError("`simulate.initial` Results carry no single final state to "
-                                 "continue from; pass a single run's Results (or "
-                                 "res.member(i)) or a state vector.")
+            why = ("they are batched: pass res.member(i)" if initial.batch_shape else
+                   "they have no final_state (a CSV loaded without its .csv.json sidecar, "
+                   "or Results built by hand): keep the sidecar next to the CSV")
+            raise ParameterError(f"`simulate.initial`: these Results carry no single final "
+                                 f"state to continue from; {why}, or pass a state vector.")
         x0 = jnp.asarray(initial.final_state, dtype=float)
         t0 = float(initial.t[-1]) if t0 is None else t0
     elif initial is not None:
@@ -383,13 +391,20 @@ def _check_stability(system, method, dt):
     limit, label, lam_k = limits[k], labels[k], lam[k]
     if not dt > limit:
         return
-    suggestion = float(f"{0.9 * limit:.1g}") if 0.9 * limit > 0 else limit
+    suggestion = _round_down_1sig(0.9 * limit) if 0.9 * limit > 0 else limit
     raise ParameterError(
         f"dt={dt:g} s is too large for the stiffness of {type(system).__name__}: its "
         f"{label} mode has eigenvalue {lam_k.real:.4g}{lam_k.imag:+.4g}j 1/s, and {method} is "
         f"stable only for dt <= {limit:.3g} s. Use dt={suggestion:g} or smaller, soften "
         "the law (lower K, adjust beta), or use an adaptive method such as "
         "method='kvaerno5'. (check_step=False skips this check.)")
+
+
+def _round_down_1sig(x: float) -> float:
+    """`x` > 0 rounded DOWN to one significant figure (1.512e-4 → 1e-4; formatting with
+    ``.1g`` would round 1.6e-4 up to 2e-4, past a stability limit)."""
+    exponent = math.floor(math.log10(x))
+    return math.floor(x / 10.0 ** exponent) * 10.0 ** exponent
 
 
 # --- runners ------------------------------------------------------------------------------

@@ -39,7 +39,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._validation import is_traced
+from .._validation import check_finite_matrix, is_traced
 
 __all__ = ["AbstractSystem", "module_parameters"]
 
@@ -85,7 +85,11 @@ class AbstractSystem(eqx.Module):
         """Eigenvalues of the Jacobian of the vector field at the initial state."""
         x0 = self.initial_state()
         jac = jax.jacfwd(lambda x: self.vector_field(jnp.asarray(0.0), x))(x0)
-        return [("linearisation at the initial state", np.linalg.eigvals(np.asarray(jac)))]
+        jac = check_finite_matrix(type(self).__name__, "vector_field Jacobian at the initial "
+                                  "state", np.asarray(jac), "Check the system's parameters and "
+                                  "initial state (NaN/inf, or a zero it divides by), or "
+                                  "override `linear_modes`.")
+        return [("linearisation at the initial state", np.linalg.eigvals(jac))]
 
     def replace(self, **changes: Any) -> "AbstractSystem":
         """A copy with some fields changed and validated again — e.g. to change a parameter

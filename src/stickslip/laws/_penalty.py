@@ -93,6 +93,23 @@ class HuntCrossley(AbstractContactLaw):
     def resting_state(self, load):
         return -((load / self.k) ** (1.0 / self.n)), jnp.zeros(0)
 
+    def linear_modes(self, mass, normal_force=1.0):
+        """Eigenvalues of a mass pressed by `normal_force` [N] (the load the contact carries).
+
+        The contact is nonlinear: linearised at the depth δ0 = (load/k)^(1/n) that carries
+        the load, its stiffness is ``n·k·δ0^(n−1)`` and its damping ``lam·δ0^n``, both growing
+        with the load — a host should pass the largest force it expects (an impact's peak,
+        not just the weight; `ContactMass` estimates it from the drop energy).
+        """
+        k, lam, n = (np.asarray(x, dtype=float) for x in (self.k, self.lam, self.n))
+        load = max(float(np.max(normal_force)), 1e-12)
+        depth = (load / k) ** (1.0 / n)
+        stiffness = n * k * depth ** (n - 1.0)
+        damping = lam * depth ** n
+        disc = np.sqrt(damping ** 2 - 4 * mass * stiffness + 0j)
+        return [(f"pressing at {load:.3g} N (M s² + λδ0ⁿ s + nkδ0ⁿ⁻¹ = 0)",
+                 np.stack([(-damping + disc) / (2 * mass), (-damping - disc) / (2 * mass)]))]
+
     def potential(self, gap):
         """k·δⁿ⁺¹/(n + 1), δ = −p > 0 (the lam·δⁿ·δ̇ term only dissipates while δ̇ > 0
         pushes in, and can pull — the defect of SPEC §3 — but stores nothing)."""

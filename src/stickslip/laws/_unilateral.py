@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._parameters import STIFFNESS, TIME_CONSTANT, Rule
-from .._validation import check_at_most
+from .._validation import check_at_most, check_finite_matrix
 from ._base import AbstractContactLaw, as_parameter
 
 __all__ = ["UnilateralODE"]
@@ -95,6 +95,9 @@ class UnilateralODE(AbstractContactLaw):
         pressing = []
         for k, b, a in zip(K.ravel(), beta.ravel(), alpha.ravel()):
             law = UnilateralODE(K=k, beta=b, alpha=a)
-            pressing.append(np.linalg.eigvals(law.contact_matrix(mass)))
+            matrix = check_finite_matrix("UnilateralODE", "contact_matrix(mass)",
+                                         law.contact_matrix(mass),
+                                         f"The host passed mass={mass!r}; pass a finite mass > 0.")
+            pressing.append(np.linalg.eigvals(matrix))
         return [("pressing (eq. 16)", np.concatenate(pressing)),
                 ("released (−1/β)", (-1.0 / beta).ravel() + 0j)]

@@ -6,6 +6,13 @@ analyses: :meth:`~Model.dof`, :meth:`~Model.assemble`, :meth:`~Model.kinematics`
 :meth:`~Model.inverse_dynamics` and :meth:`~Model.equilibrium`. Every analysis returns a
 :class:`stickslip.Results` with channels ``<body>.x/.y/.phi`` (and ``…d``, ``…dd``),
 ``<joint>.Fx/.Fy/.T``, ``<driver>.effort`` and ``<element>.force``.
+
+Shape (issue 13): elements are immutable ``equinox`` modules (``_elements``, ``_forces``,
+``_friction``, ``_impact``, ``_cam``; shared helpers in ``_base``); ``Model`` (``_model``,
+building in ``_builder``) freezes into an immutable :class:`PlanarSystem` (``_system``);
+the analyses are pure functions of it (``_analyses``; events in ``_events``); the
+constrained equations and their one solver are in ``_dynamics`` (:class:`Dynamics`,
+:class:`ConstrainedEquations`, :func:`schur_solve`).
 """
 
 from ._body import Body as Body
@@ -38,6 +45,12 @@ from ._friction import LuGreFriction as LuGreFriction
 from ._impact import PointLineStop as PointLineStop
 from ._impact import RevoluteStop as RevoluteStop
 from ._impact import TranslationalStop as TranslationalStop
+from ._dynamics import ConstrainedEquations as ConstrainedEquations
+from ._dynamics import Dynamics as Dynamics
+from ._dynamics import schur_solve as schur_solve
+from ._contact import ClearanceSlider as ClearanceSlider
+from ._contact import PointLineContact as PointLineContact
+from ._contact_reference import moreau_jean as moreau_jean
 from ._model import Model as Model
 from ._system import PlanarSystem as PlanarSystem
 from ._system import ProjectedPlanarSystem as ProjectedPlanarSystem
@@ -51,4 +64,6 @@ __all__ = [
     "RelativeDriver", "DistanceDriver", "constant_speed", "smooth_ramp",
     "TranslationalSpringDamper", "RotationalSpringDamper", "PointForce", "BodyTorque",
     "LuGreFriction", "PointLineStop", "TranslationalStop", "RevoluteStop",
+    "Dynamics", "ConstrainedEquations", "schur_solve",
+    "PointLineContact", "ClearanceSlider", "moreau_jean",
 ]

@@ -107,6 +107,15 @@ class Body:
             return self.points[point]
         return _vector(owner, field, point)
 
+    # Bodies are static fields of the elements in a compiled PlanarSystem. Two bodies of the
+    # same name are interchangeable there (the masses and poses are traced arrays), so
+    # equal models built twice share one compiled program.
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self.name))
+
     @property
     def pose(self) -> np.ndarray:
         return np.array([self.x, self.y, self.phi])

@@ -74,6 +74,10 @@ class Builder:
         not in this model, an unknown point, a duplicate name) are collected and raised by
         the next analysis, all at once.
         """
+        from ._contact import AbstractFrictionalContact   # frictional contacts (issue 12)
+        if isinstance(element, AbstractFrictionalContact):
+            from ._contact_simulate import add_frictional_contact
+            return add_frictional_contact(self, element)
         kinds = ((AbstractConstraint, self.constraints), (AbstractForceElement, self.forces),
                  (AbstractStop, self.stops), (AbstractJointFriction, self.frictions))
         group = next((g for cls, g in kinds if isinstance(element, cls)), None)

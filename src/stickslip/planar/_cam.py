@@ -107,8 +107,9 @@ class CamFollowerJoint(AbstractConstraint):
         if value.shape != () or not np.isfinite(value) or value <= 0:
             raise ParameterError(f"`{self.owner}.profile(α)` must return one positive radius "
                                  f"[m]; got {value!r} at α = 0.3.")
-        from ._traceable import check_traceable
-        check_traceable(self.owner, "profile", self.profile)
+        from .._validation import check_traceable
+        check_traceable(self.owner, "profile", self.profile, (0.3,), shape=(),
+                        signature="alpha")
         try:
             n = np.asarray(normal_j, dtype=float)
         except (TypeError, ValueError):
@@ -130,12 +131,13 @@ class CamFollowerJoint(AbstractConstraint):
         rho = self.profile
         d1 = jax.grad(rho)
         d2 = jax.grad(d1)
-        alpha = beta
-        for _ in range(5):                    # Newton on d/dα [ρ(α) cos(α − β)] = 0
+
+        def newton(_, alpha):                 # Newton on d/dα [ρ(α) cos(α − β)] = 0
             c, s = jnp.cos(alpha - beta), jnp.sin(alpha - beta)
             g = d1(alpha) * c - rho(alpha) * s
             dg = d2(alpha) * c - 2 * d1(alpha) * s - rho(alpha) * c
-            alpha = alpha - g / dg
+            return alpha - g / dg
+        alpha = jax.lax.fori_loop(0, 5, newton, beta)   # traced once, not unrolled
         support = rho(alpha) * jnp.cos(alpha - beta)
         centre = global_point(qi, self.point_i)
         face = global_point(qj, self.point_j)

@@ -17,7 +17,7 @@ Uses: forward dynamics (``Q``, γ); the position and velocity projections (``Q =
 γ = −Φ, resp. −(Φ_q q̇ − ν): the correction is the returned q̈); impact impulses
 (``J = [Φ_q; g_q]``, ``Q = 0``, γ = the velocity jump asked of each row: q̈ is Δq̇).
 
-**For contact solvers** (issue 12): a unilateral contact generalises this solve — bilateral
+**For contact solvers**: a unilateral contact generalises this solve — bilateral
 rows have λ ∈ ℝ, contact normal rows λ ≥ 0 with complementarity, friction rows a cone. Take
 :meth:`PlanarSystem.equations` (``minv, Q, J, gamma``), append the contact rows to J and
 γ, and hand them to a solver for that admissible set; with only bilateral rows it must
@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import jax
 import jax.numpy as jnp
 
 __all__ = ["ConstrainedEquations", "Dynamics", "schur_solve"]
@@ -64,8 +63,10 @@ def schur_solve(minv, J, Q, gamma, *, robust: bool = False):
 
     `Q` (n,) or (n, k) and `gamma` (m,) or (m, k). ``robust=True`` solves the Schur system
     by least squares (a rank-deficient J, as in an impact through redundant rows); the
-    default is a Cholesky factorisation (S is symmetric positive definite for independent
-    rows).
+    default is an LU factorisation, which turns a singular S (a mechanism at a lock-up,
+    where Φ_q loses rank) into inf/NaN at once, so the run stops there with the lock-up
+    diagnosis (a Cholesky factorisation measured 0.25 s later on the locked slider–crank:
+    finite garbage first).
     """
     if J.shape[0] == 0:
         return (minv * Q.T).T, jnp.zeros((0,) + Q.shape[1:], Q.dtype)
@@ -75,6 +76,6 @@ def schur_solve(minv, J, Q, gamma, *, robust: bool = False):
     if robust:
         lam = jnp.linalg.lstsq(S, rhs)[0]
     else:
-        lam = jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(S), rhs)
+        lam = jnp.linalg.solve(S, rhs)
     qdd = (minv * (Q - J.T @ lam).T).T
     return qdd, lam

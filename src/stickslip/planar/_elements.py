@@ -22,10 +22,12 @@ traced parameters, bodies and names are static.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any, Callable, ClassVar
 
 import equinox as eqx
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -75,14 +77,8 @@ def _time_function(owner: str, name: str, fn) -> Callable:
     from ..systems._base import check_time_function
 
     if not callable(fn):
-        value = _finite(owner, name, fn, "constant value")
-
-        def constant(t):
-            return value + 0.0 * t
-        return constant
-    check_time_function(owner, name, fn, ())
-    from ._traceable import check_traceable
-    check_traceable(owner, name, fn)
+        return _ConstantSpeed(0.0, float(_finite(owner, name, fn, "constant value")))
+    check_time_function(owner, name, fn, ())        # traces it too (no Python `if` on t)
     return fn
 
 
@@ -146,6 +142,27 @@ class AbstractConstraint(AbstractElement):
 
     def slide(self, qi: jnp.ndarray, qj: jnp.ndarray) -> jnp.ndarray:
         raise NotImplementedError(f"{type(self).__name__} has no slide coordinate.")
+
+    # derivatives of `residual` (local: 3 + 3 coordinates and t). Forward-mode autodiff
+    # here; the commonest joints override them with hand-written forms (fewer traced ops).
+    def jacobians(self, qi, qj, t):
+        """(∂Φ/∂q_i, ∂Φ/∂q_j), each (n_equations × 3)."""
+        return jax.jacfwd(self.residual, argnums=(0, 1))(qi, qj, t)
+
+    def time_derivative(self, qi, qj, t):
+        """Φ_t (n_equations,)."""
+        return jax.jvp(lambda s: self.residual(qi, qj, s), (t,), (jnp.ones_like(t),))[1]
+
+    def gamma(self, qi, qj, qdi, qdj, t):
+        """γ = −(Φ_q q̇)_q q̇ − 2Φ_qt q̇ − Φ_tt = −d²/ds² Φ(q + s q̇, t + s) at s = 0."""
+        def along(s):
+            return self.residual(qi + s * qdi, qj + s * qdj, t + s)
+
+        def rate(s):
+            return jax.jvp(along, (s,), (jnp.ones_like(s),))[1]
+
+        zero = jnp.zeros_like(t)
+        return -jax.jvp(rate, (zero,), (jnp.ones_like(zero),))[1]
 
     def _d(self, qi, qj):
         """d_ij = r_jᴾ − r_iᴾ in the ground frame."""
@@ -212,6 +229,23 @@ class RevoluteJoint(AbstractConstraint):
     def slide(self, qi, qj):
         return qj[2] - qi[2]
 
+    # hand-written derivatives (SPEC §9): Φ = r_i + A_i s_i' − r_j − A_j s_j', so
+    # Φ_qi = [I, B_i s_i'], Φ_qj = −[I, B_j s_j'] with B = dA/dφ = A R, and
+    # γ = A_i s_i' φ̇_i² − A_j s_j' φ̇_j²
+    def jacobians(self, qi, qj, t):
+        eye = jnp.eye(2, dtype=qi.dtype)
+        bi = rotation(qi[2]) @ perp(self.point_i)
+        bj = rotation(qj[2]) @ perp(self.point_j)
+        return (jnp.concatenate([eye, bi[:, None]], axis=1),
+                -jnp.concatenate([eye, bj[:, None]], axis=1))
+
+    def time_derivative(self, qi, qj, t):
+        return jnp.zeros(2, dtype=qi.dtype)
+
+    def gamma(self, qi, qj, qdi, qdj, t):
+        return ((rotation(qi[2]) @ self.point_i) * qdi[2] ** 2
+                - (rotation(qj[2]) @ self.point_j) * qdj[2] ** 2)
+
 
 class TranslationalJoint(AbstractConstraint):
     """Prismatic joint: body j slides along the axis through point_i of body i (2 DOF removed).
@@ -269,6 +303,31 @@ class TranslationalJoint(AbstractConstraint):
 
     def slide(self, qi, qj):
         return (rotation(qi[2]) @ self.axis_i) @ self._d(qi, qj)
+
+    # hand-written derivatives: with n = A_i R u (the axis normal) and d = d_ij,
+    # ∂(nᵀd)/∂q_i = [−nᵀ, −(A_i u)ᵀd − uᵀs_i'], ∂(nᵀd)/∂q_j = [nᵀ, nᵀA_j R s_j'];
+    # γ₁ = φ̇_i² nᵀd + 2φ̇_i (A_i u)ᵀḋ − nᵀ(A_i s_i' φ̇_i² − A_j s_j' φ̇_j²), γ₂ = 0
+    def jacobians(self, qi, qj, t):
+        Ai, Aj = rotation(qi[2]), rotation(qj[2])
+        n, ui, d = Ai @ perp(self.axis_i), Ai @ self.axis_i, self._d(qi, qj)
+        zero = jnp.zeros((), qi.dtype)
+        one = jnp.ones((), qi.dtype)
+        row_i = jnp.stack([-n[0], -n[1], -(ui @ d) - self.axis_i @ self.point_i])
+        row_j = jnp.stack([n[0], n[1], n @ (Aj @ perp(self.point_j))])
+        return (jnp.stack([row_i, jnp.stack([zero, zero, -one])]),
+                jnp.stack([row_j, jnp.stack([zero, zero, one])]))
+
+    def time_derivative(self, qi, qj, t):
+        return jnp.zeros(2, dtype=qi.dtype)
+
+    def gamma(self, qi, qj, qdi, qdj, t):
+        Ai, Aj = rotation(qi[2]), rotation(qj[2])
+        n, ui, d = Ai @ perp(self.axis_i), Ai @ self.axis_i, self._d(qi, qj)
+        wi, wj = qdi[2], qdj[2]
+        si, sj = Ai @ self.point_i, Aj @ self.point_j
+        d_dot = qdj[:2] + perp(sj) * wj - qdi[:2] - perp(si) * wi
+        g1 = wi ** 2 * (n @ d) + 2 * wi * (ui @ d_dot) - n @ (si * wi ** 2 - sj * wj ** 2)
+        return jnp.stack([g1, jnp.zeros((), qi.dtype)])
 
 
 class RevoluteRevoluteJoint(AbstractConstraint):
@@ -482,14 +541,47 @@ class AbsoluteDistance(AbstractConstraint):
 
 # --- drivers -----------------------------------------------------------------------------
 
+@dataclasses.dataclass(frozen=True)
+class _ConstantSpeed:
+    """C(t) = start + rate·t (a value object: equal motions compare equal, so models built
+    twice share their compiled programs)."""
+
+    rate: float
+    start: float
+
+    def __call__(self, t):
+        return self.start + self.rate * t
+
+    @property
+    def __name__(self) -> str:
+        return f"constant_speed({self.rate:g}, start={self.start:g})"
+
+
+@dataclasses.dataclass(frozen=True)
+class _SmoothRamp:
+    """C(t) from `start` to `end` between t0 and t1 along 10s³ − 15s⁴ + 6s⁵."""
+
+    start: float
+    end: float
+    t0: float
+    t1: float
+
+    def __call__(self, t):
+        s = jnp.clip((t - self.t0) / (self.t1 - self.t0), 0.0, 1.0)
+        return self.start + (self.end - self.start) * s ** 3 * (10 - 15 * s + 6 * s ** 2)
+
+    @property
+    def __name__(self) -> str:
+        return f"smooth_ramp({self.start:g}→{self.end:g}, {self.t0:g}–{self.t1:g} s)"
+
+
 def constant_speed(rate: float, start: float = 0.0) -> Callable:
     """C(t) = start + rate·t: a driver at constant speed (rad/s or m/s)."""
     rate, start = float(rate), float(start)
-
-    def motion(t):
-        return start + rate * t
-    motion.__name__ = f"constant_speed({rate:g}, start={start:g})"
-    return motion
+    if not (math.isfinite(rate) and math.isfinite(start)):
+        raise ParameterError(f"`constant_speed` needs finite rate and start; got "
+                             f"rate={rate}, start={start}.")
+    return _ConstantSpeed(rate, start)
 
 
 def smooth_ramp(start: float, end: float, t0: float, t1: float) -> Callable:
@@ -498,12 +590,7 @@ def smooth_ramp(start: float, end: float, t0: float, t1: float) -> Callable:
     start, end, t0, t1 = float(start), float(end), float(t0), float(t1)
     if not t1 > t0:
         raise ParameterError(f"`smooth_ramp` needs t1 > t0; got t0={t0}, t1={t1}.")
-
-    def motion(t):
-        s = jnp.clip((t - t0) / (t1 - t0), 0.0, 1.0)
-        return start + (end - start) * s ** 3 * (10 - 15 * s + 6 * s ** 2)
-    motion.__name__ = f"smooth_ramp({start:g}→{end:g}, {t0:g}–{t1:g} s)"
-    return motion
+    return _SmoothRamp(start, end, t0, t1)
 
 
 class _AbstractDriver(AbstractConstraint):

@@ -20,8 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import SimulationError
-from ..integrate._fixed_step import rk_step
-from ..integrate._tableaus import FIXED_STEP_METHODS
+from ..integrate._rk_step import rk_step
 from ._dynamics import schur_solve
 
 __all__ = ["simulate_events", "locate_impact", "impulse"]
@@ -30,8 +29,8 @@ __all__ = ["simulate_events", "locate_impact", "impulse"]
 @eqx.filter_jit
 def _step(system, stops, t, x, h):
     """One RK4 step and the projection back onto the constraints; the gaps after it."""
-    x1 = rk_step(system.vector_field, FIXED_STEP_METHODS["rk4"], t, x, h, stages_in_loop=True)
-    x1 = system.project(t + h, x1)
+    x1 = rk_step(system.vector_field, "rk4", t, x, h, stages_in_loop=True,
+                 project=system.project)
     n = system.layout.n_coordinates
     return x1, system.gaps(x1[:n], stops)
 

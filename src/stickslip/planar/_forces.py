@@ -39,7 +39,9 @@ def _nonnegative(owner: str, name: str, value, unit: str) -> jnp.ndarray:
 
 
 def _callable(owner: str, name: str, fn, signature: str, shapes, optional=True):
-    from ._traceable import check_traceable
+    """A user callable, checked to run inside jit (traced once with zero arguments of
+    `shapes`: a Python `if` on them is reported now, by name)."""
+    from .._validation import check_traceable
 
     if fn is None and optional:
         return None
@@ -47,7 +49,8 @@ def _callable(owner: str, name: str, fn, signature: str, shapes, optional=True):
         raise ParameterError(f"`{owner}.{name}` must be a callable {signature} written with "
                              f"jax.numpy{', or None' if optional else ''}; got "
                              f"{type(fn).__name__}.")
-    check_traceable(owner, name, fn, *shapes)
+    check_traceable(owner, name, fn, tuple(np.zeros(s) for s in shapes),
+                    signature=signature.removeprefix("of (").split(")")[0])
     return fn
 
 

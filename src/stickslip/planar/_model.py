@@ -105,7 +105,7 @@ class Model(Builder):
     def simulate(self, t_end: float, dt: float | None = None, method: str = "rk4",
                  dt_out: float | None = None, *, baumgarte: tuple[float, float] | None = None,
                  projection: bool | None = None, max_drift: float = 1e-3,
-                 **options: Any) -> Results:
+                 contact_formulation: str | None = None, **options: Any) -> Results:
         """Forward dynamics: the index-reduced DAE (SPEC §9, eq. 3-5) with constraint
         stabilisation, on the core integrators; the initial poses are assembled and the
         velocities made consistent first (unless ``initial=`` continues a run).
@@ -121,6 +121,10 @@ class Model(Builder):
             manifold. Default: on for the fixed-step methods, off for the adaptive ones.
         max_drift: largest constraint residual max|Φ| [m, rad] accepted; beyond it the run
             went through a lock-up and a SimulationError names the time and constraints.
+        contact_formulation: for models with frictional contacts (PointLineContact,
+            ClearanceSlider): ``"kikuuwe"`` (default; SPEC §6's exact limit law),
+            ``"anitescu"`` or ``"nakaoka"``; adds channels ``<contact>.gap/.fn/.ft``, and a
+            λ-problem without a unique solution raises ``ss.PainleveError``.
         options: passed to :func:`stickslip.simulate` (``rtol``, ``atol``, ``t0``,
             ``initial``, ``stream_to``, ``progress``, …).
 
@@ -132,6 +136,12 @@ class Model(Builder):
         """
         from ..integrate._tableaus import FIXED_STEP_METHODS
 
+        if getattr(self, "frictional_contacts", None) or contact_formulation is not None:
+            # frictional contacts: the λ-problem of SPEC §6 (issue 12, _contact_simulate.py)
+            from ._contact_simulate import simulate_contacts
+            return simulate_contacts(self, t_end, dt, method, dt_out, baumgarte=baumgarte,
+                                     projection=projection,
+                                     contact_formulation=contact_formulation, **options)
         fixed = method in FIXED_STEP_METHODS
         projection = fixed if projection is None else bool(projection)
         if projection and not fixed:

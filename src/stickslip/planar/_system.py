@@ -17,6 +17,7 @@ solver shared with the projection and the impulses. Φ_q, ν = −Φ_t and
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, ClassVar
 
 import equinox as eqx
@@ -27,7 +28,7 @@ import numpy as np
 from ..laws._base import as_parameter
 from ..systems import AbstractSystem
 from ._base import group_key, stack
-from ._body import cross2, global_point, rotation
+from ._body import Body, cross2, global_point, rotation
 from ._dynamics import ConstrainedEquations, Dynamics, schur_solve
 from ._friction import NEWTON_ITERATIONS, JointFriction, stored_energy
 
@@ -73,15 +74,34 @@ class Layout:
         self.n_rows = start
         self.n_kinematic = sum(c.n_equations for c in self.constraints if not c.is_driver)
         self.n_coordinates = 3 * len(self.bodies)
-        self.groups, self.row_order = self._group()
+        self.groups = self._group()
+        self._key = self._signature()
+
+    def _signature(self):
+        """Everything the traced code reads from the layout, by value: body names and,
+        per element, its class, name, static configuration, array shapes and bodies."""
+        def element(e):
+            refs = tuple(getattr(e, f.name).name for f in dataclasses.fields(e)
+                         if f.metadata.get("static", False)
+                         and isinstance(getattr(e, f.name), Body))
+            return (e.name, group_key(e), refs)
+        return (self.name, tuple(b.name for b in self.bodies),
+                *(tuple(element(e) for e in group) for group in
+                  (self.constraints, self.forces, self.frictions, self.contacts)))
+
+    def __eq__(self, other) -> bool:
+        return self is other or (type(other) is Layout and other._key == self._key)
+
+    def __hash__(self) -> int:
+        return hash(self._key)
 
     def slot(self, body) -> int:
         """Row of `body` in the padded pose table (0: the ground)."""
         return 0 if body.is_ground else self.index[id(body)] + 1
 
     def _group(self):
-        """Constraint groups (same `group_key`), each evaluated by one vmap, and the
-        permutation that puts their stacked rows back in the order of addition."""
+        """Constraint groups (same `group_key`), each evaluated by one vmap: member
+        indices, pose-table slots of bodies i and j, and the rows of Φ they fill."""
         keyed: dict = {}
         for k, c in enumerate(self.constraints):
             keyed.setdefault(group_key(c), []).append(k)
@@ -90,12 +110,12 @@ class Layout:
             elements = [self.constraints[k] for k in members]
             idx_i = np.array([self.slot(e.body_i) for e in elements])
             idx_j = np.array([self.slot(e.body_j) for e in elements])
-            groups.append((tuple(members), idx_i, idx_j))
-            for k in members:
-                order.extend(range(*self.rows[k]))
-        inverse = np.empty(len(order), dtype=int)
-        inverse[np.asarray(order, dtype=int)] = np.arange(len(order))
-        return tuple(groups), inverse
+            rows = np.array([np.arange(*self.rows[k]) for k in members])
+            groups.append((tuple(members), idx_i, idx_j, rows))
+            order.extend(rows.reshape(-1))
+        self.row_order = np.empty(len(order), dtype=int)      # group order → addition order
+        self.row_order[np.asarray(order, dtype=int)] = np.arange(len(order))
+        return tuple(groups)
 
     def row_owner(self, row: int):
         for c, (a, b) in zip(self.constraints, self.rows):
@@ -175,43 +195,65 @@ class PlanarSystem(AbstractSystem):
                                                            as_parameter(qd0)))
 
     # --- constraints ------------------------------------------------------------------------
+    def _per_group(self, method, q, t, qd=None):
+        """`method` of every constraint, one vmap per group: a list of (rows, output
+        stacked over the members) (SPEC §9; STYLE: group by type)."""
+        poses = jnp.concatenate([jnp.zeros((1, 3), dtype=q.dtype), q.reshape(-1, 3)])
+        rates = None if qd is None else jnp.concatenate(
+            [jnp.zeros((1, 3), dtype=qd.dtype), qd.reshape(-1, 3)])
+        out = []
+        for members, idx_i, idx_j, rows in self.layout.groups:
+            arrays, static = eqx.partition(stack([self.constraints[k] for k in members]),
+                                           eqx.is_array)
+            args = (poses[idx_i], poses[idx_j]) if rates is None else \
+                (poses[idx_i], poses[idx_j], rates[idx_i], rates[idx_j])
+
+            def call(a, *z):
+                return getattr(eqx.combine(a, static), method)(*z, t)
+            out.append((members, idx_i, idx_j, rows, jax.vmap(call)(arrays, *args)))
+        return out
+
+    def _rows(self, parts):
+        """Stack per-group rows (k, r, …) in the order the elements were added (a static
+        permutation: a gather, no scatter — shorter to compile)."""
+        values = jnp.concatenate([p[4].reshape((-1,) + p[4].shape[2:]) for p in parts])
+        return values[self.layout.row_order]
+
     def phi(self, q, t):
         """Φ(q, t): all constraint rows (kinematic and driving), shape (n_rows,)."""
         if not self.constraints:
-            return jnp.zeros(0)
-        poses = jnp.concatenate([jnp.zeros((1, 3), dtype=q.dtype), q.reshape(-1, 3)])
-        parts = []
-        for members, idx_i, idx_j in self.layout.groups:
-            if len(members) == 1:
-                c = self.constraints[members[0]]
-                parts.append(c.residual(poses[idx_i[0]], poses[idx_j[0]], t))
-                continue
-            arrays, static = eqx.partition(stack([self.constraints[k] for k in members]),
-                                           eqx.is_array)
-            rows = jax.vmap(lambda a, qi, qj: eqx.combine(a, static).residual(qi, qj, t))(
-                arrays, poses[idx_i], poses[idx_j])
-            parts.append(rows.reshape(-1))
-        return jnp.concatenate(parts)[self.layout.row_order]
+            return jnp.zeros(0, dtype=q.dtype)
+        return self._rows(self._per_group("residual", q, t))
 
     def phi_q(self, q, t):
-        """Φ_q (n_rows × n_c) by forward-mode differentiation."""
-        return jax.jacfwd(self.phi, argnums=0)(q, t)
+        """Φ_q (n_rows × n_c), assembled from each element's local Jacobians (3 + 3
+        columns, hand-written for revolute and translational joints): each member's block
+        is placed in its bodies' columns by a one-hot product (static), not a scatter."""
+        n_b = len(self.layout.bodies)
+        if not self.constraints:
+            return jnp.zeros((0, 3 * n_b), dtype=q.dtype)
+        eye = np.eye(n_b + 1)
+        parts = []
+        for members, idx_i, idx_j, rows, (Ji, Jj) in self._per_group("jacobians", q, t):
+            block = (jnp.einsum("kb,krc->krbc", eye[idx_i], Ji)
+                     + jnp.einsum("kb,krc->krbc", eye[idx_j], Jj))
+            parts.append((members, idx_i, idx_j, rows, block.reshape(*block.shape[:2], -1)))
+        return self._rows(parts)[:, 3:]                   # drop the ground's columns
 
     def nu(self, q, t):
         """ν = −Φ_t, the right-hand side of the velocity equation Φ_q q̇ = ν."""
-        return -jax.jvp(lambda s: self.phi(q, s), (t,), (jnp.ones_like(t),))[1]
+        if not self.constraints:
+            return jnp.zeros(0, dtype=q.dtype)
+        return -self._rows(self._per_group("time_derivative", q, t))
 
-    def phi_rate_and_gamma(self, q, qd, t):
-        """(Φ̇, γ) with Φ̇ = Φ_q q̇ + Φ_t and γ = −(Φ_q q̇)_q q̇ − 2Φ_qt q̇ − Φ_tt (SPEC §9)."""
-        def along(s):
-            return self.phi(q + s * qd, t + s)
-
-        def rate(s):
-            return jax.jvp(along, (s,), (jnp.ones_like(s),))[1]
-
-        zero = jnp.zeros_like(t)
-        rate0, second = jax.jvp(rate, (zero,), (jnp.ones_like(zero),))
-        return rate0, -second
+    def phi_rate_and_gamma(self, q, qd, t, J=None):
+        """(Φ̇, γ) with Φ̇ = Φ_q q̇ + Φ_t and γ = −(Φ_q q̇)_q q̇ − 2Φ_qt q̇ − Φ_tt (SPEC §9),
+        from each element's local γ."""
+        J = self.phi_q(q, t) if J is None else J
+        if not self.constraints:
+            return jnp.zeros(0, dtype=q.dtype), jnp.zeros(0, dtype=q.dtype)
+        rate = J @ qd - self.nu(q, t)
+        return rate, self._rows(self._per_group("gamma", q, t, qd))
 
     # --- forces -----------------------------------------------------------------------------
     def applied(self, q, qd, t):
@@ -255,7 +297,7 @@ class PlanarSystem(AbstractSystem):
         Qc, c_forces, c_rates = self.contact_terms(q, qd, s)
         J = self.phi_q(q, t)
         phi = self.phi(q, t)
-        rate, gamma = self.phi_rate_and_gamma(q, qd, t)
+        rate, gamma = self.phi_rate_and_gamma(q, qd, t, J)
         if stabilise:
             gamma = gamma - 2.0 * self.alpha * rate - self.beta ** 2 * phi
         return ConstrainedEquations(1.0 / self.masses, Q + Qc, J, gamma), phi, rate, \
@@ -396,13 +438,12 @@ class PlanarSystem(AbstractSystem):
         n = self.layout.n_coordinates
         q, qd, s = x[:n], x[n:2 * n], x[2 * n:]
         d = self.dynamics(t, q, qd, s)
-        out = self.channels(t, q, qd, d.qdd, d.lam, include_state=False, J=d.J)
+        out = self.channels(t, q, qd, d.qdd, d.lam, include_state=False, J=d.J, s=s)
         for k, f in enumerate(self.frictions):
             out[f"{f.name}.friction"] = d.friction[k]
             out[f"{f.name}.normal"] = d.normal[k]
             if f.reports_force:
                 out[f"{f.name}.force"] = d.friction[k]
-        out["energy"] = self.energy(q, qd, s)
         start = 0
         for c in self.contacts:
             f = d.contact[start:start + c.n_gaps]
@@ -434,7 +475,8 @@ class PlanarSystem(AbstractSystem):
         torque_j = -cols[:, 2] @ lam_k - cross2(c.point_i - qj[:2], force_j)
         return -force_j, -torque_j, jnp.asarray(c.frame_i)
 
-    def channels(self, t, q, qd, qdd, lam, include_state=True, J=None) -> dict[str, Any]:
+    def channels(self, t, q, qd, qdd, lam, include_state=True, J=None,
+                 s=None) -> dict[str, Any]:
         """Every named channel at one instant: poses, rates, accelerations, reactions (in
         each joint's frame on body i, SPEC §9), driver efforts, force-element values,
         energy."""
@@ -461,7 +503,7 @@ class PlanarSystem(AbstractSystem):
         _, reported = self.applied(q, qd, t)
         for f, value in zip(self.forces, reported):
             out[f"{f.name}.force"] = value
-        out["energy"] = self.energy(q, qd)
+        out["energy"] = self.energy(q, qd, s)
         return out
 
     def linear_modes(self):
@@ -479,10 +521,23 @@ class PlanarSystem(AbstractSystem):
                 from ..errors import SimulationError
                 raise SimulationError(
                     f"planar model {self.layout.name!r}: the equations of motion are not "
-                    "finite at the initial state (a force or law returned NaN/inf there). "
-                    "Check the force elements' callables and parameters.", time=0.0)
+                    f"finite at the initial state; {self._non_finite_forces()}. Check the "
+                    "callables and parameters named.", time=0.0)
             modes.append(("linearisation at the initial state", np.linalg.eigvals(jac)))
         return modes
+
+    def _non_finite_forces(self) -> str:
+        """Which force elements give NaN/inf at the initial state (host-side diagnosis)."""
+        t = jnp.asarray(0.0)
+        bad = []
+        for f in self.forces:
+            bodies = f.bodies()
+            gen, value = f.generalized_force([self._pose(self.q0, b) for b in bodies],
+                                             [self._pose(self.qd0, b) for b in bodies], t)
+            if not all(np.all(np.isfinite(np.asarray(g))) for g in [*gen, value]):
+                bad.append(f"{type(f).__name__} {f.name!r}")
+        return (f"force element(s) {', '.join(bad)} return NaN/inf there" if bad else
+                "a friction or contact law returns NaN/inf there")
 
     def parameters(self) -> dict[str, Any]:
         return {"bodies": [b.name for b in self.layout.bodies],

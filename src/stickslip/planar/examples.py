@@ -22,7 +22,7 @@ from ._model import Model
 __all__ = ["four_bar", "freudenstein", "slider_crank", "double_pendulum", "quick_return",
            "gear_slider", "cam_follower", "sliding_block", "sliding_block_tutorial",
            "slider_end_stop", "ball_in_box", "ball_on_paddle", "EXAMPLES",
-           "run_example"]
+           "run_example", "join_segments"]
 
 
 def _link(model, name, mass, length, start, angle):
@@ -71,21 +71,26 @@ def four_bar(a=1.0, b=2.5, c=2.0, d=2.5, omega=2 * math.pi, theta0=0.3, driven=T
 
 
 def slider_crank(crank=0.1, rod=0.3, m_crank=1.0, m_rod=1.0, m_slider=0.5,
-                 theta0=math.radians(60.0), omega=None, gravity=(0.0, -9.81)) -> Model:
-    """Slider–crank in a vertical plane (the benchmark model of benchmarks/planar_slider_crank.py): crank 0.1 m / 1 kg and rod
+                 theta0=math.radians(60.0), omega=None, gravity=(0.0, -9.81),
+                 pin_friction=None, pin_radius=0.01, slide_friction=None) -> Model:
+    """Slider–crank in a vertical plane (the benchmark model of
+    benchmarks/planar_slider_crank.py): crank 0.1 m / 1 kg and rod
     0.3 m / 1 kg (uniform links), slider 0.5 kg on the x axis through the crank pivot;
     released from rest at θ0 = 60°. With ``omega`` [rad/s] the crank is driven at constant
-    speed from θ0 instead."""
+    speed from θ0 instead. ``pin_friction`` (a friction law, with ``pin_radius`` [m]) on the
+    three pins A, B, C and ``slide_friction`` on the slider's joint D are optional."""
+    pin = {} if pin_friction is None else {"friction": pin_friction, "pin_radius": pin_radius}
     m = Model(gravity=gravity, name="slider_crank")
     bx, by = crank * math.cos(theta0), crank * math.sin(theta0)
     sx = bx + math.sqrt(rod ** 2 - by ** 2)
     c = _link(m, "crank", m_crank, crank, (0.0, 0.0), theta0)
     r = _link(m, "rod", m_rod, rod, (bx, by), math.atan2(-by, sx - bx))
     s = m.add_body("slider", mass=m_slider, inertia=1e-4, x=sx, y=0.0)
-    m.add(RevoluteJoint(m.ground, c, (0.0, 0.0), (-crank / 2, 0.0), name="A"))
-    m.add(RevoluteJoint(c, r, (crank / 2, 0.0), (-rod / 2, 0.0), name="B"))
-    m.add(RevoluteJoint(r, s, (rod / 2, 0.0), (0.0, 0.0), name="C"))
-    m.add(TranslationalJoint(m.ground, s, axis_i=(1.0, 0.0), name="D"))
+    m.add(RevoluteJoint(m.ground, c, (0.0, 0.0), (-crank / 2, 0.0), name="A", **pin))
+    m.add(RevoluteJoint(c, r, (crank / 2, 0.0), (-rod / 2, 0.0), name="B", **pin))
+    m.add(RevoluteJoint(r, s, (rod / 2, 0.0), (0.0, 0.0), name="C", **pin))
+    m.add(TranslationalJoint(m.ground, s, axis_i=(1.0, 0.0), name="D",
+                             friction=slide_friction))
     if omega is not None:
         c.phid = float(omega)
         m.add(RotationalDriver(m.ground, c, angle=constant_speed(omega, start=theta0),
@@ -101,7 +106,7 @@ def sliding_block(friction: str = "lugre", mus: float = 0.3, mud: float = 0.2,
 
     ``friction="lugre"``: a :class:`LuGreFriction` element ``"lugre"`` (tutorial defaults,
     μ_s = `mus`, μ_d = `mud`); ``"coulomb"``: ``CoulombODE(mu=mud)`` joint friction (a
-    critically damped proxy, K = 1e5 N/m), for comparison. Channels: ``block.x`` (the
+    critically damped proxy, K = 1e5 N/m), for comparison; ``"none"``: frictionless. Channels: ``block.x`` (the
     displacement), ``block.xd``, and ``<lugre|slide>.friction``.
     """
     from ..laws import CoulombODE
@@ -118,8 +123,10 @@ def sliding_block(friction: str = "lugre", mus: float = 0.3, mud: float = 0.2,
         law = CoulombODE.tuned(1.0, 1e5, mu=mud)
         m.add(TranslationalJoint(m.ground, block, axis_i=(1.0, 0.0), friction=law,
                                  name="slide"))
+    elif friction == "none":
+        m.add(TranslationalJoint(m.ground, block, axis_i=(1.0, 0.0), name="slide"))
     else:
-        raise ValueError(f"friction must be 'lugre' or 'coulomb'; got {friction!r}.")
+        raise ValueError(f"friction must be 'lugre', 'coulomb' or 'none'; got {friction!r}.")
     return m
 
 
@@ -315,13 +322,61 @@ def cam_follower(kind="flat", R=0.05, e=0.015, roller=0.01, omega=2 * math.pi,
     return m
 
 
+def join_segments(first, second):
+    """One Results for a run continued with ``initial=first``: `second` starts at the last
+    sample of `first`, which appears once. Channels both have, units, `second`'s metadata
+    (with the first segment's under ``meta["first_segment"]``) and final state."""
+    from ..results import Results
+
+    names = [n for n in first.names if n in second]
+    channels = {n: np.concatenate([first[n], second[n][1:]]) for n in names}
+    meta = dict(second.meta, first_segment=dict(first.meta))
+    return Results(np.concatenate([first.t, second.t[1:]]), channels,
+                   units={n: second.units.get(n, "") for n in names}, meta=meta,
+                   final_state=second.final_state)
+
+
 def _run_cam(out):
     m = cam_follower()
     res = m.inverse_dynamics(np.linspace(0.0, 1.0, 201))
     lift = 0.05 + 0.015 * np.sin(2 * math.pi * res.t)
     return m, res, {"lift_error_m": float(np.max(np.abs(res["follower.y"] - lift))),
                     "min_contact_force_N": float(np.min(np.hypot(res["contact.Fx"],
-                                                                  res["contact.Fy"])))}, None
+                                                                  res["contact.Fy"])))}, \
+        None, _plot_cam
+
+
+def _plot_cam(model, res):
+    """Lift, speed and forces over one cam turn (the follower only moves up and down, so a
+    trajectory plot would be one vertical line)."""
+    import matplotlib.pyplot as plt
+
+    angle = np.degrees(np.unwrap(res["cam.phi"]))
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4.2))
+    lift = 0.05 + 0.015 * np.sin(np.radians(angle))
+    axes[0].plot(angle, res["follower.y"] * 1e3, "k", label="follower lift (stickslip)")
+    axes[0].plot(angle[::10], lift[::10] * 1e3, "o", mfc="none", color="C3",
+                 label="closed form R + e sin θ")
+    axes[0].set_ylabel("lift [mm]")
+    axes[0].legend(fontsize="small")
+    axes[1].plot(angle, res["follower.yd"], color="C0", label="velocity [m/s]")
+    axes[1].plot(angle, res["follower.ydd"] / 10, color="C1",
+                 label="acceleration / 10 [m/s²]")
+    axes[1].legend(fontsize="small")
+    axes[1].set_title("follower motion")
+    contact = np.hypot(res["contact.Fx"], res["contact.Fy"])
+    axes[2].plot(angle, contact, "k", label="cam contact force")
+    axes[2].plot(angle, res["spring.force"], "--", color="0.5", label="spring tension")
+    axes[2].plot(angle, res["motor.effort"] * 100, color="C2", label="motor torque × 100 [N·m]")
+    axes[2].set_ylabel("[N]")
+    axes[2].legend(fontsize="small")
+    for ax in axes:
+        ax.set_xlabel("cam angle θ [°]")
+        ax.set_xlim(angle[0], angle[-1])
+    fig.suptitle("Eccentric cam (R = 50 mm, e = 15 mm) lifting a spring-loaded flat-faced "
+                 "follower, one turn at 1 rev/s (inverse dynamics)")
+    fig.tight_layout()
+    return fig
 
 
 def _run_four_bar(out):
@@ -331,7 +386,7 @@ def _run_four_bar(out):
     err = np.max(np.abs(np.angle(np.exp(1j * (res["rocker.phi"] - theta4)))))
     return m, res, {"freudenstein_max_error_rad": float(err),
                     "peak_motor_torque_Nm": float(np.max(np.abs(res["motor.effort"])))}, \
-        ("coupler", "tracer")
+        ("coupler", "tracer"), None
 
 
 def _run_slider_crank(out):
@@ -339,14 +394,15 @@ def _run_slider_crank(out):
     res = m.simulate(10.0, dt=1e-3, dt_out=0.01)
     return m, res, {"crank_angle_at_10s_deg": float(np.degrees(res["crank.phi"][-1])),
                     "energy_drift_J": res.meta["energy_drift"],
-                    "constraint_drift_m": res.meta["constraint_drift"]}, None
+                    "constraint_drift_m": res.meta["constraint_drift"]}, None, None
 
 
 def _run_double_pendulum(out):
     m = double_pendulum()
     res = m.simulate(5.0, dt=5e-4, dt_out=0.01)
     return m, res, {"energy_drift_J": res.meta["energy_drift"],
-                    "constraint_drift_m": res.meta["constraint_drift"]}, ("link2", (0.5, 0.0))
+                    "constraint_drift_m": res.meta["constraint_drift"]}, \
+        ("link2", (0.5, 0.0)), None
 
 
 def _run_quick_return(out):
@@ -355,21 +411,49 @@ def _run_quick_return(out):
     dx = np.diff(res["tool.x"])
     return m, res, {"dof": m.dof(), "stroke_m": float(np.ptp(res["tool.x"])),
                     "cutting_fraction_of_cycle": float(np.mean(dx < 0)),
-                    "peak_motor_torque_Nm": float(np.max(np.abs(res["motor.effort"])))}, None
+                    "peak_motor_torque_Nm": float(np.max(np.abs(res["motor.effort"])))}, \
+        None, None
 
 
 def _run_gear_slider(out):
     m = gear_slider()
     res = m.inverse_dynamics(np.linspace(0.0, 1.0, 201))
     return m, res, {"dof": m.dof(), "slider_stroke_m": float(np.ptp(res["slider.x"]))}, \
-        ("slider", (0.0, 0.0))
+        ("slider", (0.0, 0.0)), None
 
 
 def _run_sliding_block(out):
     m, first, second = sliding_block_tutorial("lugre", raised=0.5, dt=2e-4)
-    return m, second, {"peak_speed_first_4s_m_s": float(np.max(np.abs(first["block.xd"]))),
-                       "displacement_change_last_4s_mm": float(np.ptp(second["block.x"]) * 1e3)
-                       }, None
+    res = join_segments(first, second)        # the whole 8 s, not only the second segment
+    return m, res, {"peak_speed_first_4s_m_s": float(np.max(np.abs(first["block.xd"]))),
+                    "displacement_change_last_4s_mm": float(np.ptp(second["block.x"]) * 1e3)
+                    }, None, _plot_sliding_block
+
+
+def _plot_sliding_block(model, res):
+    """Displacement, velocity and friction force over the two segments (the block slides
+    on a line: a trajectory plot would be a flat line)."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(3, 1, figsize=(8, 7.5), sharex=True)
+    axes[0].plot(res.t, res["block.x"] * 1e3, "k")
+    axes[0].set_ylabel("displacement [mm]")
+    axes[1].plot(res.t, res["block.xd"], "k")
+    axes[1].set_ylabel("velocity [m/s]")
+    axes[2].plot(res.t, res["lugre.friction"], "k", label="LuGre friction force")
+    axes[2].plot(res.t, res["actuator.force"] * np.sign(np.sin(2 * np.pi * res.t)), "--",
+                 color="0.5", label="push 3 sin(2πt)")
+    axes[2].set_ylabel("force [N]")
+    axes[2].set_xlabel("t [s]")
+    axes[2].legend(fontsize="small", loc="lower left")
+    for ax in axes:
+        ax.axvline(4.0, color="C3", lw=0.8)
+    axes[0].annotate("μs 0.3 → 0.5", (4.0, axes[0].get_ylim()[1]), color="C3",
+                     xytext=(4, -12), textcoords="offset points")
+    fig.suptitle("LuGre sliding block (SPEC §8): slides under the push, stops once μs is "
+                 "raised at 4 s")
+    fig.tight_layout()
+    return fig
 
 
 def _run_slider_end_stop(out):
@@ -377,7 +461,7 @@ def _run_slider_end_stop(out):
     res = m.simulate(3.0, dt=1e-3, dt_out=0.01)
     imp = res.meta["impacts"]
     return m, res, {"impacts": len(imp), "energy_ratio_per_impact": [
-        i["kinetic_energy_after"] / i["kinetic_energy_before"] for i in imp]}, None
+        i["kinetic_energy_after"] / i["kinetic_energy_before"] for i in imp]}, None, None
 
 
 def _run_ball_in_box(out):
@@ -385,7 +469,41 @@ def _run_ball_in_box(out):
     res = m.simulate(2.0, dt=1e-3, dt_out=0.01)
     imp = res.meta["impacts"]
     return m, res, {"impacts": len(imp), "stops_hit": sorted({i["stop"] for i in imp})}, \
-        ("ball", (0.0, 0.0))
+        None, _plot_ball_in_box
+
+
+def _plot_ball_in_box(model, res, width=1.0, height=1.0):
+    """The box's walls with the ball's path and its impact points, and the ball's height
+    and horizontal position over time with the impacts marked."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5))
+    ax = axes[0]
+    ax.plot([0, width, width, 0, 0], [0, 0, height, height, 0], color="k", lw=3)
+    ax.plot(res["ball.x"], res["ball.y"], color="C0", lw=1, label="ball path")
+    impacts = res.meta["impacts"]
+    for k, i in enumerate(impacts):
+        j = int(np.searchsorted(res.t, i["t"]))
+        ax.plot(res["ball.x"][j], res["ball.y"][j], "o", color="C3", ms=5,
+                label="impacts" if k == 0 else None)
+    ax.set_aspect("equal")
+    ax.set_xlim(-0.1 * width, 1.1 * width)
+    ax.set_ylim(-0.1 * height, 1.1 * height)
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    ax.legend(fontsize="small", loc="upper right")
+    ax.set_title(f"ball in a {width:g} m × {height:g} m box")
+    axes[1].plot(res.t, res["ball.y"], color="C0", label="height y")
+    axes[1].plot(res.t, res["ball.x"], color="C1", label="horizontal x")
+    for i in impacts:
+        axes[1].axvline(i["t"], color="C3", lw=0.6, alpha=0.6)
+    axes[1].set_xlabel("t [s]")
+    axes[1].set_ylabel("[m]")
+    axes[1].legend(fontsize="small")
+    axes[1].set_title(f"{len(impacts)} impacts (red), restitution "
+                      f"{impacts[0]['restitution'] if impacts else '–'}")
+    fig.tight_layout()
+    return fig
 
 
 def _run_ball_on_paddle(out):
@@ -394,10 +512,19 @@ def _run_ball_on_paddle(out):
     imp = res.meta["impacts"]
     return m, res, {"impacts": len(imp), "restitution_measured": [
         -i["normal_velocity_after"] / i["normal_velocity_before"] for i in imp]}, \
-        ("ball", (0.0, 0.0))
+        ("ball", (0.0, 0.0)), None
 
 
 EXAMPLES = {
+    # frictional contacts (issue 12; runners in _contact_examples.py)
+    "clearance_slider": ("Slider–crank with a clearance slider (c = 1 mm, μ = 0.01): corner "
+                         "gaps and forces, SPEC §6", lambda out: _contact_run("clearance_slider", out)),
+    "incline": ("Block on an incline: sticks at 20°, slides at 35° (SPEC §6)",
+                lambda out: _contact_run("incline", out)),
+    "painleve_rod": ("Rod sliding on a floor: Painlevé error at μ = 2.5, run at μ = 0.3",
+                     lambda out: _contact_run("painleve", out)),
+    "box_on_ground": ("3-D box with point contacts, pushed: holds then slides",
+                      lambda out: _contact_run("box", out)),
     "four_bar": ("Four-bar linkage driven at 1 rev/s: kinematics vs Freudenstein, inverse "
                  "dynamics (SPEC §9 8-1)", _run_four_bar),
     "slider_crank": ("Slider-crank released at 60° under gravity, 10 s forward dynamics "
@@ -420,6 +547,12 @@ EXAMPLES = {
 }
 
 
+def _contact_run(which, out):
+    from . import _contact_examples
+
+    return getattr(_contact_examples, f"_run_{which}")(out)
+
+
 def run_example(name: str, out, animation: bool = True) -> dict:
     """Run example `name` and write into directory `out`: ``<name>.csv`` (all channels),
     ``<name>_trajectory.png``, ``<name>.gif`` (animation) and ``<name>.json`` (key numbers).
@@ -436,14 +569,17 @@ def run_example(name: str, out, animation: bool = True) -> dict:
         raise KeyError(f"unknown example {name!r}; choose one of {sorted(EXAMPLES)}.")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    model, res, summary, trace = EXAMPLES[name][1](out)
+    model, res, summary, trace, plot = EXAMPLES[name][1](out)
     res.save(out / f"{name}.csv")
-    fig, axes = plt.subplots(1, 2 if trace else 1, figsize=(11 if trace else 6, 5),
-                             squeeze=False)
-    model.plot_trajectory(res, ax=axes[0, 0])
-    if trace:
-        model.plot_coupler_curve(res, trace[0], trace[1], ax=axes[0, 1])
-    fig.tight_layout()
+    if plot is not None:                   # an example whose story is not a trajectory
+        fig = plot(model, res)
+    else:
+        fig, axes = plt.subplots(1, 2 if trace else 1, figsize=(11 if trace else 6, 5),
+                                 squeeze=False)
+        model.plot_trajectory(res, ax=axes[0, 0])
+        if trace:
+            model.plot_coupler_curve(res, trace[0], trace[1], ax=axes[0, 1])
+        fig.tight_layout()
     fig.savefig(out / f"{name}_trajectory.png", dpi=120)
     plt.close(fig)
     if animation:

@@ -12,6 +12,7 @@ from ._model import BodyState as BodyState
 from ._model import ContactRecord as ContactRecord
 from ._model import Model as Model
 from ._model import SpatialModel as SpatialModel
+from ._point_contacts import PointContacts as PointContacts
 from ._shapes import Box as Box
 from ._shapes import ConvexHull as ConvexHull
 from ._shapes import Polyhedron as Polyhedron
@@ -23,4 +24,4 @@ from ._volume import intersect as intersect
 
 __all__ = ["SpatialModel", "Model", "BodyState", "ContactRecord", "Polyhedron", "Box", "Prism", "ConvexHull",
            "ContactVolume", "ContactGeometry", "intersect", "contact_geometry",
-           "static_friction_holds"]
+           "static_friction_holds", "PointContacts"]

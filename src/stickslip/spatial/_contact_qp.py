@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._dense import cross, dot, matmul, matmul_nt, matmul_tn, matvec, matvec_t
+from ._dense import cross, matmul, matmul_nt, matmul_tn, matvec, matvec_t
 from ._dynamics import _rotation
 
 __all__ = ["contact_qp"]
@@ -44,13 +44,19 @@ def contact_qp(X, F, T, mass, inertia, inv_inertia, gravity, dt, k, lam, pair_a,
         R = _rotation(X[b, 3:7])
         w = X[b, 10:13]
         wb = matvec_t(R, w)
-        rb = matvec_t(R, T[b]) - cross(wb, matvec(inertia[b], wb))
+        rb = matvec_t(R, T[b])
+        cw = cross(wb, matvec(inertia[b], wb))
+        for j in range(3):
+            rb[j] -= cw[j]
         alpha = matvec(R, matvec(inv_inertia[b], rb))
         for j in range(3):
             u_free[6 * b + j] = X[b, 7 + j] + dt * (F[b, j] / mass[b] + gravity[j])
             u_free[6 * b + 3 + j] = w[j] + dt * alpha[j]
             Minv[6 * b + j, 6 * b + j] = 1.0 / mass[b]
-        Minv[6 * b + 3:6 * b + 6, 6 * b + 3:6 * b + 6] = matmul_nt(matmul(R, inv_inertia[b]), R)
+        Iw = matmul_nt(matmul(R, inv_inertia[b]), R)
+        for i in range(3):
+            for j in range(3):
+                Minv[6 * b + 3 + i, 6 * b + 3 + j] = Iw[i, j]
     # contact Jacobian (eq. 6): the velocity of body `body` at p_g, + for B, − for A
     J = np.zeros((6 * m, 6 * nb))
     for i in range(m):
@@ -68,7 +74,10 @@ def contact_qp(X, F, T, mass, inertia, inv_inertia, gravity, dt, k, lam, pair_a,
             J[6 * i + 1, 6 * body + 5] += sign * -d[0]
             J[6 * i + 2, 6 * body + 3] += sign * -d[1]
             J[6 * i + 2, 6 * body + 4] += sign * d[0]
-    A = matmul_nt(matmul(J, Minv), J) * dt                                 # eq. 15
+    A = matmul_nt(matmul(J, Minv), J)                                      # eq. 15
+    for i in range(6 * m):           # element loops: array expressions cost compile time
+        for j in range(6 * m):
+            A[i, j] *= dt
     bvec = matvec(J, u_free)
     Qbig = np.zeros((6 * m, 6 * m))
     cn = np.empty(6 * m)
@@ -79,12 +88,18 @@ def contact_qp(X, F, T, mass, inertia, inv_inertia, gravity, dt, k, lam, pair_a,
     r0 = 0
     for i in range(m):
         n = normals[i]
-        Qbig[6 * i:6 * i + 6, 6 * i:6 * i + 6] = Qs[i]
-        cn[6 * i:6 * i + 6] = k * ncs[i]
-        G[r0, 6 * i:6 * i + 3] = -n                                        # f_n >= 0 (25)
+        # element loops, not slice copies (those compile numba's shape-error strings)
+        for a in range(6):
+            cn[6 * i + a] = k * ncs[i, a]
+            for c in range(6):
+                Qbig[6 * i + a, 6 * i + c] = Qs[i, a, c]
+        for a in range(3):
+            G[r0, 6 * i + a] = -n[a]                                       # f_n >= 0 (25)
         for e in range(counts[i]):                                         # p_n in S (24)
-            G[r0 + 1 + e, 6 * i:6 * i + 3] = -edge_offsets[i, e] * n
-            G[r0 + 1 + e, 6 * i + 3:6 * i + 6] = cross(edge_normals[i, e], n)
+            en = cross(edge_normals[i, e], n)
+            for a in range(3):
+                G[r0 + 1 + e, 6 * i + a] = -edge_offsets[i, e] * n[a]
+                G[r0 + 1 + e, 6 * i + 3 + a] = en[a]
         r0 += counts[i] + 1
     AQ = matmul_tn(A, Qbig)
     H = matmul(AQ, A)
@@ -94,10 +109,16 @@ def contact_qp(X, F, T, mass, inertia, inv_inertia, gravity, dt, k, lam, pair_a,
         H[j, j] *= 1.0 + 1e-9
     for i in range(m):                                                     # eq. 10's λ term
         n = normals[i]
-        Hf = H[6 * i:6 * i + 3, 6 * i:6 * i + 3]
-        s_n = lam * dot(n, matvec(Hf, n))
+        s_n = 0.0                  # λ nᵀ H_ff n (a loop: a strided block compiled another matvec)
+        for a in range(3):
+            for c in range(3):
+                s_n += n[a] * H[6 * i + a, 6 * i + c] * n[c]
+        s_n *= lam
         for a in range(3):
             for c in range(3):
                 H[6 * i + a, 6 * i + c] += s_n * n[a] * n[c]
-    g = matvec(AQ, bvec) - matvec_t(A, cn)                                 # eq. 16
+    g = matvec(AQ, bvec)                                                   # eq. 16
+    atc = matvec_t(A, cn)
+    for j in range(6 * m):
+        g[j] -= atc[j]
     return H, g, G, A, bvec, Qbig, cn

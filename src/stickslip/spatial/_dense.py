@@ -49,8 +49,14 @@ def matvec(A, x):
 
 @njit(cache=True)
 def matvec_t(A, x):
-    """Aᵀ x."""
-    return matvec(A.T, x)
+    """Aᵀ x (its own loop: `matvec(A.T, x)` compiled a second, Fortran-order matvec)."""
+    n, m = A.shape
+    y = np.zeros(m)
+    for i in range(n):
+        a = x[i]
+        for j in range(m):
+            y[j] += A[i, j] * a
+    return y
 
 
 @njit(cache=True)
@@ -70,14 +76,32 @@ def matmul(A, B):
 
 @njit(cache=True)
 def matmul_tn(A, B):
-    """Aᵀ B."""
-    return matmul(A.T, B)
+    """Aᵀ B (own loops: one C-order specialisation instead of a Fortran-order `matmul`)."""
+    k, n = A.shape
+    m = B.shape[1]
+    C = np.zeros((n, m))
+    for p in range(k):
+        for i in range(n):
+            a = A[p, i]
+            if a != 0.0:
+                for j in range(m):
+                    C[i, j] += a * B[p, j]
+    return C
 
 
 @njit(cache=True)
 def matmul_nt(A, B):
-    """A Bᵀ."""
-    return matmul(A, B.T)
+    """A Bᵀ (own loops, as `matmul_tn`)."""
+    n, k = A.shape
+    m = B.shape[0]
+    C = np.empty((n, m))
+    for i in range(n):
+        for j in range(m):
+            s = 0.0
+            for p in range(k):
+                s += A[i, p] * B[j, p]
+            C[i, j] = s
+    return C
 
 
 @njit(cache=True)

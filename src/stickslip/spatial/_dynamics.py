@@ -46,15 +46,19 @@ def rigid_body_rates(X, F, T, mass, inertia, inv_inertia, gravity):
         wb = matvec_t(R, w)
         tb = matvec_t(R, T[b])
         Lb = matvec(inertia[b], wb)
-        rb = tb - cross(wb, Lb)
+        cw = cross(wb, Lb)
+        rb = np.empty(3)
+        for j in range(3):
+            rb[j] = tb[j] - cw[j]
         alpha = matvec(R, matvec(inv_inertia[b], rb))
-        out[b, 0:3] = X[b, 7:10]
         out[b, 3] = -0.5 * (w[0] * q[1] + w[1] * q[2] + w[2] * q[3])
         out[b, 4] = 0.5 * (w[0] * q[0] + (w[1] * q[3] - w[2] * q[2]))
         out[b, 5] = 0.5 * (w[1] * q[0] + (w[2] * q[1] - w[0] * q[3]))
         out[b, 6] = 0.5 * (w[2] * q[0] + (w[0] * q[2] - w[1] * q[1]))
-        out[b, 7:10] = F[b] / mass[b] + gravity
-        out[b, 10:13] = alpha
+        for j in range(3):
+            out[b, j] = X[b, 7 + j]
+            out[b, 7 + j] = F[b, j] / mass[b] + gravity[j]
+            out[b, 10 + j] = alpha[j]
     return out
 
 
@@ -62,9 +66,13 @@ def rigid_body_rates(X, F, T, mass, inertia, inv_inertia, gravity):
 def stage_state(X, K, row, s, dt):
     """The input of Runge–Kutta stage `s`: X + dt Σ_{j<s} a_sj K_j (K: (stages, n, 13))."""
     Xi = X.copy()
+    n = X.shape[0]
     for j in range(s):
-        if row[j] != 0.0:
-            Xi += (dt * row[j]) * K[j]
+        c = dt * row[j]
+        if c != 0.0:
+            for i in range(n):
+                for k in range(13):
+                    Xi[i, k] += c * K[j, i, k]
     return Xi
 
 
@@ -75,13 +83,19 @@ def finish_step(X, K, b, dt, semi_implicit, pseudo):
     exp(½ ω⁺ Δt) ⊗ q — the update eq. 13–15 of SPEC §7 assume for bodies in contact), plus
     the position-only pseudo-velocities `pseudo` (n, 6) (v, ω; zeros without restitution)."""
     Xn = X.copy()
+    n = X.shape[0]
     for j in range(len(b)):
-        if b[j] != 0.0:
-            Xn += (dt * b[j]) * K[j]
-    for i in range(X.shape[0]):
+        c = dt * b[j]
+        if c != 0.0:
+            for i in range(n):
+                for k in range(13):
+                    Xn[i, k] += c * K[j, i, k]
+    for i in range(n):
         if semi_implicit[i]:
-            Xn[i, 0:3] = X[i, 0:3] + dt * (Xn[i, 7:10] + pseudo[i, 0:3])
-            w = Xn[i, 10:13] + pseudo[i, 3:6]
+            w = np.empty(3)
+            for k in range(3):
+                Xn[i, k] = X[i, k] + dt * (Xn[i, 7 + k] + pseudo[i, k])
+                w[k] = Xn[i, 10 + k] + pseudo[i, 3 + k]
             speed = np.sqrt(dot(w, w))
             q = X[i, 3:7]
             if speed * dt >= 1e-300:
@@ -93,7 +107,9 @@ def finish_step(X, K, b, dt, semi_implicit, pseudo):
                 Xn[i, 5] = r0 * q[2] + q[0] * r2 + (r3 * q[1] - r1 * q[3])
                 Xn[i, 6] = r0 * q[3] + q[0] * r3 + (r1 * q[2] - r2 * q[1])
             else:
-                Xn[i, 3:7] = q
-        qn = Xn[i, 3:7]
-        Xn[i, 3:7] = qn / np.sqrt(dot(qn, qn))
+                for k in range(4):
+                    Xn[i, 3 + k] = q[k]
+        norm = np.sqrt(Xn[i, 3] ** 2 + Xn[i, 4] ** 2 + Xn[i, 5] ** 2 + Xn[i, 6] ** 2)
+        for k in range(4):
+            Xn[i, 3 + k] /= norm
     return Xn

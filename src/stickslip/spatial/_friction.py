@@ -104,7 +104,10 @@ def lp_feasible(wrench: np.ndarray, r: np.ndarray, mu_s: float, P: int,
             for j in range(M.shape[1]):
                 M[i, j] *= s
     _, res = nnls(M, y, 50 * M.shape[1])
-    return res <= rtol * max(np.sqrt(np.sum(y * y)), 1.0)
+    yy = 0.0                                   # a loop: array expressions cost compile time
+    for i in range(6):
+        yy += y[i] * y[i]
+    return res <= rtol * max(np.sqrt(yy), 1.0)
 
 
 def _scaled(M: np.ndarray, y: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

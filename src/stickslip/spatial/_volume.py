@@ -191,13 +191,15 @@ def _convex_polygon_kernel(points, n, tol):
     v = matvec(points, e2)
     order = _lex_order(u, v)
     lower = _hull_chain(order, u, v, tol)
-    upper = _hull_chain(order[::-1], u, v, tol)
+    upper = _hull_chain(order[::-1].copy(), u, v, tol)     # C order: one specialisation
     nh = len(lower) + len(upper) - 2
     if nh < 3:
         return np.empty((0, 3))
     hull = np.empty(nh, dtype=np.int64)
-    hull[:len(lower) - 1] = lower[:-1]
-    hull[len(lower) - 1:] = upper[:-1]
+    for i in range(len(lower) - 1):         # loops: slice copies compile numba's shape
+        hull[i] = lower[i]                  # error messages (string code) into the kernel
+    for i in range(len(upper) - 1):
+        hull[len(lower) - 1 + i] = upper[i]
     area2 = 0.0
     o = hull[0]
     for k in range(1, nh - 1):
@@ -219,7 +221,11 @@ def _convex_polygon_kernel(points, n, tol):
         nk -= 1
     if nk < 3:
         return np.empty((0, 3))
-    return points[keep[:nk]]
+    out = np.empty((nk, 3))             # a loop, not points[keep[:nk]] (fancy indexing)
+    for i in range(nk):
+        for j in range(3):
+            out[i, j] = points[keep[i], j]
+    return out
 
 
 def tangent_basis(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -303,20 +309,25 @@ def polygon_moments(r: np.ndarray, n: np.ndarray) -> tuple[float, np.ndarray, np
     triangle instead made a 0.01 m² polygon whose first two vertices coincided to 1e-17 m
     read 2e-5 m², and the contact force 10⁴ N.)"""
     a = r[0]
-    nrm = n
     area = 0.0
     m1 = np.zeros(3)
     m2 = np.zeros((3, 3))
-    for k in range(1, len(r) - 1):
+    ba, ca, s = np.empty(3), np.empty(3), np.empty(3)
+    for k in range(1, len(r) - 1):          # scalar loops: no array expressions (compile time)
         b, c = r[k], r[k + 1]
-        at = 0.5 * dot(cross(b - a, c - a), nrm)
-        s = a + b + c
-        area += at
-        m1 += at * s
         for i in range(3):
+            ba[i], ca[i], s[i] = b[i] - a[i], c[i] - a[i], a[i] + b[i] + c[i]
+        at = 0.5 * dot(cross(ba, ca), n)
+        area += at
+        for i in range(3):
+            m1[i] += at * s[i]
             for j in range(3):
                 m2[i, j] += at * (a[i] * a[j] + b[i] * b[j] + c[i] * c[j] + s[i] * s[j])
-    return area, m1 / 3.0, m2 / 12.0
+    for i in range(3):
+        m1[i] /= 3.0
+        for j in range(3):
+            m2[i, j] /= 12.0
+    return area, m1, m2
 
 
 def contact_geometry(volume: ContactVolume, scale: float, eps_v: float = EPS_V,
@@ -392,9 +403,13 @@ def _plane_kernel(n, pg, poly, vol_c, cen_c):
     e1, e2 = _tangent_basis_kernel(n)
     L = poly.shape[0]
     r = np.empty((L, 3))
-    for i in range(L):
-        d = poly[i] - pg
-        r[i] = d - dot(d, n) * n
+    d = np.empty(3)
+    for i in range(L):                      # scalar loops: no array expressions (compile time)
+        for j in range(3):
+            d[j] = poly[i, j] - pg[j]
+        dn = dot(d, n)
+        for j in range(3):
+            r[i, j] = d[j] - dn * n[j]
     area, m1, m2 = polygon_moments(r, n)
     sk1 = _skew_kernel(m1)
     Q = np.zeros((6, 6))
@@ -408,14 +423,21 @@ def _plane_kernel(n, pg, poly, vol_c, cen_c):
         Q[3 + i, 3 + i] += tr
     m = np.empty((L, 3))
     offsets = np.empty(L)
+    edge = np.empty(3)
     for i in range(L):
-        edge = r[(i + 1) % L] - r[i]
+        for j in range(3):
+            edge[j] = r[(i + 1) % L, j] - r[i, j]
         mi = cross(edge, n)
-        mi = mi / np.sqrt(dot(mi, mi))
-        m[i] = mi
-        offsets[i] = max(dot(mi, r[i]), 0.0)
-    mom = vol_c * (cen_c - pg)
-    mom = mom - dot(mom, n) * n                    # ∫ proj(x - p_g) dV
+        norm = np.sqrt(dot(mi, mi))
+        for j in range(3):
+            m[i, j] = mi[j] / norm
+        offsets[i] = max(dot(m[i], r[i]), 0.0)
+    mom = np.empty(3)                              # ∫ proj(x - p_g) dV
+    for j in range(3):
+        mom[j] = vol_c * (cen_c[j] - pg[j])
+    mn = dot(mom, n)
+    for j in range(3):
+        mom[j] -= mn * n[j]
     c = np.zeros((3, 6))
     skm = _skew_kernel(mom)
     for i in range(3):
@@ -432,7 +454,11 @@ def _plane_kernel(n, pg, poly, vol_c, cen_c):
             Qn[i, 3 + j] = n[i] * rn[j]
             Qn[3 + j, i] = n[i] * rn[j]
             Qn[3 + i, 3 + j] = m2n[i, j]
-    return e1, e2, pg + r, Q, c, Qn, m, offsets
+    poly_out = np.empty((L, 3))
+    for i in range(L):
+        for j in range(3):
+            poly_out[i, j] = pg[j] + r[i, j]
+    return e1, e2, poly_out, Q, c, Qn, m, offsets
 
 
 def ground_contact_geometry(shape, verts: np.ndarray, height: float, scale: float,
@@ -459,10 +485,13 @@ def ground_contact_geometry(shape, verts: np.ndarray, height: float, scale: floa
 def _tet(o, a, b, c, acc):
     """Add the signed volume of the tetrahedron (o, a, b, c) and its first moment about o
     (times 4) to acc[0], acc[1:4]."""
-    ca, aa, ba = c - o, a - o, b - o
+    ca, aa, ba = np.empty(3), np.empty(3), np.empty(3)
+    for j in range(3):
+        ca[j], aa[j], ba[j] = c[j] - o[j], a[j] - o[j], b[j] - o[j]
     v = dot(ca, cross(aa, ba)) / 6.0
     acc[0] += v
-    acc[1:] += v * (ca + aa + ba)
+    for j in range(3):
+        acc[1 + j] += v * (ca[j] + aa[j] + ba[j])
 
 
 @njit(cache=True)
@@ -470,7 +499,11 @@ def _ground_kernel(verts, ei, ej, ef, fp, height, scale):
     """Volume, centroid and projected polygon of a body (world vertices) cut by the ground
     z <= height; volume 0 when they do not overlap (see ground_contact_geometry)."""
     ne, nf = len(ei), len(fp)
-    s = verts[:, 2] - height
+    # scalar loops throughout: each NumPy array expression in a kernel is compiled as its own
+    # subroutine (and slice copies pull in numba's shape-error string code)
+    s = np.empty(verts.shape[0])
+    for i in range(verts.shape[0]):
+        s[i] = verts[i, 2] - height
     x = np.zeros((ne, 3))
     x_leave = np.zeros((nf, 3))
     x_enter = np.zeros((nf, 3))
@@ -480,18 +513,24 @@ def _ground_kernel(verts, ei, ej, ef, fp, height, scale):
     for e in range(ne):
         si, sj = s[ei[e]], s[ej[e]]
         if (si <= 0) != (sj <= 0):
-            pi, pj = verts[ei[e]], verts[ej[e]]
-            x[e] = pi + (si / (si - sj)) * (pj - pi)
-            cap += x[e]
+            r = si / (si - sj)
+            f = ef[e]
+            for j in range(3):
+                xj = verts[ei[e], j] + r * (verts[ej[e], j] - verts[ei[e], j])
+                x[e, j] = xj
+                cap[j] += xj
+                if si <= 0:
+                    x_leave[f, j] = xj
+                else:
+                    x_enter[f, j] = xj
             n_cross += 1
             if si <= 0:
-                x_leave[ef[e]] = x[e]
-                cut[ef[e]] = True
-            else:
-                x_enter[ef[e]] = x[e]
+                cut[f] = True
     if n_cross == 0:
         return 0.0, np.zeros(3), np.empty((0, 3))
-    o = cap / n_cross
+    o = np.empty(3)
+    for j in range(3):
+        o[j] = cap[j] / n_cross
     acc = np.zeros(4)
     for e in range(ne):
         si, sj = s[ei[e]], s[ej[e]]
@@ -508,7 +547,9 @@ def _ground_kernel(verts, ei, ej, ef, fp, height, scale):
     volume = acc[0]
     if volume <= 1e-15 * scale ** 3:
         return 0.0, np.zeros(3), np.empty((0, 3))
-    pg = o + acc[1:] / (4.0 * volume)
+    pg = np.empty(3)
+    for j in range(3):
+        pg[j] = o[j] + acc[1 + j] / (4.0 * volume)
     n_in = 0
     for i in range(len(s)):
         if s[i] <= 0:
@@ -517,13 +558,12 @@ def _ground_kernel(verts, ei, ej, ef, fp, height, scale):
     k = 0
     for i in range(len(s)):
         if s[i] <= 0:
-            pts[k] = verts[i]
+            pts[k, 0], pts[k, 1], pts[k, 2] = verts[i, 0], verts[i, 1], pg[2]
             k += 1
     for e in range(ne):
         if (s[ei[e]] <= 0) != (s[ej[e]] <= 0):
-            pts[k] = x[e]
+            pts[k, 0], pts[k, 1], pts[k, 2] = x[e, 0], x[e, 1], pg[2]
             k += 1
-    pts[:, 2] = pg[2]
     return volume, pg, _convex_polygon_kernel(pts, np.array([0.0, 0.0, 1.0]), 1e-12 * scale)
 
 
@@ -555,24 +595,34 @@ def _clip_polygon(poly, normals, offsets, tol):
     cur = poly
     for p in range(len(offsets)):
         k = cur.shape[0]
-        s = matvec(cur, normals[p]) - offsets[p]
-        if s.max() <= tol:
+        s = matvec(cur, normals[p])          # scalar loops below: array expressions and
+        smax, smin = -np.inf, np.inf        # slice copies cost compile time
+        for i in range(k):
+            s[i] -= offsets[p]
+            smax, smin = max(smax, s[i]), min(smin, s[i])
+        if smax <= tol:
             continue
-        if s.min() >= -tol:
+        if smin >= -tol:
             return np.empty((0, 3))
         out = np.empty((2 * k, 3))
         nk = 0
         for i in range(k):
             j = (i + 1) % k
             if s[i] <= tol:
-                out[nk] = cur[i]
+                for c in range(3):
+                    out[nk, c] = cur[i, c]
                 nk += 1
             if (s[i] < -tol and s[j] > tol) or (s[i] > tol and s[j] < -tol):
-                out[nk] = cur[i] + (s[i] / (s[i] - s[j])) * (cur[j] - cur[i])
+                r = s[i] / (s[i] - s[j])
+                for c in range(3):
+                    out[nk, c] = cur[i, c] + r * (cur[j, c] - cur[i, c])
                 nk += 1
         if nk < 3:
             return np.empty((0, 3))
-        cur = out[:nk].copy()
+        cur = np.empty((nk, 3))
+        for i in range(nk):
+            for c in range(3):
+                cur[i, c] = out[i, c]
     return cur
 
 
@@ -597,10 +647,11 @@ def _pair_kernel(va, flat_a, ptr_a, na, da, vb, flat_b, ptr_b, nb, db, scale, ep
                         shared = True
                 if shared:
                     continue
-            idx = flat[ptr[f]:ptr[f + 1]]
-            poly = np.empty((len(idx), 3))
-            for i in range(len(idx)):
-                poly[i] = verts[idx[i]]
+            nv = ptr[f + 1] - ptr[f]
+            poly = np.empty((nv, 3))
+            for i in range(nv):
+                for c in range(3):
+                    poly[i, c] = verts[flat[ptr[f] + i], c]
             clipped = _clip_polygon(poly, other_n, other_d, tol)
             if clipped.shape[0] >= 3:
                 polys.append(clipped)
@@ -614,20 +665,24 @@ def _pair_kernel(va, flat_a, ptr_a, na, da, vb, flat_b, ptr_b, nb, db, scale, ep
     o = np.zeros(3)
     for poly in polys:
         for i in range(poly.shape[0]):
-            o += poly[i]
-    o /= n_pts
+            for c in range(3):
+                o[c] += poly[i, c]
+    for c in range(3):
+        o[c] /= n_pts
     acc = np.zeros(4)
     p = np.zeros(3)
     n_faces = 0
     for poly, sgn in zip(polys, signs):
         av = np.zeros(3)
         for i in range(poly.shape[0]):
-            av += cross(poly[i], poly[(i + 1) % poly.shape[0]])
-        av *= 0.5
+            cr = cross(poly[i], poly[(i + 1) % poly.shape[0]])
+            for c in range(3):
+                av[c] += 0.5 * cr[c]
         if np.sqrt(dot(av, av)) <= 1e-14 * scale * scale:
             continue
         n_faces += 1
-        p += sgn * av
+        for c in range(3):
+            p[c] += sgn * av[c]
         for i in range(1, poly.shape[0] - 1):
             _tet(o, poly[0], poly[i], poly[i + 1], acc)
     volume = acc[0]
@@ -636,12 +691,19 @@ def _pair_kernel(va, flat_a, ptr_a, na, da, vb, flat_b, ptr_b, nb, db, scale, ep
     norm = np.sqrt(dot(p, p))
     if norm <= eps_v:
         return empty
-    n = p / norm
-    pg = o + acc[1:] / (4.0 * volume)
+    n = np.empty(3)
+    pg = np.empty(3)
+    for c in range(3):
+        n[c] = p[c] / norm
+        pg[c] = o[c] + acc[1 + c] / (4.0 * volume)
     pts = np.empty((n_pts, 3))
     k = 0
     for poly in polys:
         for i in range(poly.shape[0]):
-            pts[k] = poly[i] - dot(poly[i] - pg, n) * n
+            h = 0.0
+            for c in range(3):
+                h += (poly[i, c] - pg[c]) * n[c]
+            for c in range(3):
+                pts[k, c] = poly[i, c] - h * n[c]
             k += 1
     return volume, pg, n, _convex_polygon_kernel(pts, n, tol)

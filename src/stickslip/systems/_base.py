@@ -13,12 +13,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._parameters import rules_of
-from .._validation import check_scalar, check_traceable, is_traced
+from .._validation import check_finite_matrix, check_scalar, check_traceable, is_traced
 from ..errors import ParameterError
 from ..integrate._system import AbstractSystem, module_parameters
 from ..laws import AbstractLaw
 
-__all__ = ["AbstractSystem", "check_time_function", "check_law_scalars", "law_parameters"]
+__all__ = ["AbstractSystem", "check_time_function", "check_law_scalars", "finite_modes",
+           "law_parameters"]
 
 
 def law_parameters(prefix: str, law: AbstractLaw) -> dict[str, Any]:
@@ -56,3 +57,11 @@ def check_law_scalars(owner: str, field: str, law: AbstractLaw) -> None:
     for name in rules_of(law):
         check_scalar(f"{owner}.{field}", name, getattr(law, name, None),
                      f"{type(law).__name__} parameters of one {owner} are single numbers.")
+
+
+def finite_modes(owner: str, modes: list) -> list:
+    """`modes` unchanged, or a ParameterError naming the mode whose eigenvalues are not
+    finite (a NaN/zero parameter that slipped past construction, e.g. set with
+    ``eqx.tree_at``) — instead of a bare LinAlgError or a silent pass of the step check."""
+    return [(label, check_finite_matrix(owner, f"linear_modes ({label})", eig))
+            for label, eig in modes]

@@ -9,8 +9,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._parameters import GRAVITY, INITIAL, MASS, AbstractParametrised, Rule
+from .._validation import check_finite_matrix
 from ..errors import ParameterError
-from ..laws import AbstractContactLaw
+from ..laws import AbstractContactLaw, HuntCrossley
 from ..laws._base import as_parameter
 from ._base import AbstractSystem, check_law_scalars, check_time_function
 
@@ -89,6 +90,22 @@ class ContactMass(AbstractSystem, AbstractParametrised):
         f, _ = self.law.force_and_rate(x[2:], x[0], x[1])
         return {"f": f, "fe": self.force(t)}
 
+    def peak_load(self) -> float:
+        """The largest contact force [N] to expect, for the step check of nonlinear laws:
+        the weight, or the peak of an undamped linear impact from the drop energy
+        (M g p0 + M v0²/2), whichever is larger (a nonlinear law's own peak is close)."""
+        M, g, p0, v0 = (np.asarray(x, dtype=float) for x in (self.M, self.g, self.p0, self.v0))
+        energy = 0.5 * M * v0 ** 2 + M * g * np.maximum(p0, 0.0)    # (per batch member)
+        peak = M * g
+        if isinstance(self.law, HuntCrossley):              # δmax from k δ^(n+1)/(n+1) = E
+            k, n = np.asarray(self.law.k, dtype=float), np.asarray(self.law.n, dtype=float)
+            depth = ((n + 1.0) * energy / k) ** (1.0 / (n + 1.0))
+            peak = np.maximum(peak, k * depth ** n)
+        return max(float(np.max(peak)), 1e-12)
+
     def linear_modes(self):
-        return [(f"{type(self.law).__name__} {label}", eig)
-                for label, eig in self.law.linear_modes(np.asarray(self.M))]
+        M = check_finite_matrix("ContactMass", "M", np.asarray(self.M))
+        modes = [(f"{type(self.law).__name__} {label}", eig)
+                 for label, eig in self.law.linear_modes(M, self.peak_load())]
+        return [(label, check_finite_matrix("ContactMass", f"linear_modes ({label})", eig))
+                for label, eig in modes]

@@ -10,10 +10,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._parameters import INITIAL, MASS, NORMAL_FORCE, AbstractParametrised, Rule
+from .._validation import check_finite_matrix
 from ..errors import ParameterError
 from ..laws import AbstractFrictionLaw
 from ..laws._base import as_parameter
-from ._base import AbstractSystem, check_law_scalars, check_time_function
+from ._base import AbstractSystem, check_law_scalars, check_time_function, finite_modes
 
 __all__ = ["FrictionMass"]
 
@@ -201,13 +202,13 @@ class FrictionMass(AbstractSystem, AbstractParametrised):
         return out
 
     def linear_modes(self):
-        M = np.asarray(self.M)
+        M = check_finite_matrix("FrictionMass", "M", np.asarray(self.M))
         modes = [(f"{type(self.law).__name__} {label}", eig)
                  for label, eig in self.law.linear_modes(M, np.asarray(self.N))]
         if self.stiffness is not None or self.damping is not None:
-            k = 0.0 if self.stiffness is None else float(self.stiffness)
-            c = 0.0 if self.damping is None else float(self.damping)
-            disc = np.sqrt(c ** 2 - 4 * float(M) * k + 0j)
+            k = np.asarray(0.0 if self.stiffness is None else self.stiffness, dtype=float)
+            c = np.asarray(0.0 if self.damping is None else self.damping, dtype=float)
+            disc = np.sqrt(c ** 2 - 4 * M * k + 0j)
             modes.append(("spring-damper (M s² + c s + k = 0)",
                           np.array([(-c + disc) / (2 * M), (-c - disc) / (2 * M)])))
-        return modes
+        return finite_modes("FrictionMass", modes)

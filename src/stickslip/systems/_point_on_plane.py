@@ -9,11 +9,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._parameters import GRAVITY, MASS, AbstractParametrised, Rule
-from .._validation import check_shape
+from .._validation import check_finite_matrix, check_shape
 from ..errors import ParameterError
 from ..laws import AbstractContactLaw, AbstractFrictionLaw, CoulombODE, UnilateralODE
 from ..laws._base import as_parameter
-from ._base import AbstractSystem, check_law_scalars, check_time_function
+from ._base import AbstractSystem, check_law_scalars, check_time_function, finite_modes
 
 __all__ = ["PointOnPlane"]
 
@@ -128,10 +128,10 @@ class PointOnPlane(AbstractSystem, AbstractParametrised):
                 "fex": fe[0], "fey": fe[1], "fez": fe[2]}
 
     def linear_modes(self):
-        M = np.asarray(self.M)
+        M = check_finite_matrix("PointOnPlane", "M", np.asarray(self.M))
         normal = M * np.asarray(self.g)
         modes = [(f"contact {type(self.contact).__name__} {label}", eig)
                  for label, eig in self.contact.linear_modes(M)]
         modes += [(f"friction {type(self.friction).__name__} {label}", eig)
                   for label, eig in self.friction.linear_modes(M, normal)]
-        return modes
+        return finite_modes("PointOnPlane", modes)

@@ -9,11 +9,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._parameters import GRAVITY, MASS, AbstractParametrised, Rule
-from .._validation import check_shape
+from .._validation import check_finite_matrix, check_shape
 from ..errors import ParameterError
 from ..laws import AbstractContactLaw, AbstractFrictionLaw, CoulombODE, UnilateralODE
 from ..laws._base import as_parameter
-from ._base import AbstractSystem, check_law_scalars
+from ._base import AbstractSystem, check_law_scalars, finite_modes
 
 __all__ = ["TwoBlocksConveyor"]
 
@@ -149,7 +149,8 @@ class TwoBlocksConveyor(AbstractSystem, AbstractParametrised):
                 "fr_wall": th1, "fr_blocks": th2, "fr_belt": th3}
 
     def linear_modes(self):
-        M1, M2 = np.asarray(self.M1), np.asarray(self.M2)
+        M1 = check_finite_matrix("TwoBlocksConveyor", "M1", np.asarray(self.M1))
+        M2 = check_finite_matrix("TwoBlocksConveyor", "M2", np.asarray(self.M2))
         reduced = M1 * M2 / (M1 + M2)
         masses = (M1, reduced, M2)
         normal = (M1 + M2) * np.asarray(self.g)   # order of the contact forces
@@ -160,4 +161,4 @@ class TwoBlocksConveyor(AbstractSystem, AbstractParametrised):
         for j, (law, m) in enumerate(zip(self.frictions, (M1, reduced, M2)), start=1):
             modes += [(f"friction {j} {type(law).__name__} {lab}", eig)
                       for lab, eig in law.linear_modes(m, normal)]
-        return modes
+        return finite_modes("TwoBlocksConveyor", modes)

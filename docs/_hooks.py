@@ -1,0 +1,81 @@
+"""mkdocs hooks (mkdocs.yml ``hooks:``): the home page is README.md, and the images the
+site shows come from where they are made, not from copies in docs/.
+
+* ``index.md`` is README.md with its ``docs/…`` links made relative to the site.
+* ``gallery/<name>.png``: the figures of ``stickslip figures --out build/figures`` (or the
+  directory in ``STICKSLIP_DOCS_FIGURES``); the build stops with the command to run when
+  they are missing, or when a registered figure has no image.
+* ``img/benchmarks/<name>.png``: the plots in benchmarks/results/; a page may link them as
+  ``../benchmarks/results/<name>.png`` (right on GitHub too), rewritten for the site.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# The docstrings write parameter lists as "name: description" lines, which griffe's numpy
+# parser reports as unparsable; those notes are about docstring style, not broken pages, so
+# they do not fail the strict build. Everything else (links, references, missing objects)
+# still does.
+_STYLE_NOTES = ("Could not parse line", "No type or annotation for", "No types or annotations",
+                "does not appear in the function signature", "Failed to get 'name: description'")
+
+
+class _DocstringStyleNotes(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not ("griffe" in record.name or message.startswith("griffe:")) \
+            or not any(note in message for note in _STYLE_NOTES)
+
+
+def on_config(config):
+    # called after `mkdocs build` attached its strict-mode warning counter
+    for handler in logging.getLogger("mkdocs").handlers:
+        if not any(isinstance(f, _DocstringStyleNotes) for f in handler.filters):
+            handler.addFilter(_DocstringStyleNotes())
+    return config
+
+
+def _figures_dir() -> Path:
+    return Path(os.environ.get("STICKSLIP_DOCS_FIGURES", ROOT / "build" / "figures"))
+
+
+def on_files(files, config):
+    figures = _figures_dir()
+    import sys
+
+    sys.path.insert(0, str(ROOT / "src"))
+    from stickslip.figures import FIGURE_NAMES
+
+    missing = [name for name in FIGURE_NAMES if not (figures / f"{name}.png").exists()]
+    if missing:
+        raise PluginError(f"the gallery needs the figures {missing} in {figures}; run "
+                          f"`stickslip figures --out {figures}` first (or set "
+                          "STICKSLIP_DOCS_FIGURES to a directory that has them)")
+    for name in FIGURE_NAMES:
+        files.append(File.generated(config, f"gallery/{name}.png",
+                                    abs_src_path=str(figures / f"{name}.png")))
+    for plot in sorted((ROOT / "benchmarks" / "results").glob("*.png")):
+        files.append(File.generated(config, f"img/benchmarks/{plot.name}",
+                                    abs_src_path=str(plot)))
+    return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    return re.sub(r"\]\((?:\.\./)+benchmarks/results/([\w.-]+\.png)\)", r"](img/benchmarks/\1)",
+                  markdown)
+
+
+def on_page_read_source(page, config):
+    if page.file.src_uri == "index.md":
+        text = (ROOT / "README.md").read_text(encoding="utf-8")
+        return re.sub(r"\]\(docs/", "](", text)
+    return None

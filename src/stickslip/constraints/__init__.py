@@ -1,0 +1,35 @@
+"""Frictional unilateral constraints: the λ-problem of SPEC §6 (Kikuuwe's slides, seed 001).
+
+At every evaluation of a host's vector field, the forces λ of its joints and contacts solve
+
+    λ − A⁻¹b ∈ −lim_{ε→+0} A⁻¹ N_F^{U_ε}(λ),     A = J M⁻¹ Jᵀ,
+
+with the Baumgarte-like b of the relaxation (δ, ζ); then q̈ = M⁻¹(Jᵀλ − Φ). F is a product
+of blocks (:class:`Bilateral` ℝⁿ, :class:`Unilateral` ℝ₊, :class:`CoulombBound` [−F, F],
+:class:`PlanarContact` and :class:`SpatialContact` friction cones). :func:`solve_lambda`
+solves it for the formulations ``"kikuuwe"`` (default), ``"anitescu"`` and ``"nakaoka"``;
+:func:`relaxation_restitution` gives the restitution that (δ, ζ) imply; the exact
+time-stepping reference (Moreau–Jean) is :func:`stickslip.planar.moreau_jean`.
+"""
+
+from ._sets import AbstractBlock as AbstractBlock
+from ._sets import Bilateral as Bilateral
+from ._sets import CoulombBound as CoulombBound
+from ._sets import PlanarContact as PlanarContact
+from ._sets import ProductSet as ProductSet
+from ._sets import SpatialContact as SpatialContact
+from ._sets import Unilateral as Unilateral
+from ._lambda_problem import FORMULATIONS as FORMULATIONS
+from ._lambda_problem import LambdaSolution as LambdaSolution
+from ._lambda_problem import STATUS_NONE as STATUS_NONE
+from ._lambda_problem import STATUS_SEVERAL as STATUS_SEVERAL
+from ._lambda_problem import STATUS_TEXT as STATUS_TEXT
+from ._lambda_problem import STATUS_UNIQUE as STATUS_UNIQUE
+from ._lambda_problem import solve_lambda as solve_lambda
+from ._restitution import relaxation_restitution as relaxation_restitution
+
+__all__ = [
+    "AbstractBlock", "Bilateral", "Unilateral", "CoulombBound", "PlanarContact",
+    "SpatialContact", "ProductSet", "FORMULATIONS", "LambdaSolution", "solve_lambda",
+    "STATUS_UNIQUE", "STATUS_NONE", "STATUS_SEVERAL", "STATUS_TEXT", "relaxation_restitution",
+]

@@ -1,0 +1,214 @@
+"""Admissible force sets F of the λ-problem and their products (SPEC §6, last paragraph).
+
+Each constraint block owns a few consecutive rows of λ (its forces along the rows of J) and of
+w = Aλ − b (its relaxed acceleration-level constraint value). The seed's table (SPEC §6):
+
+=====================  ==================  ====================  =========================
+block                  F                   U_ε                   rows
+=====================  ==================  ====================  =========================
+:class:`Bilateral`     ℝⁿ                  I                     n equality rows
+:class:`Unilateral`    ℝ₊                  1                     1 frictionless contact row
+:class:`CoulombBound`  [−F, F]             1                     1 friction row, bound F
+:class:`PlanarContact` 2-D cone |λ_t|≤μλ_n diag(1, 1/ε)          (t, n)
+:class:`SpatialContact` 3-D cone ‖λ_t‖≤μλ_n diag(1, 1, 1/ε)      (t1, t2, n)
+=====================  ==================  ====================  =========================
+
+The sign convention is the seed's: M q̈ + Φ = Jᵀλ, so λ_n ≥ 0 pushes the bodies apart when
+the row of J is ∂ψ/∂q of a gap ψ that grows as they separate.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import equinox as eqx
+import jax.numpy as jnp
+
+from .._validation import check_nonnegative
+from ..errors import ParameterError
+from ..laws._base import as_parameter
+
+__all__ = ["AbstractBlock", "Bilateral", "Unilateral", "CoulombBound", "PlanarContact",
+           "SpatialContact", "ProductSet"]
+
+
+class AbstractBlock(eqx.Module):
+    """One factor of the admissible set F (a few consecutive rows of λ).
+
+    Subclasses declare ``kind`` (a string the solvers dispatch on at trace time) and
+    ``size`` (the number of rows), and implement ``project`` — the Euclidean projection
+    onto the factor, used by the iterative solver and the Nakaoka formulation.
+    """
+
+    kind: ClassVar[str]
+
+    def project(self, x: jnp.ndarray) -> jnp.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def project_limit(self, x: jnp.ndarray) -> jnp.ndarray:
+        """lim_{ε→+0} of the projection onto the factor in the metric U_ε (SPEC §6): the
+        normal row weighs 1/ε, so it is kept (clipped at 0) and the friction is cut
+        radially to its bound. Equals :meth:`project` for the factors without friction."""
+        return self.project(x)
+
+
+class Bilateral(AbstractBlock):
+    """F = ℝⁿ: n equality rows (joints, drivers); w = 0 (SPEC §6)."""
+
+    kind: ClassVar[str] = "bilateral"
+    size: int = eqx.field(static=True)
+
+    def __init__(self, size: int):
+        if int(size) < 1:
+            raise ParameterError(f"`Bilateral.size` must be >= 1 rows; got size={size}.")
+        self.size = int(size)
+
+    def project(self, x):
+        return x
+
+
+class Unilateral(AbstractBlock):
+    """F = ℝ₊: a frictionless contact row, 0 ≤ w ⊥ λ ≥ 0 (SPEC §1, dio; §6)."""
+
+    kind: ClassVar[str] = "unilateral"
+    size: ClassVar[int] = 1
+
+    def project(self, x):
+        return jnp.maximum(x, 0.0)
+
+
+class CoulombBound(AbstractBlock):
+    """F = [−F, F]: a friction row with a given force bound; w ∈ −N_[−F,F](λ) (SPEC §1).
+
+    bound: friction force bound F [N] (or torque [N·m]), >= 0.
+    """
+
+    kind: ClassVar[str] = "coulomb"
+    bound: jnp.ndarray = eqx.field(converter=as_parameter)
+    size: ClassVar[int] = 1
+
+    def __check_init__(self):
+        check_nonnegative("CoulombBound", "bound", self.bound)
+
+    def project(self, x):
+        return jnp.clip(x, -self.bound, self.bound)
+
+
+class PlanarContact(AbstractBlock):
+    """A frictional point contact in the plane: rows (t, n), F = {|λ_t| ≤ μ λ_n}, U_ε =
+    diag(1, 1/ε) (SPEC §6).
+
+    mu: friction coefficient [-], >= 0.
+    """
+
+    kind: ClassVar[str] = "planar_contact"
+    mu: jnp.ndarray = eqx.field(converter=as_parameter)
+    size: ClassVar[int] = 2
+
+    def __check_init__(self):
+        check_nonnegative("PlanarContact", "mu", self.mu)
+
+    def project(self, x):
+        return _project_cone(x[:1], x[1], self.mu)
+
+    def project_limit(self, x):
+        n = jnp.maximum(x[1], 0.0)
+        return jnp.concatenate([jnp.clip(x[:1], -self.mu * n, self.mu * n), n[None]])
+
+
+class SpatialContact(AbstractBlock):
+    """A frictional point contact in space: rows (t1, t2, n), F = {‖λ_t‖ ≤ μ λ_n}, U_ε =
+    diag(1, 1, 1/ε) (SPEC §6).
+
+    mu: friction coefficient [-], >= 0.
+    """
+
+    kind: ClassVar[str] = "spatial_contact"
+    mu: jnp.ndarray = eqx.field(converter=as_parameter)
+    size: ClassVar[int] = 3
+
+    def __check_init__(self):
+        check_nonnegative("SpatialContact", "mu", self.mu)
+
+    def project(self, x):
+        return _project_cone(x[:2], x[2], self.mu)
+
+    def project_limit(self, x):
+        n = jnp.maximum(x[2], 0.0)
+        t = x[:2]
+        norm = jnp.sqrt(jnp.sum(t ** 2) + 1e-300)
+        scale = jnp.minimum(1.0, self.mu * n / norm)
+        return jnp.concatenate([t * scale, n[None]])
+
+
+def _project_cone(t: jnp.ndarray, n: jnp.ndarray, mu: jnp.ndarray) -> jnp.ndarray:
+    """Euclidean projection of (t, n) onto the cone ‖t‖ ≤ μ n (closed form)."""
+    norm = jnp.sqrt(jnp.sum(t ** 2))
+    inside = norm <= mu * n
+    polar = mu * norm <= -n                       # in the polar cone: project to the apex
+    s = (mu * norm + n) / (1.0 + mu ** 2)         # normal force on the cone's surface
+    safe = jnp.where(norm > 0, norm, 1.0)
+    t_surface = jnp.where(norm > 0, mu * s * t / safe, jnp.zeros_like(t))
+    t_out = jnp.where(inside, t, jnp.where(polar, 0.0, t_surface))
+    n_out = jnp.where(inside, n, jnp.where(polar, 0.0, s))
+    return jnp.concatenate([t_out, jnp.reshape(n_out, (1,))])
+
+
+class ProductSet(eqx.Module):
+    """F = F_1 × F_2 × …: the blocks in row order (SPEC §6, "products for several contacts").
+
+    blocks: the factors; ``names``: one label per block, used in error messages (the
+    contact or joint it belongs to).
+    """
+
+    blocks: tuple
+    names: tuple = eqx.field(static=True)
+
+    def __init__(self, blocks, names=None):
+        self.blocks = tuple(blocks)
+        for k, blk in enumerate(self.blocks):
+            if not isinstance(blk, AbstractBlock):
+                raise ParameterError(f"`ProductSet.blocks[{k}]` must be a constraint block "
+                                     f"(Bilateral, Unilateral, CoulombBound, PlanarContact, "
+                                     f"SpatialContact); got {type(blk).__name__}.")
+        if names is None:
+            names = tuple(f"{b.kind}{k}" for k, b in enumerate(self.blocks))
+        names = tuple(str(n) for n in names)
+        if len(names) != len(self.blocks):
+            raise ParameterError(f"`ProductSet.names` needs one name per block "
+                                 f"({len(self.blocks)}); got {len(names)}.")
+        self.names = names
+
+    @property
+    def size(self) -> int:
+        return sum(b.size for b in self.blocks)
+
+    @property
+    def offsets(self) -> tuple[int, ...]:
+        out, start = [], 0
+        for b in self.blocks:
+            out.append(start)
+            start += b.size
+        return tuple(out)
+
+    def bilateral_rows(self) -> tuple[int, ...]:
+        rows = []
+        for b, o in zip(self.blocks, self.offsets):
+            if b.kind == "bilateral":
+                rows.extend(range(o, o + b.size))
+        return tuple(rows)
+
+    def project(self, x: jnp.ndarray) -> jnp.ndarray:
+        """Euclidean projection onto F (block by block)."""
+        return _blockwise(self, x, "project")
+
+    def project_limit(self, x: jnp.ndarray) -> jnp.ndarray:
+        """lim_{ε→+0} projection onto F in the metric U_ε (SPEC §6; Nakaoka's map)."""
+        return _blockwise(self, x, "project_limit")
+
+
+def _blockwise(fset: ProductSet, x, method):
+    if not fset.blocks:
+        return x
+    parts = [getattr(b, method)(x[o:o + b.size]) for b, o in zip(fset.blocks, fset.offsets)]
+    return jnp.concatenate(parts)

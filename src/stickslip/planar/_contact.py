@@ -1,0 +1,179 @@
+"""Frictional unilateral contacts between planar bodies, solved by the λ-problem (SPEC §6).
+
+Each element is a set of point–line pairs. A pair has a point P fixed on body j, and a line
+fixed on body i through the point L with unit direction t (both in body i's frame); its
+normal n is t turned by +90°. Per pair (SPEC §6, the seed's J_v and Ψ_p rows):
+
+    ψ(q)   = n · (r_P − r_L)                      gap [m] (≥ 0: separated)
+    v_t    = t · (ṙ_P − ṙ_i*)                     sliding velocity of P over body i [m/s]
+
+with ṙ_i* the velocity of body i's material point under P. The rows of J are ∂ψ/∂q (normal,
+a position constraint Ψ_p) and ∂v_t/∂q̇ (tangential, a velocity constraint J_v); the force
+block is a :class:`~stickslip.constraints.PlanarContact` with friction coefficient μ, and the
+Baumgarte-like relaxation uses δ [s] (small: how fast gaps close and sticking velocities
+vanish) and ζ [-] (any: damping of the relaxed contact; ζ < 1 bounces, ζ ≥ 1 does not).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from .._validation import check_nonnegative, check_positive
+from ..errors import ParameterError
+
+__all__ = ["AbstractFrictionalContact", "PointLineContact", "ClearanceSlider"]
+
+
+def _unit(owner, field, value):
+    arr = np.asarray(value, dtype=float)
+    if arr.shape != (2,) or not np.all(np.isfinite(arr)) or np.linalg.norm(arr) == 0:
+        raise ParameterError(f"`{owner}.{field}` must be a nonzero direction (x, y) in the "
+                             f"body frame; got {value!r}. Pass e.g. {field}=(1.0, 0.0).")
+    return arr / np.linalg.norm(arr)
+
+
+def _relaxation(owner, mu, delta, zeta):
+    check_nonnegative(owner, "mu", mu, "Pass a friction coefficient >= 0 (e.g. 0.3).")
+    check_positive(owner, "delta", delta, "Pass the relaxation time δ in seconds (e.g. 1e-3).")
+    check_nonnegative(owner, "zeta", zeta, "Pass a damping ratio ζ >= 0 (e.g. 1.0).")
+    return float(mu), float(delta), float(zeta)
+
+
+class AbstractFrictionalContact:
+    """A frictional unilateral contact element of :class:`~stickslip.planar.Model`.
+
+    Contract: ``pairs()`` returns the point–line pairs as tuples ``(body_i, body_j, point_j,
+    line_point_i, line_axis_i)`` (bodies resolved by :meth:`bind`); ``mu``, ``delta``,
+    ``zeta`` are the friction coefficient and the relaxation parameters; channels are
+    ``<name>.gap``, ``<name>.fn``, ``<name>.ft`` (suffixed ``.1``, ``.2``… per pair when an
+    element has several).
+    """
+
+    prefix: ClassVar[str] = "contact"
+    name: str | None = None
+
+    @property
+    def owner(self) -> str:
+        return self.name or type(self).__name__
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self.pairs())
+
+    def pairs(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def body_refs(self):
+        return [("body_i", self.body_i), ("body_j", self.body_j)]
+
+    def bind(self, body_i, body_j) -> None:
+        self.body_i, self.body_j = body_i, body_j
+
+    def channel_names(self, quantity: str) -> list[str]:
+        if self.n_pairs == 1:
+            return [f"{self.name}.{quantity}"]
+        return [f"{self.name}.{quantity}.{k + 1}" for k in range(self.n_pairs)]
+
+
+class PointLineContact(AbstractFrictionalContact):
+    """A point of body j against a line of body i, with Coulomb friction (SPEC §6).
+
+    Parameters
+    ----------
+    body_i: the body carrying the line (or ``model.ground`` / ``"ground"``).
+    body_j: the body carrying the point.
+    point_j: the contact point P (x', y') [m] in body j's frame (or a named point).
+    line_point_i: a point L of the line (x', y') [m] in body i's frame.
+    line_axis_i: the line's direction t in body i's frame; the free side is n = t turned
+        by +90° (counter-clockwise), e.g. axis (1, 0) → the point stays above (y > 0).
+    mu: friction coefficient μ [-] (>= 0).
+    delta: relaxation time δ [s] of the Baumgarte-like relaxation (default 1e-3).
+    zeta: relaxation damping ratio ζ [-] (default 1: no bounce).
+    name: the element's name; channels ``<name>.gap`` [m], ``<name>.fn`` [N] (normal force,
+        >= 0) and ``<name>.ft`` [N] (friction force on body j along t).
+
+    Examples
+    --------
+    >>> import stickslip as ss
+    >>> model = ss.planar.Model(gravity=(0.0, -9.81))
+    >>> block = model.add_body("block", mass=1.0, inertia=1e-3, y=0.0)
+    >>> c = model.add(ss.planar.PointLineContact(model.ground, block, point_j=(0.0, 0.0),
+    ...               line_point_i=(0.0, 0.0), line_axis_i=(1.0, 0.0), mu=0.5, name="floor"))
+    >>> c.n_pairs
+    1
+    """
+
+    prefix: ClassVar[str] = "contact"
+
+    def __init__(self, body_i, body_j, *, point_j=(0.0, 0.0), line_point_i=(0.0, 0.0),
+                 line_axis_i=(1.0, 0.0), mu: float = 0.0, delta: float = 1e-3,
+                 zeta: float = 1.0, name: str | None = None):
+        owner = name or "PointLineContact"
+        self.body_i, self.body_j, self.name = body_i, body_j, name
+        self.point_j = point_j
+        self.line_point_i = np.asarray(line_point_i, dtype=float)
+        if self.line_point_i.shape != (2,) or not np.all(np.isfinite(self.line_point_i)):
+            raise ParameterError(f"`{owner}.line_point_i` must be two finite numbers (x, y) "
+                                 f"[m]; got {line_point_i!r}.")
+        self.line_axis_i = _unit(owner, "line_axis_i", line_axis_i)
+        self.mu, self.delta, self.zeta = _relaxation(owner, mu, delta, zeta)
+
+    def bind(self, body_i, body_j) -> None:
+        super().bind(body_i, body_j)
+        self.point_j = np.asarray(body_j.resolve_point(self.owner, "point_j", self.point_j))
+
+    def pairs(self):
+        return [(self.body_i, self.body_j, np.asarray(self.point_j, dtype=float),
+                 self.line_point_i, self.line_axis_i)]
+
+
+class ClearanceSlider(AbstractFrictionalContact):
+    """A rectangular slider in a straight guide with clearance: four corner contacts (SPEC §6).
+
+    The guide's channel runs along the x' axis of `guide` (through `guide_point`, direction
+    `guide_axis`); its walls are at ±(half_height + clearance) from that axis. The slider's
+    corners (±half_length, ±half_height) in its own frame touch the walls: corners 1, 2 (at
+    +half_length, −half_length, upper side) against the upper wall, 3, 4 (+, −; lower side)
+    against the lower wall. A centred, aligned slider has all four gaps equal to `clearance`;
+    each gap stays within [0, 2·clearance] while the slider is inside.
+
+    Parameters
+    ----------
+    guide, slider: the bodies (`guide` may be ``model.ground``).
+    half_length, half_height: the slider's half sizes [m] (> 0).
+    clearance: c [m] (> 0), the gap on each side when centred.
+    mu: friction coefficient μ [-] at the walls.
+    delta, zeta: the relaxation (δ [s], ζ [-]) as for :class:`PointLineContact`.
+    guide_point, guide_axis: the channel's centre line in the guide's frame.
+    name: channels ``<name>.gap.1`` … ``.4``, ``<name>.fn.k``, ``<name>.ft.k``.
+    """
+
+    prefix: ClassVar[str] = "slider"
+
+    def __init__(self, guide, slider, *, half_length: float, half_height: float,
+                 clearance: float, mu: float = 0.0, delta: float = 1e-3, zeta: float = 1.0,
+                 guide_point=(0.0, 0.0), guide_axis=(1.0, 0.0), name: str | None = None):
+        owner = name or "ClearanceSlider"
+        for field, value in (("half_length", half_length), ("half_height", half_height),
+                             ("clearance", clearance)):
+            check_positive(owner, field, value, f"Pass {field} in metres (> 0).")
+        self.body_i, self.body_j, self.name = guide, slider, name
+        self.half_length, self.half_height = float(half_length), float(half_height)
+        self.clearance = float(clearance)
+        self.guide_point = np.asarray(guide_point, dtype=float)
+        self.guide_axis = _unit(owner, "guide_axis", guide_axis)
+        self.mu, self.delta, self.zeta = _relaxation(owner, mu, delta, zeta)
+
+    def pairs(self):
+        t = self.guide_axis
+        n = np.array([-t[1], t[0]])
+        wall = self.half_height + self.clearance
+        L, H = self.half_length, self.half_height
+        upper = self.guide_point + wall * n
+        lower = self.guide_point - wall * n
+        return [(self.body_i, self.body_j, np.array([L, H]), upper, -t),   # normal −n
+                (self.body_i, self.body_j, np.array([-L, H]), upper, -t),
+                (self.body_i, self.body_j, np.array([L, -H]), lower, t),    # normal +n
+                (self.body_i, self.body_j, np.array([-L, -H]), lower, t)]

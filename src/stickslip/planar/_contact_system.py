@@ -1,0 +1,223 @@
+"""A planar mechanism with frictional unilateral contacts as one ODE (SPEC §6 on SPEC §9).
+
+State x = [q; q̇; n_none; n_several]: the mechanism's coordinates and velocities, and two
+counters that integrate 1 while the λ-problem has no solution / several solutions (so a
+Painlevé instant between two output samples is not missed). At every evaluation of the
+vector field (SPEC §6):
+
+    M q̈ = Q + J_bᵀ λ_b + J_cᵀ λ_c,
+    J_b q̈ = γ_b                                     (joints, SPEC §9 eq. 3-5),
+    w_c = J_c q̈ + J̇_c q̇ + (2ζ/δ) J_c q̇ + (1/δ²)[0; ψ] ∈ −lim N_F^{U_ε}(λ_c),
+
+which is the λ-problem λ − A⁻¹b ∈ −lim A⁻¹ N_F^{U_ε}(λ) with A = J M⁻¹ Jᵀ, J = [J_b; J_c]
+and b = c − J M⁻¹ Q, c = [γ_b; −J̇_c q̇ − (2ζ/δ) J_c q̇ − (1/δ²)[0; ψ]] — solved by
+:func:`stickslip.constraints.solve_lambda` with the chosen formulation. The joints' λ_b
+here is the seed's sign (force = +J_bᵀλ_b); the planar reactions use λ = −λ_b.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..constraints import Bilateral, PlanarContact, ProductSet, solve_lambda
+from ..integrate._system import AbstractSystem
+from ..laws._base import as_parameter
+from ._system import PlanarSystem
+
+__all__ = ["ContactPlanarSystem", "ProjectedContactPlanarSystem", "PairGeometry"]
+
+
+class PairGeometry(eqx.Module):
+    """The point–line pairs of all contacts, stacked (static body indices, array geometry).
+
+    body_i, body_j: index of each pair's bodies in [ground, body 1, …] (0 = ground).
+    point_j, line_point_i, line_axis_i: (n_pairs, 2) body-frame geometry.
+    """
+
+    body_i: tuple = eqx.field(static=True)
+    body_j: tuple = eqx.field(static=True)
+    point_j: jnp.ndarray = eqx.field(converter=as_parameter)
+    line_point_i: jnp.ndarray = eqx.field(converter=as_parameter)
+    line_axis_i: jnp.ndarray = eqx.field(converter=as_parameter)
+
+    def _poses(self, q):
+        return jnp.concatenate([jnp.zeros((1, 3), dtype=q.dtype), q.reshape(-1, 3)])
+
+    def gaps(self, q):
+        """ψ(q) [m], one per pair."""
+        poses = self._poses(q)
+        qi, qj = poses[np.array(self.body_i)], poses[np.array(self.body_j)]
+        return jax.vmap(_gap)(qi, qj, self.point_j, self.line_point_i, self.line_axis_i)
+
+    def sliding_velocities(self, q, qd):
+        """v_t(q, q̇) [m/s], one per pair (linear in q̇)."""
+        poses, rates = self._poses(q), self._poses(qd)
+        i, j = np.array(self.body_i), np.array(self.body_j)
+        return jax.vmap(_sliding)(poses[i], poses[j], rates[i], rates[j], self.point_j,
+                                  self.line_axis_i)
+
+
+def _rot(phi):
+    c, s = jnp.cos(phi), jnp.sin(phi)
+    return jnp.array([[c, -s], [s, c]])
+
+
+def _perp(v):
+    return jnp.array([-v[1], v[0]])
+
+
+def _gap(qi, qj, point_j, line_point_i, axis_i):
+    r_p = qj[:2] + _rot(qj[2]) @ point_j
+    r_l = qi[:2] + _rot(qi[2]) @ line_point_i
+    n = _rot(qi[2]) @ _perp(axis_i)
+    return n @ (r_p - r_l)
+
+
+def _sliding(qi, qj, qdi, qdj, point_j, axis_i):
+    arm_j = _rot(qj[2]) @ point_j
+    r_p = qj[:2] + arm_j
+    v_p = qdj[:2] + qdj[2] * _perp(arm_j)
+    v_i = qdi[:2] + qdi[2] * _perp(r_p - qi[:2])
+    t = _rot(qi[2]) @ axis_i
+    return t @ (v_p - v_i)
+
+
+class ContactPlanarSystem(AbstractSystem):
+    """A :class:`PlanarSystem` plus frictional unilateral contacts (module docstring).
+
+    mechanism: the planar system of the bodies, joints, drivers and force elements.
+    pairs: the contacts' point–line pairs.   mu, delta, zeta: per pair (arrays).
+    formulation: ``"kikuuwe"`` | ``"anitescu"`` | ``"nakaoka"`` (SPEC §6).
+    names: per pair, (gap, fn, ft) channel names; contact_names: per pair, the element name.
+    """
+
+    trace_stages_once: ClassVar[bool] = True
+
+    mechanism: PlanarSystem
+    pairs: PairGeometry
+    mu: jnp.ndarray = eqx.field(converter=as_parameter)
+    delta: jnp.ndarray = eqx.field(converter=as_parameter)
+    zeta: jnp.ndarray = eqx.field(converter=as_parameter)
+    formulation: str = eqx.field(static=True)
+    names: tuple = eqx.field(static=True)
+    contact_names: tuple = eqx.field(static=True)
+
+    # --- the λ-problem -------------------------------------------------------------------
+    def admissible_set(self, n_bilateral: int) -> ProductSet:
+        blocks = [Bilateral(n_bilateral)] if n_bilateral else []
+        blocks += [PlanarContact(mu=self.mu[k]) for k in range(len(self.names))]
+        labels = (["joints"] if n_bilateral else []) + list(self.contact_names)
+        return ProductSet(blocks, labels)
+
+    def dynamics(self, t, q, qd):
+        """q̈, the joints' multipliers (planar sign), the contact forces and the λ-problem's
+        solution at (t, q, q̇)."""
+        mech = self.mechanism
+        # the planar seam (SPEC §9): M q̈ = Q − J_bᵀλ, J_b q̈ = γ_b (Baumgarte included)
+        eqs, phi, rate, _, _ = mech.equations(t, q, qd)
+        minv, Q, Jb, gamma = eqs.minv, eqs.Q, eqs.J, eqs.gamma
+        n_b = Jb.shape[0]
+        psi = self.pairs.gaps(q)
+        Jn = jax.jacfwd(self.pairs.gaps)(q)
+        psi_d = Jn @ qd
+        # J̇_n q̇ = d²/ds² ψ(q + s q̇) at s = 0
+        jdot_n = jax.jvp(lambda z: jax.jvp(self.pairs.gaps, (z,), (qd,))[1], (q,), (qd,))[1]
+        vt = self.pairs.sliding_velocities(q, qd)
+        Jt = jax.jacfwd(lambda v: self.pairs.sliding_velocities(q, v))(qd)
+        jdot_t = jax.jvp(lambda z: self.pairs.sliding_velocities(z, qd), (q,), (qd,))[1]
+        k = 2.0 * self.zeta / self.delta
+        c_t = -(jdot_t + k * vt)
+        c_n = -(jdot_n + k * psi_d + psi / self.delta ** 2)
+        n_p = psi.shape[0]
+        Jc = jnp.stack([Jt, Jn], axis=1).reshape(2 * n_p, -1)     # rows t1, n1, t2, n2, …
+        cc = jnp.stack([c_t, c_n], axis=1).reshape(-1)
+        J = jnp.concatenate([Jb, Jc])
+        c = jnp.concatenate([gamma, cc])
+        JM = J * minv[None, :]
+        A = JM @ J.T
+        b = c - JM @ Q
+        sol = solve_lambda(self.admissible_set(n_b), A, b, self.formulation)
+        qdd = minv * (Q + J.T @ sol.lam)
+        lam_c = sol.lam[n_b:].reshape(n_p, 2)
+        return {"qdd": qdd, "lam_planar": -sol.lam[:n_b], "ft": lam_c[:, 0],
+                "fn": lam_c[:, 1], "gap": psi, "sliding": vt, "status": sol.status,
+                "phi": phi, "rate": rate, "J": Jb, "residual": sol.residual}
+
+    # --- AbstractSystem -------------------------------------------------------------------
+    @property
+    def state_names(self):
+        n = self.mechanism.layout.n_coordinates
+        return tuple(self.mechanism.state_names[:2 * n]) + ("painleve.none",
+                                                              "painleve.several")
+
+    @property
+    def units(self):
+        out = dict(self.mechanism.units)
+        for gap, fn, ft in self.names:
+            out.update({gap: "m", fn: "N", ft: "N"})
+        out.update({"painleve.none": "s", "painleve.several": "s", "painleve.status": "-"})
+        return out
+
+    def initial_state(self):
+        m = self.mechanism
+        return jnp.concatenate([m.q0, m.qd0, jnp.zeros(2)])
+
+    def vector_field(self, t, x):
+        n = self.mechanism.layout.n_coordinates
+        q, qd = x[:n], x[n:2 * n]
+        d = self.dynamics(t, q, qd)
+        flags = jnp.stack([d["status"] == 1, d["status"] == 2]).astype(x.dtype)
+        return jnp.concatenate([qd, d["qdd"], flags])
+
+    def project(self, t, x):
+        n = self.mechanism.layout.n_coordinates
+        if self.mechanism.layout.n_rows == 0:
+            return x
+        y = self.mechanism.project(t, x[:2 * n])
+        return jnp.concatenate([y, x[2 * n:]])
+
+    def outputs(self, t, x):
+        n = self.mechanism.layout.n_coordinates
+        q, qd = x[:n], x[n:2 * n]
+        d = self.dynamics(t, q, qd)
+        out = self.mechanism.channels(t, q, qd, d["qdd"], d["lam_planar"],
+                                      include_state=False, J=d["J"])
+        for k, (gap, fn, ft) in enumerate(self.names):
+            out[gap] = d["gap"][k]
+            out[fn] = d["fn"][k]
+            out[ft] = d["ft"][k]
+        out["painleve.status"] = d["status"].astype(x.dtype)
+        phi, rate = d["phi"], d["rate"]
+        out["constraint.position"] = jnp.max(jnp.abs(phi)) if phi.size else jnp.zeros(())
+        out["constraint.velocity"] = jnp.max(jnp.abs(rate)) if rate.size else jnp.zeros(())
+        return out
+
+    def linear_modes(self):
+        """The relaxation's modes −ζ/δ ± √(ζ² − 1)/δ [1/s] of each contact (SPEC §6): a
+        fixed step must resolve them."""
+        modes = []
+        for k, zeta, delta in zip(range(len(self.names)), np.asarray(self.zeta),
+                                  np.asarray(self.delta)):
+            root = np.sqrt(complex(zeta ** 2 - 1.0))
+            modes.append((f"contact {self.contact_names[k]} relaxation (δ={delta:g} s, "
+                          f"ζ={zeta:g})", np.array([(-zeta + root) / delta,
+                                                    (-zeta - root) / delta])))
+        return modes
+
+    def parameters(self) -> dict[str, Any]:
+        out = self.mechanism.parameters()
+        out.update(contact_formulation=self.formulation, mu=np.asarray(self.mu).tolist(),
+                   delta=np.asarray(self.delta).tolist(), zeta=np.asarray(self.zeta).tolist())
+        return out
+
+
+class ProjectedContactPlanarSystem(ContactPlanarSystem):
+    """A :class:`ContactPlanarSystem` whose joints the fixed-step integrators project back
+    onto Φ = 0, Φ_q q̇ = ν after every step (SPEC §9; contacts are not projected)."""
+
+    projects_after_step: ClassVar[bool] = True

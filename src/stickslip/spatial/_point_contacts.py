@@ -1,0 +1,266 @@
+"""Free rigid bodies with frictional point contacts against the ground, solved by the
+λ-problem of SPEC §6 — the alternative to the volume method (SPEC §7) on the same bodies.
+
+Each body of a :class:`stickslip.spatial.Model` touches the ground plane z = h at its shape's
+vertices (a box: its eight corners) or, for a body listed in ``spheres``, at its lowest
+point. Per contact point with world arm a = R p (p in the body frame):
+
+    ψ = z_body + a_z − h                     gap [m]
+    u = v + ω × a,   rows of J = [e, a × e] for e = e_x, e_y (friction) and e_z (normal)
+    J̇ν = e·(ω × (ω × a))   (0 for a sphere, whose contact arm stays −R e_z)
+
+The force block is a :class:`~stickslip.constraints.SpatialContact` with friction cone
+‖λ_t‖ ≤ μ λ_n and U_ε = diag(1, 1, 1/ε); the relaxation (δ, ζ) gives
+w = J ν̇ + J̇ν + (2ζ/δ) J ν + (1/δ²)[0; 0; ψ] ∈ −lim N_F^{U_ε}(λ) (SPEC §6). The state per
+body is the spatial package's: position, quaternion (w, x, y, z), velocity, angular velocity
+(world frame); the Newton–Euler equations M ν̇ = Q + Jᵀλ with Q = [m g + f; τ − ω × I ω].
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, ClassVar, Mapping
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..constraints import ProductSet, SpatialContact, solve_lambda
+from ..constraints._lambda_problem import STATUS_TEXT, check_formulation
+from ..errors import ModelError, PainleveError, ParameterError
+from ..integrate._system import AbstractSystem
+from ..laws._base import as_parameter
+
+__all__ = ["PointContacts"]
+
+_STATE = ("x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz")
+
+
+def _rotation(q):
+    w, x, y, z = q / jnp.linalg.norm(q)
+    return jnp.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                      [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def _quat_rate(q, w):
+    qw, qx, qy, qz = q
+    wx, wy, wz = w
+    return 0.5 * jnp.array([-qx * wx - qy * wy - qz * wz,
+                            qw * wx + qy * wz - qz * wy,
+                            qw * wy - qx * wz + qz * wx,
+                            qw * wz + qx * wy - qy * wx])
+
+
+class PointContacts(AbstractSystem):
+    """Point contacts of a spatial model's bodies with its ground (module docstring).
+
+    Build with :meth:`from_model`; run with :meth:`simulate` (or :func:`stickslip.simulate`).
+    Channels: the bodies' states ``<body>.x`` … ``<body>.wz`` and per contact point
+    ``<body>.gap.k``, ``<body>.fn.k``, ``<body>.ft.k`` (‖λ_t‖) and ``<body>.fx.k``,
+    ``<body>.fy.k`` (k = 1, 2, … in the shape's vertex order), ``painleve.status``.
+    """
+
+    trace_stages_once: ClassVar[bool] = True
+
+    x0: jnp.ndarray = eqx.field(converter=as_parameter)          # (n_bodies, 13)
+    masses: jnp.ndarray = eqx.field(converter=as_parameter)      # (n_bodies,)
+    inertias: jnp.ndarray = eqx.field(converter=as_parameter)    # (n_bodies, 3, 3) body frame
+    points: jnp.ndarray = eqx.field(converter=as_parameter)      # (n_points, 3) body frame
+    radii: jnp.ndarray = eqx.field(converter=as_parameter)       # (n_points,) 0: vertex
+    gravity: jnp.ndarray = eqx.field(converter=as_parameter)
+    height: jnp.ndarray = eqx.field(converter=as_parameter)
+    mu: jnp.ndarray = eqx.field(converter=as_parameter)
+    delta: jnp.ndarray = eqx.field(converter=as_parameter)
+    zeta: jnp.ndarray = eqx.field(converter=as_parameter)
+    owner: tuple = eqx.field(static=True)                        # body index per point
+    body_names: tuple = eqx.field(static=True)
+    formulation: str = eqx.field(static=True)
+    forces: Any = eqx.field(static=True, default=None)
+
+    @classmethod
+    def from_model(cls, model, *, mu: float | None = None, delta: float = 1e-3,
+                   zeta: float = 1.0, formulation: str = "kikuuwe",
+                   spheres: Mapping[str, float] | None = None,
+                   forces: Callable | None = None) -> "PointContacts":
+        """Point contacts for the bodies of `model` (a :class:`stickslip.spatial.Model` with
+        a ground).
+
+        mu: friction coefficient (default: the ground's ``mu_d``). delta [s], zeta [-]: the
+        relaxation. formulation: ``"kikuuwe"`` | ``"anitescu"`` | ``"nakaoka"``.
+        spheres: ``{body: radius [m]}`` — these bodies touch the ground as spheres (one
+        contact at the lowest point) instead of at their vertices.
+        forces: ``fn(t, X) -> (F, T)`` with X the (n_bodies, 13) state, F and T
+        (n_bodies, 3) applied forces and torques at the centres of mass [N, N·m]; pure JAX.
+        """
+        check_formulation(formulation)
+        if model.ground is None:
+            raise ModelError("PointContacts needs the model's ground: call "
+                             "model.add_ground(mu_s=..., mu_d=...) first.")
+        if not model.bodies:
+            raise ModelError("the model has no bodies. Add one with `model.add_body(...)`.")
+        mu = model.ground["mu_d"] if mu is None else mu
+        if not (np.isfinite(mu) and mu >= 0):
+            raise ParameterError(f"`PointContacts.mu` must be a friction coefficient >= 0; got "
+                                 f"mu={mu!r}.")
+        for field, value in (("delta", delta), ("zeta", zeta)):
+            if not (np.isfinite(value) and (value > 0 if field == "delta" else value >= 0)):
+                raise ParameterError(f"`PointContacts.{field}` must be "
+                                     f"{'> 0 [s]' if field == 'delta' else '>= 0'}; got "
+                                     f"{field}={value!r}.")
+        spheres = dict(spheres or {})
+        names = [b.name for b in model.bodies]
+        for name, r in spheres.items():
+            if name not in names:
+                raise ParameterError(f"`PointContacts.spheres` names body {name!r}, which is "
+                                     f"not in the model (bodies: {names}).")
+            if not (np.isfinite(r) and r > 0):
+                raise ParameterError(f"`PointContacts.spheres[{name!r}]` must be a radius > 0 "
+                                     f"[m]; got {r!r}.")
+        points, radii, owner = [], [], []
+        for k, b in enumerate(model.bodies):
+            if b.name in spheres:
+                points.append(np.zeros(3))
+                radii.append(float(spheres[b.name]))
+                owner.append(k)
+            else:
+                for v in b.shape.vertices:
+                    points.append(np.asarray(v, dtype=float))
+                    radii.append(0.0)
+                    owner.append(k)
+        return cls(x0=model.initial_state(), masses=np.array([b.mass for b in model.bodies]),
+                   inertias=np.array([b.inertia for b in model.bodies]),
+                   points=np.array(points), radii=np.array(radii), gravity=model.gravity,
+                   height=model.ground["height"], mu=float(mu), delta=float(delta),
+                   zeta=float(zeta), owner=tuple(owner), body_names=tuple(names),
+                   formulation=formulation, forces=forces)
+
+    # --- kinematics of the contact points --------------------------------------------------
+    def _arms(self, X):
+        R = jax.vmap(_rotation)(X[:, 3:7])                           # (n_b, 3, 3)
+        owner = np.array(self.owner)
+        arm = jnp.einsum("pij,pj->pi", R[owner], self.points)
+        return arm - self.radii[:, None] * jnp.array([0.0, 0.0, 1.0]), R
+
+    def contact_terms(self, X):
+        """(ψ, J (3n_p × 6n_b, rows t1, t2, n per point), J̇ν, Jν)."""
+        owner = np.array(self.owner)
+        arm, R = self._arms(X)
+        psi = X[owner, 2] + arm[:, 2] - self.height
+        n_b, n_p = X.shape[0], arm.shape[0]
+        eye = jnp.eye(3)
+        rows = []
+        for p in range(n_p):
+            k = int(owner[p])
+            blk = jnp.concatenate([eye, jnp.cross(arm[p][None, :], eye)], axis=1)   # (3, 6)
+            full = jnp.zeros((3, 6 * n_b)).at[:, 6 * k:6 * k + 6].set(blk)
+            rows.append(full)
+        J = jnp.concatenate(rows)
+        nu = jnp.concatenate([X[:, 7:10], X[:, 10:13]], axis=1).reshape(-1)
+        w = X[owner, 10:13]
+        vertex = (self.radii == 0.0)[:, None]
+        jdot = jnp.where(vertex, jnp.cross(w, jnp.cross(w, arm)), 0.0).reshape(-1)
+        return psi, J, jdot, J @ nu, R
+
+    def dynamics(self, t, X):
+        n_b = X.shape[0]
+        psi, J, jdot, Jnu, R = self.contact_terms(X)
+        n_p = psi.shape[0]
+        I_world = jnp.einsum("bij,bjk,blk->bil", R, self.inertias, R)
+        w = X[:, 10:13]
+        F = self.masses[:, None] * self.gravity[None, :]
+        T = -jnp.cross(w, jnp.einsum("bij,bj->bi", I_world, w))
+        if self.forces is not None:
+            f_app, t_app = self.forces(t, X)
+            F = F + f_app
+            T = T + t_app
+        Q = jnp.concatenate([F, T], axis=1).reshape(-1)
+        Minv = jnp.zeros((6 * n_b, 6 * n_b))
+        for k in range(n_b):
+            Minv = Minv.at[6 * k:6 * k + 3, 6 * k:6 * k + 3].set(jnp.eye(3) / self.masses[k])
+            Minv = Minv.at[6 * k + 3:6 * k + 6, 6 * k + 3:6 * k + 6].set(
+                jnp.linalg.inv(I_world[k]))
+        gain = 2.0 * self.zeta / self.delta
+        c = -(jdot + gain * Jnu)
+        c = c.at[2::3].add(-psi / self.delta ** 2)
+        JM = J @ Minv
+        A = JM @ J.T
+        b = c - JM @ Q
+        fset = ProductSet([SpatialContact(mu=self.mu) for _ in range(n_p)])
+        sol = solve_lambda(fset, A, b, self.formulation)
+        nudot = Minv @ (Q + J.T @ sol.lam)
+        return nudot.reshape(n_b, 6), sol.lam.reshape(n_p, 3), psi, sol.status
+
+    # --- AbstractSystem ------------------------------------------------------------------
+    @property
+    def state_names(self):
+        return tuple(f"{b}.{s}" for b in self.body_names for s in _STATE) + ("painleve.none",)
+
+    def _point_labels(self):
+        out, count = [], {}
+        for k in self.owner:
+            count[k] = count.get(k, 0) + 1
+            out.append((self.body_names[k], count[k]))
+        return out
+
+    @property
+    def units(self):
+        out = {}
+        for b in self.body_names:
+            out.update({f"{b}.{s}": u for s, u in zip(_STATE, ["m"] * 3 + ["-"] * 4 +
+                                                        ["m/s"] * 3 + ["rad/s"] * 3)})
+        for b, k in self._point_labels():
+            out.update({f"{b}.gap.{k}": "m", f"{b}.fn.{k}": "N", f"{b}.ft.{k}": "N",
+                        f"{b}.fx.{k}": "N", f"{b}.fy.{k}": "N"})
+        return out
+
+    def initial_state(self):
+        return jnp.concatenate([self.x0.reshape(-1), jnp.zeros(1)])
+
+    def vector_field(self, t, x):
+        n_b = self.x0.shape[0]
+        X = x[:13 * n_b].reshape(n_b, 13)
+        acc, _, _, status = self.dynamics(t, X)
+        rates = jnp.concatenate([X[:, 7:10], jax.vmap(_quat_rate)(X[:, 3:7], X[:, 10:13]),
+                                 acc[:, :3], acc[:, 3:]], axis=1)
+        return jnp.concatenate([rates.reshape(-1), (status != 0).astype(x.dtype)[None]])
+
+    def outputs(self, t, x):
+        n_b = self.x0.shape[0]
+        X = x[:13 * n_b].reshape(n_b, 13)
+        _, lam, psi, status = self.dynamics(t, X)
+        out = {"painleve.status": status.astype(x.dtype)}
+        for p, (b, k) in enumerate(self._point_labels()):
+            out[f"{b}.gap.{k}"] = psi[p]
+            out[f"{b}.fn.{k}"] = lam[p, 2]
+            out[f"{b}.ft.{k}"] = jnp.sqrt(lam[p, 0] ** 2 + lam[p, 1] ** 2)
+            out[f"{b}.fx.{k}"] = lam[p, 0]
+            out[f"{b}.fy.{k}"] = lam[p, 1]
+        return out
+
+    def linear_modes(self):
+        zeta, delta = float(self.zeta), float(self.delta)
+        root = np.sqrt(complex(zeta ** 2 - 1.0))
+        return [(f"point-contact relaxation (δ={delta:g} s, ζ={zeta:g})",
+                 np.array([(-zeta + root) / delta, (-zeta - root) / delta]))]
+
+    def parameters(self):
+        return {"mu": float(self.mu), "delta": float(self.delta), "zeta": float(self.zeta),
+                "contact_formulation": self.formulation, "bodies": list(self.body_names)}
+
+    def simulate(self, t_end: float, dt: float, method: str = "rk4",
+                 dt_out: float | None = None, **options):
+        """Run with :func:`stickslip.simulate`; stops with :class:`stickslip.PainleveError`
+        where the λ-problem found no solution."""
+        from .. import integrate
+
+        res = integrate.simulate(self, t_end, dt=dt, method=method, dt_out=dt_out, **options)
+        hit = np.flatnonzero(res["painleve.none"] > 0)
+        if hit.size:
+            k = int(hit[0])
+            raise PainleveError(
+                f"Painlevé paradox (or a λ-problem the solver could not certify) before "
+                f"t={res.t[k]:.6g} s: the point contacts of bodies {list(self.body_names)} have "
+                f"{STATUS_TEXT[1]} (SPEC §6). Lower μ or use the volume contact (paper 002).",
+                time=float(res.t[k]), contacts=tuple(self.body_names), reason=STATUS_TEXT[1])
+        return res
