@@ -2,6 +2,7 @@
 
 import json
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pandas as pd
@@ -179,3 +180,36 @@ def test_failed_points_are_kept_in_the_store_and_retried_on_request(tmp_path):
     retried = ss.sweep(friction_mass, design, ["max_abs(p)"], **RUN, store=store,
                        retry_failed=True)
     assert retried.attrs["computed"] == 1
+
+
+def _varying_paths(build, names):
+    from stickslip.studies._backends import varying_leaves
+
+    system = build(**{n: 0.5 for n in names})
+    paths = [jax.tree_util.keystr(p) for p, leaf in jax.tree_util.tree_leaves_with_path(system)
+             if isinstance(leaf, jnp.ndarray)]
+    flags = varying_leaves(build, names)
+    assert len(flags) == len(paths)
+    return {p for p, f in zip(paths, flags) if f}
+
+
+def test_only_leaves_built_from_the_swept_parameters_are_batched():
+    # the vmapped run keeps the others unbatched (one sin(2πft) per step for a whole chunk)
+    assert _varying_paths(friction_mass, ("F", "amplitude")) == {".law.F", ".force.amplitude"}
+    # beta defaults to 2·sqrt(M/K): it varies with K (and M), the force does not
+    assert _varying_paths(friction_mass, ("K",)) == {".law.K", ".law.beta"}
+    assert _varying_paths(friction_mass, ("frequency", "M")) == {
+        ".M", ".law.beta", ".force.frequency"}
+
+
+def test_a_leaf_wrongly_read_as_shared_falls_back_to_batching_every_leaf():
+    from stickslip.studies._backends import build_stacked, split_varying
+
+    stacked = build_stacked(friction_mass, ("F",), np.array([[0.3], [0.6]]))
+    n = sum(isinstance(x, jnp.ndarray) for x in jax.tree.leaves(stacked))
+    batched, shared = split_varying(stacked, [False] * n)     # F differs: flags ignored
+    assert batched.law.F.shape == (2,) and batched.M.shape == (2,)
+    batched, shared = split_varying(stacked, [leaf is stacked.law.F for leaf in
+                                              jax.tree.leaves(stacked)
+                                              if isinstance(leaf, jnp.ndarray)])
+    assert batched.law.F.shape == (2,) and batched.M is None and shared.M.shape == ()

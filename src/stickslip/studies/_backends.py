@@ -111,6 +111,30 @@ def build_stacked(build, names, values) -> AbstractSystem:
     return eqx.filter_vmap(lambda *c: build(**dict(zip(names, c))))(*columns)
 
 
+def varying_leaves(build, names) -> list[bool]:
+    """For each array leaf of ``build(**point)`` (in ``jax.tree.leaves`` order): does it
+    depend on the swept parameters?
+
+    Read from the traced program of `build` (a leaf no operation connects to the inputs is
+    the same for every point), so the answer is the build's structure, not the values of a
+    chunk, and every chunk compiles to the same program. The leaves that do not vary
+    (masses, stiffnesses, the frequency of a force when only its amplitude is swept) are
+    then passed to the vmapped run unbatched: what depends only on them and on time — e.g.
+    ``sin(2π·f·t)`` — is computed once per step for the whole chunk, not once per member.
+    """
+    from jax.extend.core import Literal
+
+    def arrays(*c):
+        return jax.tree.leaves(eqx.filter(build(**dict(zip(names, c))), eqx.is_array))
+
+    jaxpr = jax.make_jaxpr(arrays)(*[jnp.asarray(1.0)] * len(names)).jaxpr
+    depends = set(jaxpr.invars)
+    for eqn in jaxpr.eqns:               # forward: any input that depends taints all outputs
+        if any(not isinstance(v, Literal) and v in depends for v in eqn.invars):
+            depends.update(eqn.outvars)
+    return [not isinstance(v, Literal) and v in depends for v in jaxpr.outvars]
+
+
 def _check_law(law: AbstractLaw) -> None:
     for cls in reversed(type(law).__mro__):
         check = cls.__dict__.get("__check_init__")
@@ -167,17 +191,43 @@ def _stability_errors(stacked, n, run, errors) -> None:
 
 
 @eqx.filter_jit
-def _batched_trajectories(stacked, t_end, dt, dt_out, method):
-    def one(system):
+def _batched_trajectories(varying, shared, t_end, dt, dt_out, method):
+    """Every member's run: `varying` holds the stacked leaves that differ between members
+    (the others None), `shared` the rest of the system, one copy for all members."""
+    def one(v):
+        system = eqx.combine(v, shared)
         ts, xs = trajectory(system, t_end, dt, dt_out, method=method)
         return xs, jax.vmap(system.outputs)(ts, xs)
-    return eqx.filter_vmap(one)(stacked)
+    return eqx.filter_vmap(one)(varying)
 
 
-def _batched_results(stacked, run) -> Results:
+def split_varying(stacked, varying: list[bool] | None):
+    """``(varying, shared)`` halves of a stacked system for :func:`_batched_trajectories`:
+    the leaves flagged in `varying` keep their member axis, the others are taken from
+    member 0 (they are equal for every member). ``None``: every array leaf varies."""
+    leaves, treedef = jax.tree.flatten(stacked)
+    if varying is not None:              # a leaf read as shared must be equal in every member
+        arrays = [leaf for leaf in leaves if eqx.is_array(leaf)]
+        if len(arrays) != len(varying) or any(
+                not flag and not bool(jnp.all(leaf == leaf[:1]))
+                for leaf, flag in zip(arrays, varying)):
+            varying = None
+    flags = iter(varying) if varying is not None else None
+    mask, shared_leaves = [], []
+    for leaf in leaves:
+        batched = eqx.is_array(leaf) and (flags is None or next(flags))
+        mask.append(batched)
+        shared_leaves.append(leaf[0] if eqx.is_array(leaf) and not batched else leaf)
+    split = jax.tree.unflatten(treedef, mask)
+    system = jax.tree.unflatten(treedef, shared_leaves)
+    return eqx.partition(system, split)
+
+
+def _batched_results(stacked, run, varying=None) -> Results:
     t_end, dt, dt_out, method = run["t_end"], run["dt"], run["dt_out"], run["method"]
     if method in FIXED_STEP_METHODS:
-        xs, outputs = _batched_trajectories(stacked, float(t_end), float(dt),
+        batched, shared = split_varying(stacked, varying)
+        xs, outputs = _batched_trajectories(batched, shared, float(t_end), float(dt),
                                             None if dt_out is None else float(dt_out), method)
         xs = np.asarray(xs)
         step = dt if dt_out is None else dt_out
@@ -201,9 +251,10 @@ def _run_vmapped(task: Task) -> ChunkResult:
     outputs = {name: np.full(n, np.nan) for name in task.analyses}
     try:
         stacked = build_stacked(task.build, task.names, values)
+        varying = varying_leaves(task.build, task.names)
         _law_errors(stacked, n, errors)
         _stability_errors(stacked, n, task.run, errors)
-        res = _batched_results(stacked, task.run)
+        res = _batched_results(stacked, task.run, varying)
     except Exception:                    # the whole chunk failed: its points one by one, so
         return _run_points(task._replace(mode="points"))   # each failure gets its own message
     finite = np.ones(values.shape[0], bool)

@@ -87,7 +87,10 @@ def sweep(build: Callable[..., Any], grid, analysis, *, t_end: float | None = No
     ``jax.vmap`` and the whole chunk runs as one compiled program through
     :func:`stickslip.integrate.trajectory` (fixed-step methods) or
     :func:`stickslip.simulate_batch` (adaptive ones); the last chunk is padded, so one
-    compile serves them all. Each law's parameter rules are checked for every point, the
+    compile serves them all. In fixed-step runs only the fields `build` computes from the
+    swept parameters carry the member axis (read from its traced program); the others are
+    passed once per chunk, so terms of time alone (a force's ``sin(2π·f·t)``) are computed
+    once per step, not per member. Each law's parameter rules are checked for every point, the
     system's own checks on the first point; a point whose step is outside the method's
     stability region or whose run goes non-finite is recorded as failed. Anything else —
     planar and spatial models built in Python, builds with Python branches on the
