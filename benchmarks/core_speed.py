@@ -1,6 +1,6 @@
 """Speed of the core: eq. 10 with RK4, compile time, a 1000-member batch, and the
 same stiction problem solved the way a user would otherwise do it (SciPy solve_ivp + LuGre).
-Issue 13: the traced-grid kernel against the static-bounds kernel (the shape of the kernel
+The traced-grid kernel against the static-bounds kernel (the shape of the kernel
 before dt, steps per output and the last interval became traced data), a new dt without a
 recompile, and a fresh process with a cold and a warm persistent compile cache.
 
@@ -105,8 +105,8 @@ def main():
     rows.append((f"batch of {n} parameter sets, 10 s each, run after compile", batch_run,
                  f"{n * N_STEPS / batch_run:.3g} member-steps/s; first call {batch_first:.2f} s"))
 
-    # 2b. issue 13: the kernel simulate runs (dt, steps per output, last interval traced)
-    # against the static-bounds kernel (the pre-issue-13 shape, kept for jax.grad)
+    # 2b. the kernel simulate runs (dt, steps per output, last interval traced)
+    # against the static-bounds kernel (fixed loop counts, as before traced grids)
     import equinox as eqx
     import jax.numpy as jnp
     from stickslip.integrate._fixed_step import StepRule, solve_fixed_step
@@ -120,7 +120,7 @@ def main():
                                           jnp.asarray(DT), rule=rule,
                                           grid=grid)[0].block_until_ready()
     static_time = best_of(static_run, warm_up=True)[0]
-    rows.append(("eq. 10, 10⁵ steps, static-bounds kernel (pre-issue-13 shape)", static_time,
+    rows.append(("eq. 10, 10⁵ steps, static-bounds kernel (fixed loop counts, as before traced grids)", static_time,
                  f"{N_STEPS / static_time:.3g} steps/s; simulate's traced-grid kernel "
                  f"above: {run / static_time:.2f}× its time (incl. host checks)"))
     start = time.perf_counter()

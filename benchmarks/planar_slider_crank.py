@@ -11,7 +11,7 @@ MuJoCo (``pip install mujoco``) runs the same model as a hinge chain closed by a
 ``connect``, with its RK4 integrator; it is skipped when not installed. Exudyn is not run
 here (not installed); their numbers, measured outside this repository, are repeated in the table for reference.
 
-``--startup`` instead measures what a user waits for in a *fresh process* (issue 13): for
+``--startup`` instead measures what a user waits for in a *fresh process*: for
 the slider–crank 10 s, the slider–crank with CoulombODE friction on its four joints (1 s)
 and the two-segment LuGre tutorial (8 s), the import, the first call (compile + run) and a
 second call, each with an empty persistent compilation cache (cold) and again in a new
@@ -141,7 +141,7 @@ def build():
     slide = ss.laws.CoulombODE.tuned(0.5, 1e5, mu=0.1)
     try:
         return examples.slider_crank(pin_friction=law, pin_radius=0.01, slide_friction=slide)
-    except TypeError:                          # the code before issue 13: mutable elements
+    except TypeError:                          # the code before the equinox elements: mutable elements
         m = examples.slider_crank()
         for name in ("A", "B", "C"):
             j = m.element(name)

@@ -1,4 +1,4 @@
-"""Speed of the studies (issue 15): sweep throughput per backend, Dask overhead per point,
+"""Speed of the studies: sweep throughput per backend, Dask overhead per point,
 and the time of a six-parameter LuGre fit. Writes benchmarks/results/studies_speed.md.
 
 1. A 10⁴-point Latin-hypercube sweep of eq. 10 (`friction_mass`: F, amplitude), 10 s at
@@ -164,7 +164,7 @@ def main():
     overhead = (dask1[2] - vmap_wall) / n_over
     best = max(rows, key=lambda r: r[3])
     lines = [
-        "# studies speed (issue 15)", "",
+        "# studies speed", "",
         f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores "
         f"(shared; load average {load:.1f} at start). "
         f"Command: `nice -n 10 env PYTHONPATH=src python benchmarks/studies_speed.py "

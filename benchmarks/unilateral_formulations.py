@@ -1,4 +1,4 @@
-"""Frictional unilateral constraints (issue 12): error against a reference vs wall time for
+"""Frictional unilateral constraints (SPEC §6): error against a reference vs wall time for
 the λ-problem formulations kikuuwe / anitescu / nakaoka (SPEC §6, relaxed ODE, RK4) and the
 exact Moreau–Jean time-stepping, on the block on an incline and the slider–crank with a
 clearance slider. Writes ``benchmarks/results/unilateral_formulations.md``.
@@ -85,7 +85,7 @@ def slider_rows():
 
 def main():
     rows = incline_rows() + slider_rows()
-    lines = ["# Frictional unilateral constraints: formulations compared (issue 12)", "",
+    lines = ["# Frictional unilateral constraints: formulations compared", "",
              "Error: incline — |distance slid at 1 s − ½ g(sin θ − μ cos θ) t²| (θ = 35°, "
              "μ = 0.4); clearance slider — max over 0.2 s of |Δx|, |Δy| of the slider against "
              "Moreau–Jean at h = 5 µs. Gap column: incline — max |gap| (the block should "

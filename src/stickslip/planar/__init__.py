@@ -7,7 +7,7 @@ analyses: :meth:`~Model.dof`, :meth:`~Model.assemble`, :meth:`~Model.kinematics`
 :class:`stickslip.Results` with channels ``<body>.x/.y/.phi`` (and ``…d``, ``…dd``),
 ``<joint>.Fx/.Fy/.T``, ``<driver>.effort`` and ``<element>.force``.
 
-Shape (issue 13): elements are immutable ``equinox`` modules (``_elements``, ``_forces``,
+Shape: elements are immutable ``equinox`` modules (``_elements``, ``_forces``,
 ``_friction``, ``_impact``, ``_cam``; shared helpers in ``_base``); ``Model`` (``_model``,
 building in ``_builder``) freezes into an immutable :class:`PlanarSystem` (``_system``);
 the analyses are pure functions of it (``_analyses``; events in ``_events``); the

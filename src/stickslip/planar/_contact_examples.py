@@ -19,7 +19,7 @@ __all__ = ["clearance_slider_crank", "block_on_incline", "painleve_rod"]
 def clearance_slider_crank(mu: float = 0.01, clearance: float = 1e-3, omega: float | None = 20.0,
                            delta: float = 2e-4, zeta: float = 1.0,
                            theta0: float = 0.0) -> Model:
-    """Slider–crank whose slider has clearance in its guide (issue 12): crank 0.153 m, rod
+    """Slider–crank whose slider has clearance in its guide (SPEC §6): crank 0.153 m, rod
     0.306 m, slider half-length 0.05 m, half-height 0.025 m, clearance `clearance`, μ = `mu`
     at the guide's walls, vertical plane (g = 9.81 m/s² along −y).
 

@@ -137,7 +137,7 @@ class Model(Builder):
         from ..integrate._tableaus import FIXED_STEP_METHODS
 
         if self.frictional_contacts or contact_formulation is not None:
-            # frictional contacts: the λ-problem of SPEC §6 (issue 12, _contact_simulate.py)
+            # frictional contacts: the λ-problem of SPEC §6 (_contact_simulate.py)
             from ._contact_simulate import simulate_contacts
             return simulate_contacts(self, t_end, dt, method, dt_out, baumgarte=baumgarte,
                                      projection=projection,

@@ -516,7 +516,7 @@ def _run_ball_on_paddle(out):
 
 
 EXAMPLES = {
-    # frictional contacts (issue 12; runners in _contact_examples.py)
+    # frictional contacts (SPEC §6; runners in _contact_examples.py)
     "clearance_slider": ("Slider–crank with a clearance slider (c = 1 mm, μ = 0.01): corner "
                          "gaps and forces, SPEC §6", lambda out: _contact_run("clearance_slider", out)),
     "incline": ("Block on an incline: sticks at 20°, slides at 35° (SPEC §6)",
