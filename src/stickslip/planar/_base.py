@@ -21,8 +21,11 @@ from typing import Any, ClassVar
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
 
-__all__ = ["AbstractElement", "evolve", "group_key", "stack", "unstack_like"]
+from ..errors import ParameterError
+
+__all__ = ["AbstractElement", "evolve", "group_key", "nonnegative_number", "stack", "unstack_like"]
 
 
 def evolve(module: eqx.Module, **changes: Any) -> eqx.Module:
@@ -86,3 +89,16 @@ def stack(elements) -> eqx.Module:
 def unstack_like(stacked, k: int):
     """Member `k` of a stacked group."""
     return jax.tree.map(lambda x: x[k] if eqx.is_array(x) else x, stacked)
+
+
+def nonnegative_number(owner: str, name: str, value, unit: str) -> jnp.ndarray:
+    """`value` as a JAX scalar, or a ParameterError naming `owner.name` unless it is a finite
+    number >= 0 [unit] (host side, at construction)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = float("nan")
+    if not (np.isfinite(v) and v >= 0):
+        raise ParameterError(f"`{owner}.{name}` must be a finite number >= 0 [{unit}]; got "
+                             f"{name}={value!r}.")
+    return jnp.asarray(v)

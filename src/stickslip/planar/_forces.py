@@ -21,21 +21,13 @@ import numpy as np
 
 from ..errors import ParameterError
 from ._base import AbstractElement, evolve
+from ._base import nonnegative_number as _nonnegative
 from ._body import global_point
 
 __all__ = ["AbstractForceElement", "TranslationalSpringDamper", "RotationalSpringDamper",
            "PointForce", "BodyTorque"]
 
 
-def _nonnegative(owner: str, name: str, value, unit: str) -> jnp.ndarray:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        v = float("nan")
-    if not (np.isfinite(v) and v >= 0):
-        raise ParameterError(f"`{owner}.{name}` must be a finite number >= 0 [{unit}]; got "
-                             f"{name}={value!r}.")
-    return jnp.asarray(v)
 
 
 def _callable(owner: str, name: str, fn, signature: str, shapes, optional=True):

@@ -14,19 +14,9 @@ import jax.numpy as jnp
 
 from ..errors import ParameterError
 from ..laws._base import AbstractFrictionLaw
+from ._base import nonnegative_number
 
 __all__ = ["check_friction_slot"]
-
-
-def _nonneg(owner, name, value, unit):
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        v = float("nan")
-    if not (math.isfinite(v) and v >= 0):
-        raise ParameterError(f"`{owner}.{name}` must be a finite number >= 0 [{unit}]; got "
-                             f"{name}={value!r}.")
-    return jnp.asarray(v)
 
 
 def _positive_length(owner, name, value):
@@ -59,5 +49,5 @@ def check_friction_slot(owner, law, pin_radius, viscous, preload, slider_length,
             raise ParameterError(f"`{owner}.slider_length` only applies to a translational "
                                  "joint.")
         slider_length = _positive_length(owner, "slider_length", slider_length)
-    return (law, pin_radius, _nonneg(owner, "viscous", viscous, "N·s/m or N·m·s/rad"),
-            _nonneg(owner, "preload", preload, "N"), slider_length)
+    return (law, pin_radius, nonnegative_number(owner, "viscous", viscous, "N·s/m or N·m·s/rad"),
+            nonnegative_number(owner, "preload", preload, "N"), slider_length)
