@@ -56,3 +56,20 @@ class BlowUp(ss.systems.AbstractSystem):
 
     def linear_modes(self):
         return []
+
+
+class Growth(ss.systems.AbstractSystem):
+    """x' = 60 x from x(0) = 1: finite at every time (e^60 ≈ 1e26 at t = 1)."""
+
+    @property
+    def state_names(self):
+        return ("x",)
+
+    def initial_state(self):
+        return jnp.array([1.0])
+
+    def vector_field(self, t, x):
+        return 60.0 * x
+
+    def linear_modes(self):
+        return []

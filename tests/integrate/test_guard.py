@@ -10,24 +10,7 @@ import pytest
 
 import stickslip as ss
 from stickslip.integrate import check_divergence
-from models import BlowUp
-
-
-class Growth(ss.systems.AbstractSystem):
-    """x' = 60 x from x(0) = 1: finite at every time (e^60 ≈ 1e26 at t = 1)."""
-
-    @property
-    def state_names(self):
-        return ("x",)
-
-    def initial_state(self):
-        return jnp.array([1.0])
-
-    def vector_field(self, t, x):
-        return 60.0 * x
-
-    def linear_modes(self):
-        return []
+from models import BlowUp, Growth
 
 
 def ball(law):
