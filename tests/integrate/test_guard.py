@@ -3,7 +3,6 @@ gaining energy — stops with a SimulationError naming the time and the last san
 the fixed-step, adaptive and batch paths, with ``check_step=False`` too, and before anything
 non-finite reaches a streamed file."""
 
-import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 import pytest
