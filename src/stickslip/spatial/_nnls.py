@@ -167,7 +167,7 @@ def nnls(M: np.ndarray, y: np.ndarray, max_iter: int) -> tuple[np.ndarray, float
             for q in range(k):
                 x[S[q]] += alpha * (z[q] - x[S[q]])
             x[S[qmin]] = 0.0
-            kk = 0
+            kk = np.int64(0)     # not the literal 0: numba would compile _lstsq_columns for it
             for q in range(k):
                 j = S[q]
                 if x[j] > 0.0:
@@ -179,6 +179,7 @@ def nnls(M: np.ndarray, y: np.ndarray, max_iter: int) -> tuple[np.ndarray, float
             k = kk
             z, ratio, _ = _lstsq_columns(M, y, S, k)
             it += 1
-        skipped[:] = False
+        for j in range(n):      # a loop: a slice assignment compiles its own kernel
+            skipped[j] = False
         _residual_and_gradient(M, y, x, w)
     return x, _residual_and_gradient(M, y, x, w)

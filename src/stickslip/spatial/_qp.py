@@ -81,14 +81,20 @@ def _backward(L: np.ndarray, b: np.ndarray) -> np.ndarray:
 def solve_cone_qp_with_multipliers(H: np.ndarray, g: np.ndarray,
                                    G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The minimiser x of ½xᵀHx + gᵀx subject to Gx ≤ 0 and the constraints' multipliers
-    μ ≥ 0 (Hx + g + Gᵀμ = 0, μ·Gx = 0 at the optimum). Non-finite input gives NaN."""
+    μ ≥ 0 (Hx + g + Gᵀμ = 0, μ·Gx = 0 at the optimum). Non-finite input gives NaN.
+
+    Element loops throughout, no array expressions, slices, `.flat` or `np.full`: each of
+    those compiles a kernel of its own on first use (compile time, not run time)."""
     n, m = g.shape[0], G.shape[0]
-    for v in H.flat:
-        if not np.isfinite(v):
-            return np.full(n, np.nan), np.full(m, np.nan)
-    for v in g.flat:
-        if not np.isfinite(v):
-            return np.full(n, np.nan), np.full(m, np.nan)
+    x = np.empty(n)
+    mu = np.zeros(m)
+    finite = True
+    for i in range(n):
+        if not np.isfinite(g[i]):
+            finite = False
+        for j in range(n):
+            if not np.isfinite(H[i, j]):
+                finite = False
     d = np.empty(n)
     for i in range(n):
         d[i] = 1.0 / np.sqrt(H[i, i]) if H[i, i] > 0.0 else 1.0
@@ -98,29 +104,38 @@ def solve_cone_qp_with_multipliers(H: np.ndarray, g: np.ndarray,
             Hs[i, j] = H[i, j] * d[i] * d[j]
     L, ok = _cholesky(Hs)
     jitter = 1e-14
-    while not ok and jitter < 1e-6:            # semi-definite to round-off: regularise a hair
+    while finite and not ok and jitter < 1e-6:  # semi-definite to round-off: regularise a hair
         for i in range(n):
             Hs[i, i] += jitter
         L, ok = _cholesky(Hs)
         jitter *= 100.0
-    if not ok:
-        return np.full(n, np.nan), np.full(m, np.nan)
+    if not (finite and ok):
+        for i in range(n):
+            x[i] = np.nan
+        for r in range(m):
+            mu[r] = np.nan
+        return x, mu
     B = np.empty((n, m + 1))                   # [d∘Gᵀ, d∘g]
     for i in range(n):
         for r in range(m):
             B[i, r] = G[r, i] * d[i]
         B[i, m] = g[i] * d[i]
     LB = _forward(L, B)
-    v = LB[:, m].copy()                        # L⁻¹ g_s
-    mu = np.zeros(m)
+    v = np.empty(n)                            # L⁻¹ g_s
+    for i in range(n):
+        v[i] = LB[i, m]
     if m > 0:
-        M = np.ascontiguousarray(LB[:, :m])    # L⁻¹ G_sᵀ
-        mu, _ = nnls(M, -v, 10 * (m + n))
+        M = np.empty((n, m))                   # L⁻¹ G_sᵀ
+        minus_v = np.empty(n)
+        for i in range(n):
+            minus_v[i] = -v[i]
+            for r in range(m):
+                M[i, r] = LB[i, r]
+        mu, _ = nnls(M, minus_v, 10 * (m + n))
         for r in range(m):
             for i in range(n):
                 v[i] += M[i, r] * mu[r]
     y = _backward(L, v)
-    x = np.empty(n)
     for i in range(n):
         x[i] = -d[i] * y[i]
     return x, mu
@@ -128,5 +143,8 @@ def solve_cone_qp_with_multipliers(H: np.ndarray, g: np.ndarray,
 
 @numba.njit(cache=True)
 def solve_cone_qp(H: np.ndarray, g: np.ndarray, G: np.ndarray) -> np.ndarray:
-    """Minimise ½xᵀHx + gᵀx subject to Gx ≤ 0 (H symmetric positive definite)."""
+    """Minimise ½xᵀHx + gᵀx subject to Gx ≤ 0 (H symmetric positive definite).
+
+    For compiled callers; from Python, ``solve_cone_qp_with_multipliers(H, g, G)[0]`` is the
+    same number and compiles one kernel less (`SpatialModel` calls that)."""
     return solve_cone_qp_with_multipliers(H, g, G)[0]

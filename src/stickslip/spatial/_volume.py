@@ -134,16 +134,18 @@ def _convex_polygon(points: np.ndarray, n: np.ndarray, tol: float) -> np.ndarray
 
 @njit(cache=True)
 def _tangent_basis_kernel(n):
-    e1 = np.zeros(3)
-    if abs(n[0]) < 0.9:
-        e1[0] = 1.0
-    else:
-        e1[1] = 1.0
-    d = e1[0] * n[0] + e1[1] * n[1] + e1[2] * n[2]
-    e1 = e1 - d * n
-    e1 = e1 / np.sqrt(e1[0] ** 2 + e1[1] ** 2 + e1[2] ** 2)
-    e2 = np.array([n[1] * e1[2] - n[2] * e1[1], n[2] * e1[0] - n[0] * e1[2],
-                   n[0] * e1[1] - n[1] * e1[0]])
+    # scalar arithmetic: array expressions compile kernels of their own (compile time)
+    a0, a1 = (1.0, 0.0) if abs(n[0]) < 0.9 else (0.0, 1.0)
+    d = a0 * n[0] + a1 * n[1]
+    e1 = np.empty(3)
+    e1[0], e1[1], e1[2] = a0 - d * n[0], a1 - d * n[1], 0.0 - d * n[2]
+    norm = np.sqrt(e1[0] ** 2 + e1[1] ** 2 + e1[2] ** 2)
+    for j in range(3):
+        e1[j] = e1[j] / norm
+    e2 = np.empty(3)
+    e2[0] = n[1] * e1[2] - n[2] * e1[1]
+    e2[1] = n[2] * e1[0] - n[0] * e1[2]
+    e2[2] = n[0] * e1[1] - n[1] * e1[0]
     return e1, e2
 
 
@@ -152,7 +154,9 @@ def _lex_order(u, v):
     """Indices sorting the points by (u, v), ties kept in input order (insertion sort: the
     point sets here are a few dozen)."""
     n = len(u)
-    order = np.arange(n)
+    order = np.empty(n, dtype=np.int64)
+    for i in range(n):                      # a loop, not np.arange (its own kernel)
+        order[i] = i
     for i in range(1, n):
         k = order[i]
         j = i - 1
@@ -191,7 +195,10 @@ def _convex_polygon_kernel(points, n, tol):
     v = matvec(points, e2)
     order = _lex_order(u, v)
     lower = _hull_chain(order, u, v, tol)
-    upper = _hull_chain(order[::-1].copy(), u, v, tol)     # C order: one specialisation
+    rev = np.empty_like(order)              # reversed, C order: one specialisation
+    for i in range(len(order)):
+        rev[i] = order[len(order) - 1 - i]
+    upper = _hull_chain(rev, u, v, tol)
     nh = len(lower) + len(upper) - 2
     if nh < 3:
         return np.empty((0, 3))
@@ -564,7 +571,9 @@ def _ground_kernel(verts, ei, ej, ef, fp, height, scale):
         if (s[ei[e]] <= 0) != (s[ej[e]] <= 0):
             pts[k, 0], pts[k, 1], pts[k, 2] = x[e, 0], x[e, 1], pg[2]
             k += 1
-    return volume, pg, _convex_polygon_kernel(pts, np.array([0.0, 0.0, 1.0]), 1e-12 * scale)
+    up = np.zeros(3)
+    up[2] = 1.0
+    return volume, pg, _convex_polygon_kernel(pts, up, 1e-12 * scale)
 
 
 def pair_contact_geometry(verts_a: np.ndarray, shape_a, planes_a, verts_b: np.ndarray, shape_b,
