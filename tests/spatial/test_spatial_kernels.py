@@ -442,3 +442,49 @@ def test_cone_qp_is_optimal_when_badly_conditioned(seed):
     assert abs(mu @ (G @ x)) <= 1e-7 * abs(x @ H @ x + 1e-300)
     f = lambda y: 0.5 * y @ H @ y + g @ y                           # noqa: E731
     assert f(x) <= 0.0                                               # x = 0 is feasible
+
+
+# --- the host-side compositions (SpatialModel calls them; one kernel less to compile) --------
+
+def cone_qp_problems():
+    rng = np.random.default_rng(500)
+    for trial in range(60):
+        n, m = int(rng.integers(1, 13)), int(rng.integers(0, 10))
+        Mh = rng.normal(size=(n, n))
+        scale = 10.0 ** rng.uniform(-14, 2) if trial % 3 == 0 else 1.0   # slivers too
+        H = scale * (Mh @ Mh.T + 1e-3 * np.eye(n))
+        g = scale * rng.normal(size=n)
+        G = np.ascontiguousarray(rng.normal(size=(m, n)))
+        yield H, g, G
+    H = np.ones((3, 3))                                 # semi-definite: the jitter path
+    yield H, np.array([1.0, -1.0, 0.5]), -np.eye(3)
+    yield np.eye(2), np.array([np.nan, 0.0]), -np.eye(2)
+    yield np.diag([1.0, np.inf]), np.zeros(2), np.zeros((0, 2))
+    yield -np.eye(2), np.ones(2), -np.eye(2)            # not positive definite
+
+
+def test_host_cone_qp_is_the_compiled_one_bit_for_bit():
+    from stickslip.spatial._qp import cone_qp, solve_cone_qp_with_multipliers
+
+    for H, g, G in cone_qp_problems():
+        np.testing.assert_array_equal(cone_qp(H, g, G),
+                                      solve_cone_qp_with_multipliers(H, g, G)[0])
+
+
+def test_host_lp_feasibility_is_the_compiled_one():
+    rng = np.random.default_rng(501)
+    answers = set()
+    for trial in range(300):
+        L, P, mu = int(rng.integers(3, 13)), int(rng.choice([4, 8, 12])), rng.uniform(0.2, 1.0)
+        r = random_polygon(rng, L)
+        w = random_wrench(rng, r, mu, cop_inside=rng.random() < 0.85)
+        if trial % 10 == 0:
+            w[0] = -abs(w[0])                           # pulling: infeasible
+        elif trial % 10 == 1:
+            w[:] = 0.0                                  # the zero wrench: feasible
+        elif trial % 10 == 2:
+            w[int(rng.integers(0, 6))] = np.nan         # non-finite: never feasible
+        expected = bool(lp_feasible(w, r, mu, P, 1e-9))
+        assert static_lp_feasible(w, r, mu, P) is expected
+        answers.add(expected)
+    assert answers == {True, False}

@@ -65,15 +65,17 @@ def contact_qp(X, F, T, mass, inertia, inv_inertia, gravity, dt, k, lam, pair_a,
             if body < 0:
                 continue
             sign = 1.0 if side == 0 else -1.0
-            d = X[body, 0:3] - centroids[i]
+            d0 = X[body, 0] - centroids[i, 0]        # scalars: an array expression compiles
+            d1 = X[body, 1] - centroids[i, 1]        # a loop kernel of its own
+            d2 = X[body, 2] - centroids[i, 2]
             for j in range(6):
                 J[6 * i + j, 6 * body + j] += sign
-            J[6 * i + 0, 6 * body + 4] += sign * -d[2]
-            J[6 * i + 0, 6 * body + 5] += sign * d[1]
-            J[6 * i + 1, 6 * body + 3] += sign * d[2]
-            J[6 * i + 1, 6 * body + 5] += sign * -d[0]
-            J[6 * i + 2, 6 * body + 3] += sign * -d[1]
-            J[6 * i + 2, 6 * body + 4] += sign * d[0]
+            J[6 * i + 0, 6 * body + 4] += sign * -d2
+            J[6 * i + 0, 6 * body + 5] += sign * d1
+            J[6 * i + 1, 6 * body + 3] += sign * d2
+            J[6 * i + 1, 6 * body + 5] += sign * -d0
+            J[6 * i + 2, 6 * body + 3] += sign * -d1
+            J[6 * i + 2, 6 * body + 4] += sign * d0
     A = matmul_nt(matmul(J, Minv), J)                                      # eq. 15
     for i in range(6 * m):           # element loops: array expressions cost compile time
         for j in range(6 * m):

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from scipy.optimize import linprog
-
 from ..errors import ParameterError
 from ._nnls import _lstsq_columns, nnls
 
@@ -76,6 +74,36 @@ def pyramid_matrix(r: np.ndarray, mu: float, P: int) -> np.ndarray:
 
 
 @numba.njit(cache=True)
+def _lp_system(wrench: np.ndarray, r: np.ndarray, mu_s: float, P: int,
+               rtol: float) -> tuple[int, np.ndarray, np.ndarray, float]:
+    """`lp_feasible` up to its NNLS solve: (verdict, M, y, tol) with verdict 1 (feasible)
+    or 0 (not) when it is decided without NNLS, else −1: then the wrench is feasible when
+    NNLS's residual min ‖Mε − y‖ (ε ≥ 0) is at most `tol`."""
+    M = np.empty((6, 0))
+    y = np.zeros(6)
+    if not (_finite(wrench) and _finite(r)):
+        return 0, M, y, 0.0
+    fn = wrench[0]
+    if fn <= 0:
+        return 1 if _is_zero(wrench) else 0, M, y, 0.0
+    M = pyramid_matrix(r, mu_s, P)
+    R = 0.0
+    for v in r.flat:
+        R = max(R, abs(v))
+    R = max(R, 1e-300)
+    for i in range(6):
+        s = 1.0 if i < 3 else 1 / R
+        y[i] = wrench[i] * s / fn
+        if i >= 3:
+            for j in range(M.shape[1]):
+                M[i, j] *= s
+    yy = 0.0                                   # a loop: array expressions cost compile time
+    for i in range(6):
+        yy += y[i] * y[i]
+    return -1, M, y, rtol * max(np.sqrt(yy), 1.0)
+
+
+@numba.njit(cache=True)
 def lp_feasible(wrench: np.ndarray, r: np.ndarray, mu_s: float, P: int,
                 rtol: float) -> bool:
     """Whether eq. 28–31 have a solution ε ≥ 0 (static friction can hold the wrench).
@@ -85,29 +113,15 @@ def lp_feasible(wrench: np.ndarray, r: np.ndarray, mu_s: float, P: int,
     by the polygon size max|r| and the whole system by f_n; feasible when NNLS's residual
     min ‖Mε − y‖ (ε ≥ 0) is at most rtol·max(‖y‖, 1). f_n ≤ 0: feasible only for the zero
     wrench (|components| ≤ 1e-12). Non-finite input: False.
+
+    For compiled callers; `static_lp_feasible` gives the same answer from Python with the
+    two halves called one after the other (NNLS is then compiled once, not a second time
+    inside this kernel).
     """
-    if not (_finite(wrench) and _finite(r)):
-        return False
-    fn = wrench[0]
-    if fn <= 0:
-        return _is_zero(wrench)
-    M = pyramid_matrix(r, mu_s, P)
-    R = 0.0
-    for v in r.flat:
-        R = max(R, abs(v))
-    R = max(R, 1e-300)
-    y = np.empty(6)
-    for i in range(6):
-        s = 1.0 if i < 3 else 1 / R
-        y[i] = wrench[i] * s / fn
-        if i >= 3:
-            for j in range(M.shape[1]):
-                M[i, j] *= s
-    _, res = nnls(M, y, 50 * M.shape[1])
-    yy = 0.0                                   # a loop: array expressions cost compile time
-    for i in range(6):
-        yy += y[i] * y[i]
-    return res <= rtol * max(np.sqrt(yy), 1.0)
+    verdict, M, y, tol = _lp_system(wrench, r, mu_s, P, rtol)
+    if verdict >= 0:
+        return verdict == 1
+    return nnls(M, y, 50 * M.shape[1])[1] <= tol
 
 
 def _scaled(M: np.ndarray, y: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -129,11 +143,16 @@ def static_lp_feasible(wrench: np.ndarray, r: np.ndarray, mu_s: float, P: int = 
         raise ParameterError(f"`solver` must be 'nnls' or 'highs'; got {solver!r}.")
     wrench = np.ascontiguousarray(wrench, dtype=float)
     r = np.ascontiguousarray(r, dtype=float)
-    if solver == "nnls":
-        return bool(lp_feasible(wrench, r, float(mu_s), int(P), float(rtol)))
+    if solver == "nnls":                 # lp_feasible's two halves, called from here
+        verdict, M, y, tol = _lp_system(wrench, r, float(mu_s), int(P), float(rtol))
+        if verdict >= 0:
+            return verdict == 1
+        return bool(nnls(M, y, 50 * M.shape[1])[1] <= tol)
     fn = wrench[0]
     if fn <= 0:
         return bool(np.all(np.abs(wrench) <= 1e-12))
+    from scipy.optimize import linprog     # only here: SciPy's optimizer takes ~0.3 s to import
+
     M, y = _scaled(pyramid_matrix(r, float(mu_s), int(P)), wrench, r)
     y = y / fn
     out = linprog(np.zeros(M.shape[1]), A_eq=M, b_eq=y, bounds=(0, None), method="highs")

@@ -41,7 +41,7 @@ from ._friction import (
     previous_static,
     static_lp_feasible,
 )
-from ._qp import solve_cone_qp_with_multipliers
+from ._qp import cone_qp
 from ._shapes import Polyhedron, cross3
 from ._volume import (
     ContactGeometry,
@@ -484,7 +484,7 @@ class SpatialModel:
             np.array([g.normal for _, g in geos]), np.array([g.centroid for _, g in geos]),
             np.array([g.Q / a for (_, g), a in zip(geos, area)]), ncs,
             np.array([len(g.edge_offsets) for _, g in geos]), edge_normals, edge_offsets)
-        f = solve_cone_qp_with_multipliers(Hq, grad, rows)[0]
+        f = cone_qp(Hq, grad, rows)
         bases = [np.stack([g.normal, g.e1, g.e2]) for _, g in geos]
         ws = [np.concatenate([bases[i] @ f[6 * i:6 * i + 3], bases[i] @ f[6 * i + 3:6 * i + 6]])
               for i in range(m)]                             # (f_n, f_1, f_2, τ_n, τ_1, τ_2)
@@ -565,7 +565,7 @@ class SpatialModel:
                 Hn = AQs @ A
                 Hn += Hq - (A.T @ Q) @ A                                 # the same λ terms
                 gn = AQs @ bvec - A.T @ cn
-            y = solve_cone_qp_with_multipliers(Z.T @ Hn @ Z, Z.T @ (Hn @ f0 + gn), rows @ Z)[0]
+            y = cone_qp(Z.T @ Hn @ Z, Z.T @ (Hn @ f0 + gn), rows @ Z)
             f = f0 + Z @ y
             ws = [np.concatenate([bases[i] @ f[6 * i:6 * i + 3], bases[i] @ f[6 * i + 3:6 * i + 6]])
                   for i in range(m)]
@@ -603,7 +603,7 @@ class SpatialModel:
         # a resting body would settle ~g Δt² / λ deep (7e-6 m for a box, not 1e-8 m)
         Hp = A.T @ Q @ A
         Hp[np.diag_indices_from(Hp)] *= 1.0 + 1e-9
-        f = solve_cone_qp_with_multipliers(Hp, -(A.T @ cpen), rows)[0]
+        f = cone_qp(Hp, -(A.T @ cpen), rows)
         nb = len(self.bodies)
         Fp, Tp = np.zeros((nb, 3)), np.zeros((nb, 3))
         for i, (k, g) in enumerate(geos):

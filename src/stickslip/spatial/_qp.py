@@ -26,7 +26,7 @@ import numpy as np
 
 from ._nnls import nnls
 
-__all__ = ["solve_cone_qp", "solve_cone_qp_with_multipliers"]
+__all__ = ["cone_qp", "solve_cone_qp", "solve_cone_qp_with_multipliers"]
 
 
 @numba.njit(cache=True)
@@ -78,16 +78,14 @@ def _backward(L: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def solve_cone_qp_with_multipliers(H: np.ndarray, g: np.ndarray,
-                                   G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The minimiser x of ½xᵀHx + gᵀx subject to Gx ≤ 0 and the constraints' multipliers
-    μ ≥ 0 (Hx + g + Gᵀμ = 0, μ·Gx = 0 at the optimum). Non-finite input gives NaN.
+def _dual_problem(H: np.ndarray, g: np.ndarray, G: np.ndarray):
+    """The NNLS form of the dual: (ok, d, L, M, b) with the diagonal scaling d, the Cholesky
+    factor L of the scaled H, M = L⁻¹ G_sᵀ (n, m) and b = −L⁻¹ g_s; ok is False for
+    non-finite input or an H that is not positive definite (to round-off).
 
     Element loops throughout, no array expressions, slices, `.flat` or `np.full`: each of
     those compiles a kernel of its own on first use (compile time, not run time)."""
     n, m = g.shape[0], G.shape[0]
-    x = np.empty(n)
-    mu = np.zeros(m)
     finite = True
     for i in range(n):
         if not np.isfinite(g[i]):
@@ -109,42 +107,74 @@ def solve_cone_qp_with_multipliers(H: np.ndarray, g: np.ndarray,
             Hs[i, i] += jitter
         L, ok = _cholesky(Hs)
         jitter *= 100.0
-    if not (finite and ok):
-        for i in range(n):
-            x[i] = np.nan
-        for r in range(m):
-            mu[r] = np.nan
-        return x, mu
     B = np.empty((n, m + 1))                   # [d∘Gᵀ, d∘g]
     for i in range(n):
         for r in range(m):
             B[i, r] = G[r, i] * d[i]
         B[i, m] = g[i] * d[i]
-    LB = _forward(L, B)
-    v = np.empty(n)                            # L⁻¹ g_s
-    for i in range(n):
-        v[i] = LB[i, m]
-    if m > 0:
-        M = np.empty((n, m))                   # L⁻¹ G_sᵀ
-        minus_v = np.empty(n)
+    M = np.empty((n, m))
+    b = np.empty(n)
+    if finite and ok:
+        LB = _forward(L, B)
         for i in range(n):
-            minus_v[i] = -v[i]
+            b[i] = -LB[i, m]
             for r in range(m):
                 M[i, r] = LB[i, r]
-        mu, _ = nnls(M, minus_v, 10 * (m + n))
-        for r in range(m):
-            for i in range(n):
-                v[i] += M[i, r] * mu[r]
+    return finite and ok, d, L, M, b
+
+
+@numba.njit(cache=True)
+def _primal(d: np.ndarray, L: np.ndarray, M: np.ndarray, b: np.ndarray,
+            mu: np.ndarray) -> np.ndarray:
+    """x = −H⁻¹(g + Gᵀμ) from the dual's (d, L, M, b) of `_dual_problem` and μ."""
+    n, m = b.shape[0], mu.shape[0]
+    v = np.empty(n)
+    for i in range(n):
+        v[i] = -b[i]
+    for r in range(m):
+        for i in range(n):
+            v[i] += M[i, r] * mu[r]
     y = _backward(L, v)
+    x = np.empty(n)
     for i in range(n):
         x[i] = -d[i] * y[i]
-    return x, mu
+    return x
+
+
+@numba.njit(cache=True)
+def solve_cone_qp_with_multipliers(H: np.ndarray, g: np.ndarray,
+                                   G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The minimiser x of ½xᵀHx + gᵀx subject to Gx ≤ 0 and the constraints' multipliers
+    μ ≥ 0 (Hx + g + Gᵀμ = 0, μ·Gx = 0 at the optimum). Non-finite input gives NaN."""
+    n, m = g.shape[0], G.shape[0]
+    ok, d, L, M, b = _dual_problem(H, g, G)
+    mu = np.zeros(m)
+    if not ok:
+        x = np.empty(n)
+        for i in range(n):
+            x[i] = np.nan
+        for r in range(m):
+            mu[r] = np.nan
+        return x, mu
+    if m > 0:
+        mu = nnls(M, b, 10 * (m + n))[0]
+    return _primal(d, L, M, b, mu), mu
 
 
 @numba.njit(cache=True)
 def solve_cone_qp(H: np.ndarray, g: np.ndarray, G: np.ndarray) -> np.ndarray:
-    """Minimise ½xᵀHx + gᵀx subject to Gx ≤ 0 (H symmetric positive definite).
-
-    For compiled callers; from Python, ``solve_cone_qp_with_multipliers(H, g, G)[0]`` is the
-    same number and compiles one kernel less (`SpatialModel` calls that)."""
+    """Minimise ½xᵀHx + gᵀx subject to Gx ≤ 0 (H symmetric positive definite)."""
     return solve_cone_qp_with_multipliers(H, g, G)[0]
+
+
+def cone_qp(H: np.ndarray, g: np.ndarray, G: np.ndarray) -> np.ndarray:
+    """`solve_cone_qp` called from Python: the same numbers, with its three steps (the dual's
+    set-up, NNLS, the primal) called one after the other from here, so that NNLS is compiled
+    once and not again inside a second kernel (a compiled kernel carries a copy of every
+    kernel it calls: first-run compile time). H, g, G float64, C order."""
+    n, m = g.shape[0], G.shape[0]
+    ok, d, L, M, b = _dual_problem(H, g, G)
+    if not ok:
+        return np.full(n, np.nan)
+    mu = nnls(M, b, 10 * (m + n))[0] if m > 0 else np.zeros(0)
+    return _primal(d, L, M, b, mu)

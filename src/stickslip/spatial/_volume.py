@@ -479,11 +479,16 @@ def ground_contact_geometry(shape, verts: np.ndarray, height: float, scale: floa
     if patch != "projection":
         return None
     ei, ej, ef, fp = shape.edge_arrays()
-    volume, pg, poly = _ground_kernel(np.ascontiguousarray(verts, dtype=np.float64), ei, ej,
-                                      ef, fp, float(height), float(scale))
-    if volume <= 0.0 or len(poly) == 0:
+    volume, pg, pts = _ground_kernel(np.ascontiguousarray(verts, dtype=np.float64), ei, ej,
+                                     ef, fp, float(height), float(scale))
+    if volume <= 0.0:
         return None
     n = np.array([0.0, 0.0, 1.0])
+    # the hull from here, not inside _ground_kernel: a kernel carries a compiled copy of
+    # every kernel it calls, and the hull kernel is compiled on its own anyway
+    poly = _convex_polygon_kernel(pts, n, 1e-12 * float(scale))
+    if len(poly) == 0:
+        return None
     e1, e2, poly, Q, c, Qn, m, offsets = _plane_kernel(n, pg, poly, volume, pg)
     return ContactGeometry(volume, n, pg, e1, e2, poly, Q, c, m, offsets, Qn)
 
@@ -503,8 +508,9 @@ def _tet(o, a, b, c, acc):
 
 @njit(cache=True)
 def _ground_kernel(verts, ei, ej, ef, fp, height, scale):
-    """Volume, centroid and projected polygon of a body (world vertices) cut by the ground
-    z <= height; volume 0 when they do not overlap (see ground_contact_geometry)."""
+    """Volume and centroid of a body (world vertices) cut by the ground z <= height, and the
+    points whose hull is the projected polygon (C's vertices on the plane z = p_g's); volume
+    0 when they do not overlap (see ground_contact_geometry)."""
     ne, nf = len(ei), len(fp)
     # scalar loops throughout: each NumPy array expression in a kernel is compiled as its own
     # subroutine (and slice copies pull in numba's shape-error string code)
@@ -571,9 +577,7 @@ def _ground_kernel(verts, ei, ej, ef, fp, height, scale):
         if (s[ei[e]] <= 0) != (s[ej[e]] <= 0):
             pts[k, 0], pts[k, 1], pts[k, 2] = x[e, 0], x[e, 1], pg[2]
             k += 1
-    up = np.zeros(3)
-    up[2] = 1.0
-    return volume, pg, _convex_polygon_kernel(pts, up, 1e-12 * scale)
+    return volume, pg, pts
 
 
 def pair_contact_geometry(verts_a: np.ndarray, shape_a, planes_a, verts_b: np.ndarray, shape_b,
