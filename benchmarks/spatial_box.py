@@ -4,8 +4,13 @@ horizontal force and a normal-axis torque below the static limit (stick case), 5
 and the wall time of the Fig. 8 sweep. Writes a markdown table.
 
     python benchmarks/spatial_box.py [--repeats 5] [--t-end 5.0] [--out benchmarks/results/spatial_box.md]
+        [--baseline-src DIR] [--rounds 2]
 
 Paper (C, i7-4790S): proposed 1.34 s, previous 1.09 s.
+
+With ``--baseline-src DIR`` (another checkout's ``src``, e.g. ``git -C <main> archive HEAD src
+| tar -x -C /tmp/base``) the per-step table and the first-run times are measured for both trees
+in the same run, alternating (each in its own process), and reported side by side.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ def run(friction: str, t_end: float) -> tuple[float, float, ss.Results]:
 
 _FIRST_RUN = r"""
 import json, time
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 from numba.core import event
 kernels, stack = {}, []
 class _Listener(event.Listener):
@@ -49,26 +54,43 @@ class _Listener(event.Listener):
 event.register("numba:compile", _Listener())
 from stickslip.figures._spatial_fig8 import box_model
 box_model().simulate(0.05, dt=1e-3)
-print(json.dumps({"total": time.perf_counter() - t, "kernels": kernels}))
+print(json.dumps({"total": time.perf_counter() - t, "cpu": time.process_time() - c,
+                  "kernels": kernels}))
+"""
+
+_STEPS = r"""
+import json, sys
+sys.path.insert(0, {bench!r})
+from spatial_box import step_rows
+print(json.dumps(step_rows({repeats}, {t_end})))
 """
 
 
-def first_run_seconds(cache_dir: str | None) -> tuple[float, dict[str, float]]:
-    """Wall time of the first 0.05 s box run in a fresh process, and the compile time per
-    top-level numba kernel (callees included): numba compiles the per-step kernels (cold: an
-    empty cache directory) or loads them from its on-disk cache (warm)."""
-    import json
+def _env(cache_dir: str | None, src: str | None) -> dict:
     import os
-    import subprocess
-    import sys
 
     env = dict(os.environ)
     if cache_dir is not None:
         env["NUMBA_CACHE_DIR"] = cache_dir
-    out = subprocess.run([sys.executable, "-c", _FIRST_RUN], env=env, capture_output=True,
-                         text=True, check=True)
+    if src is not None:
+        env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def first_run_seconds(cache_dir: str | None,
+                      src: str | None = None) -> tuple[float, float, dict[str, float]]:
+    """Wall and CPU time of the first 0.05 s box run in a fresh process, and the compile time
+    per top-level numba kernel (callees included): numba compiles the per-step kernels (cold:
+    an empty cache directory) or loads them from its on-disk cache (warm). `src`: the
+    ``src`` directory to import stickslip from (default: the installed one)."""
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _FIRST_RUN], env=_env(cache_dir, src),
+                         capture_output=True, text=True, check=True)
     data = json.loads(out.stdout.strip().splitlines()[-1])
-    return data["total"], data["kernels"]
+    return data["total"], data["cpu"], data["kernels"]
 
 
 def _load() -> str:
@@ -79,25 +101,78 @@ def _load() -> str:
         return "n/a"
 
 
-def _first_run_lines() -> list[str]:
+def _first_run_lines(baseline: str | None = None, rounds: int = 1) -> list[str]:
     import tempfile
 
-    lines: list[str] = []
-    load = _load()
-    with tempfile.TemporaryDirectory() as cache:
-        cold, kernels = first_run_seconds(cache)
-        warm, _ = first_run_seconds(cache)
-    lines += ["", f"Load average before the first-run measurements: {load}", "",
-              "First run in a fresh process (imports + numba kernels): "
-              f"{cold:.1f} s with an empty kernel cache (compiling), {warm:.1f} s with the "
-              f"cache filled (cold/warm = {cold / warm:.1f}).", "",
-              "| kernel (compiled on the first box run, callees included) | cold compile [s] "
-              "| share |", "|---|---|---|"]
-    total = sum(kernels.values()) or 1.0
-    for name, sec in sorted(kernels.items(), key=lambda kv: -kv[1]):
-        lines.append(f"| {name} | {sec:.2f} | {sec / total:.0%} |")
-    lines.append(f"| total | {sum(kernels.values()):.2f} | |")
+    src = str(Path(__file__).resolve().parent.parent / "src")
+    trees = [("this tree", src)] + ([("baseline", baseline)] if baseline else [])
+    runs: dict[str, list] = {name: [] for name, _ in trees}
+    lines: list[str] = ["", "First run in a fresh process (imports + numba kernels; the first "
+                        "0.05 s box run of `box_model().simulate`), cold = an empty numba "
+                        "cache directory, warm = the same directory again; CPU = the "
+                        "process's CPU time (less sensitive to the load than wall time):", "",
+                        "| round | tree | load (1 min) | cold wall [s] | cold CPU [s] | "
+                        "warm wall [s] | warm CPU [s] |", "|---|---|---|---|---|---|---|"]
+    for r in range(rounds):
+        for name, tree in trees:
+            load = _load().split()[0]
+            with tempfile.TemporaryDirectory() as cache:
+                cold, cold_cpu, kernels = first_run_seconds(cache, tree)
+                warm, warm_cpu, _ = first_run_seconds(cache, tree)
+            runs[name].append((cold, cold_cpu, warm, warm_cpu, kernels))
+            lines.append(f"| {r + 1} | {name} | {load} | {cold:.1f} | {cold_cpu:.1f} | "
+                         f"{warm:.1f} | {warm_cpu:.1f} |")
+    for name, _ in trees:
+        rs = runs[name]
+        lines.append(f"| mean | {name} | | {statistics.mean(x[0] for x in rs):.1f} | "
+                     f"{statistics.mean(x[1] for x in rs):.1f} | "
+                     f"{statistics.mean(x[2] for x in rs):.1f} | "
+                     f"{statistics.mean(x[3] for x in rs):.1f} |")
+    if baseline:
+        cpu = [statistics.mean(x[1] for x in runs[name]) for name, _ in trees]
+        wall = [statistics.mean(x[0] for x in runs[name]) for name, _ in trees]
+        lines += ["", f"Cold first run, this tree / baseline: wall {wall[0] / wall[1]:.2f}, "
+                  f"CPU {cpu[0] / cpu[1]:.2f}."]
+    for name, _ in trees:
+        kernels = runs[name][0][4]
+        lines += ["", f"| kernel compiled on the first box run ({name}, round 1; callees "
+                  "included) | cold compile [s] | share |", "|---|---|---|"]
+        total = sum(kernels.values()) or 1.0
+        for kname, sec in sorted(kernels.items(), key=lambda kv: -kv[1]):
+            lines.append(f"| {kname} | {sec:.2f} | {sec / total:.0%} |")
+        lines.append(f"| total | {sum(kernels.values()):.2f} | |")
     return lines
+
+
+def step_rows(repeats: int, t_end: float) -> list:
+    """Per method: (name, mean wall, std wall, mean CPU, paper, stick fraction, drift)."""
+    rows = []
+    for friction, paper in (("pyramid", 1.34), ("previous", 1.09)):
+        run(friction, 0.01)                 # this method's kernels compiled or loaded
+        times, cpu = [], []
+        for _ in range(repeats):
+            wall, proc, res = run(friction, t_end)
+            times.append(wall)
+            cpu.append(proc)
+        stick = float(np.mean(res["ground-box.stick"][1:]))
+        drift = float(np.hypot(res["box.x"][-1], res["box.y"][-1]))
+        rows.append((friction, statistics.mean(times), statistics.pstdev(times),
+                     statistics.mean(cpu), paper, stick, drift))
+    return rows
+
+
+def _step_rows_in(src: str, repeats: int, t_end: float) -> list:
+    """`step_rows` in a fresh process importing stickslip from `src` (kernels compiled or
+    loaded before timing: `run` settles the box first)."""
+    import json
+    import subprocess
+    import sys
+
+    code = _STEPS.format(bench=str(Path(__file__).resolve().parent), repeats=repeats,
+                         t_end=t_end)
+    out = subprocess.run([sys.executable, "-c", code], env=_env(None, src),
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main(argv=None):
@@ -107,34 +182,42 @@ def main(argv=None):
     parser.add_argument("--out", type=Path,
                         default=Path(__file__).parent / "results" / "spatial_box.md")
     parser.add_argument("--no-sweep", action="store_true")
+    parser.add_argument("--baseline-src", default=None,
+                        help="another checkout's src directory, measured in the same run")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="first-run measurements per tree (alternating)")
     parser.add_argument("--first-run-only", action="store_true",
                         help="only the cold/warm first-run table (printed, not written)")
     args = parser.parse_args(argv)
     if args.first_run_only:
-        print("\n".join(_first_run_lines()))
+        print("\n".join(_first_run_lines(args.baseline_src, args.rounds)))
         return
-    rows = []
-    for friction, paper in (("pyramid", 1.34), ("previous", 1.09)):
-        times, cpu = [], []
-        for _ in range(args.repeats):
-            wall, proc, res = run(friction, args.t_end)
-            times.append(wall)
-            cpu.append(proc)
-        stick = float(np.mean(res["ground-box.stick"][1:]))
-        drift = float(np.hypot(res["box.x"][-1], res["box.y"][-1]))
-        rows.append((friction, statistics.mean(times), statistics.pstdev(times),
-                     statistics.mean(cpu), paper, stick, drift))
     lines = [f"# SPEC §7 box benchmark ({args.t_end:g} s at dt = 1 ms, rk_gill, mean of "
              f"{args.repeats})", "",
              f"Machine: {platform.processor() or platform.machine()}, Python "
              f"{platform.python_version()}, NumPy {np.__version__}", "",
-             f"Load average at start: {_load()}", "",
-             "| method | wall time [s] | std [s] | CPU time [s] | paper (C, i7-4790S) [s] | "
-             "stick fraction | final drift [m] |", "|---|---|---|---|---|---|---|"]
-    for name, mean, std, proc, paper, stick, drift in rows:
-        lines.append(f"| {name} | {mean:.3f} | {std:.3f} | {proc:.3f} | {paper:.2f} | "
-                     f"{stick:.3f} | {drift:.2e} |")
-    lines += _first_run_lines()
+             f"Load average at start: {_load()}", ""]
+    if args.baseline_src is None:
+        rows = step_rows(args.repeats, args.t_end)
+        lines += ["| method | wall time [s] | std [s] | CPU time [s] | paper (C, i7-4790S) [s] | "
+                  "stick fraction | final drift [m] |", "|---|---|---|---|---|---|---|"]
+        for name, mean, std, proc, paper, stick, drift in rows:
+            lines.append(f"| {name} | {mean:.3f} | {std:.3f} | {proc:.3f} | {paper:.2f} | "
+                         f"{stick:.3f} | {drift:.2e} |")
+    else:
+        src = str(Path(__file__).resolve().parent.parent / "src")
+        rows = _step_rows_in(src, args.repeats, args.t_end)
+        base = _step_rows_in(args.baseline_src, args.repeats, args.t_end)
+        lines += [f"Per-step cost, this tree against the baseline ({args.baseline_src}), each "
+                  "in its own process one after the other:", "",
+                  "| method | wall [s] | std [s] | CPU [s] | baseline wall [s] | baseline CPU "
+                  "[s] | CPU ratio | paper (C, i7-4790S) [s] | stick fraction | final drift "
+                  "[m] |", "|---|---|---|---|---|---|---|---|---|---|"]
+        for (name, mean, std, proc, paper, stick, drift), b in zip(rows, base):
+            lines.append(f"| {name} | {mean:.3f} | {std:.3f} | {proc:.3f} | {b[1]:.3f} | "
+                         f"{b[3]:.3f} | {proc / b[3]:.2f} | {paper:.2f} | {stick:.3f} | "
+                         f"{drift:.2e} |")
+    lines += _first_run_lines(args.baseline_src, args.rounds)
     if not args.no_sweep:
         import os
 
