@@ -76,27 +76,6 @@ def _lstsq_columns(M: np.ndarray, y: np.ndarray, cols: np.ndarray,
 
 
 @numba.njit(cache=True)
-def _residual_and_gradient(M: np.ndarray, y: np.ndarray, x: np.ndarray,
-                           w: np.ndarray) -> float:
-    """w ← Mᵀ(y − Mx) (the negative gradient of ½‖Mx − y‖²); returns ‖y − Mx‖."""
-    m, n = M.shape
-    res = y.copy()
-    for j in range(n):
-        if x[j] != 0.0:
-            for i in range(m):
-                res[i] -= M[i, j] * x[j]
-    for j in range(n):
-        s = 0.0
-        for i in range(m):
-            s += M[i, j] * res[i]
-        w[j] = s
-    s = 0.0
-    for i in range(m):
-        s += res[i] * res[i]
-    return np.sqrt(s)
-
-
-@numba.njit(cache=True)
 def nnls(M: np.ndarray, y: np.ndarray, max_iter: int) -> tuple[np.ndarray, float]:
     """Non-negative least squares: x = argmin ‖Mx − y‖ subject to x ≥ 0, and ‖Mx − y‖.
 
@@ -128,9 +107,32 @@ def nnls(M: np.ndarray, y: np.ndarray, max_iter: int) -> tuple[np.ndarray, float
     for i in range(m):
         ynorm += y[i] * y[i]
     tol = 16 * _EPS * cmax * np.sqrt(ynorm)      # round-off level of w at the optimum
-    _residual_and_gradient(M, y, x, w)
+    res = np.empty(m)
+    res_norm = 0.0
+    stale = True                                 # x changed since w was computed
     it = 0
-    while it < max_iter:
+    while True:
+        if stale:
+            # w ← Mᵀ(y − Mx), the negative gradient of ½‖Mx − y‖², and ‖y − Mx‖ (written
+            # out here, not a helper kernel: each kernel compiles on its own)
+            for i in range(m):
+                res[i] = y[i]
+            for j in range(n):
+                if x[j] != 0.0:
+                    for i in range(m):
+                        res[i] -= M[i, j] * x[j]
+            for j in range(n):
+                s = 0.0
+                for i in range(m):
+                    s += M[i, j] * res[i]
+                w[j] = s
+            s = 0.0
+            for i in range(m):
+                s += res[i] * res[i]
+            res_norm = np.sqrt(s)
+            stale = False
+        if it >= max_iter:
+            break
         t, best = -1, tol
         for j in range(n):
             if not passive[j] and not skipped[j] and w[j] > best:
@@ -181,5 +183,5 @@ def nnls(M: np.ndarray, y: np.ndarray, max_iter: int) -> tuple[np.ndarray, float
             it += 1
         for j in range(n):      # a loop: a slice assignment compiles its own kernel
             skipped[j] = False
-        _residual_and_gradient(M, y, x, w)
-    return x, _residual_and_gradient(M, y, x, w)
+        stale = True
+    return x, res_norm

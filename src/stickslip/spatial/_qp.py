@@ -51,40 +51,14 @@ def _cholesky(A: np.ndarray) -> tuple[np.ndarray, bool]:
 
 
 @numba.njit(cache=True)
-def _forward(L: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """L⁻¹ B for lower-triangular L and B (n, k)."""
-    n, k = B.shape
-    X = np.empty((n, k))
-    for c in range(k):
-        for i in range(n):
-            s = B[i, c]
-            for j in range(i):
-                s -= L[i, j] * X[j, c]
-            X[i, c] = s / L[i, i]
-    return X
-
-
-@numba.njit(cache=True)
-def _backward(L: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """L⁻ᵀ b for lower-triangular L."""
-    n = b.shape[0]
-    x = np.empty(n)
-    for i in range(n - 1, -1, -1):
-        s = b[i]
-        for j in range(i + 1, n):
-            s -= L[j, i] * x[j]
-        x[i] = s / L[i, i]
-    return x
-
-
-@numba.njit(cache=True)
 def _dual_problem(H: np.ndarray, g: np.ndarray, G: np.ndarray):
     """The NNLS form of the dual: (ok, d, L, M, b) with the diagonal scaling d, the Cholesky
     factor L of the scaled H, M = L⁻¹ G_sᵀ (n, m) and b = −L⁻¹ g_s; ok is False for
     non-finite input or an H that is not positive definite (to round-off).
 
-    Element loops throughout, no array expressions, slices, `.flat` or `np.full`: each of
-    those compiles a kernel of its own on first use (compile time, not run time)."""
+    Element loops throughout, no array expressions, slices, `.flat` or `np.full`, and the
+    triangular solves written out: each of those, like each helper kernel, compiles on its
+    own on first use (compile time, not run time)."""
     n, m = g.shape[0], G.shape[0]
     finite = True
     for i in range(n):
@@ -115,7 +89,13 @@ def _dual_problem(H: np.ndarray, g: np.ndarray, G: np.ndarray):
     M = np.empty((n, m))
     b = np.empty(n)
     if finite and ok:
-        LB = _forward(L, B)
+        LB = np.empty((n, m + 1))              # L⁻¹ B, forward substitution column by column
+        for c in range(m + 1):
+            for i in range(n):
+                s = B[i, c]
+                for j in range(i):
+                    s -= L[i, j] * LB[j, c]
+                LB[i, c] = s / L[i, i]
         for i in range(n):
             b[i] = -LB[i, m]
             for r in range(m):
@@ -134,7 +114,12 @@ def _primal(d: np.ndarray, L: np.ndarray, M: np.ndarray, b: np.ndarray,
     for r in range(m):
         for i in range(n):
             v[i] += M[i, r] * mu[r]
-    y = _backward(L, v)
+    y = np.empty(n)                            # L⁻ᵀ v, backward substitution
+    for i in range(n - 1, -1, -1):
+        s = v[i]
+        for j in range(i + 1, n):
+            s -= L[j, i] * y[j]
+        y[i] = s / L[i, i]
     x = np.empty(n)
     for i in range(n):
         x[i] = -d[i] * y[i]
