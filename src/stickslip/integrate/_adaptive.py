@@ -8,7 +8,8 @@ import diffrax
 import equinox as eqx
 import jax
 
-__all__ = ["ADAPTIVE_METHODS", "solve_adaptive", "solve_adaptive_batch"]
+__all__ = ["ADAPTIVE_METHODS", "solve_adaptive", "solve_adaptive_batch", "integrate_adaptive",
+           "integrate_adaptive_batch"]
 
 ADAPTIVE_METHODS = {
     "tsit5": diffrax.Tsit5,
@@ -32,6 +33,20 @@ def _integrate(dynamic, static, ts, x0, dt0, rtol, atol, method, max_steps):
         lambda t, x: (system.outputs(t, x), system.passive_energy(t, x)))(ts, xs)
     ok = solution.result == diffrax.RESULTS.successful
     return xs, outputs, energy, ok, solution.stats["num_steps"]
+
+
+def integrate_adaptive(static, method: str, max_steps: int, dynamic, ts, x0, dt0, rtol, atol):
+    """The kernel of :func:`solve_adaptive` with the static arguments first (what
+    ``simulate`` hands to :func:`._program_store.call`)."""
+    return _integrate(dynamic, static, ts, x0, dt0, rtol, atol, method, max_steps)
+
+
+def integrate_adaptive_batch(static, method: str, max_steps: int, dynamic, ts, x0, dt0, rtol,
+                             atol):
+    """The kernel of :func:`solve_adaptive_batch` (static arguments first)."""
+    run = functools.partial(_integrate, static=static, ts=ts, dt0=dt0, rtol=rtol, atol=atol,
+                            method=method, max_steps=max_steps)
+    return jax.vmap(lambda d, x: run(d, x0=x))(dynamic, x0)
 
 
 @functools.partial(jax.jit, static_argnames=_STATIC)
