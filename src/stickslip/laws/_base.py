@@ -33,7 +33,6 @@ import abc
 import dataclasses
 from typing import Any, ClassVar
 
-import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
