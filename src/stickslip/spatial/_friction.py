@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+
 from ..errors import ParameterError
 from ._nnls import _lstsq_columns, nnls
 
