@@ -184,6 +184,8 @@ def main(argv=None):
     parser.add_argument("--no-sweep", action="store_true")
     parser.add_argument("--baseline-src", default=None,
                         help="another checkout's src directory, measured in the same run")
+    parser.add_argument("--baseline-label", default=None,
+                        help="how the table names the baseline (default: its path)")
     parser.add_argument("--rounds", type=int, default=2,
                         help="first-run measurements per tree (alternating)")
     parser.add_argument("--first-run-only", action="store_true",
@@ -208,7 +210,8 @@ def main(argv=None):
         src = str(Path(__file__).resolve().parent.parent / "src")
         rows = _step_rows_in(src, args.repeats, args.t_end)
         base = _step_rows_in(args.baseline_src, args.repeats, args.t_end)
-        lines += [f"Per-step cost, this tree against the baseline ({args.baseline_src}), each "
+        label = args.baseline_label or args.baseline_src
+        lines += [f"Per-step cost, this tree against the baseline ({label}), each "
                   "in its own process one after the other:", "",
                   "| method | wall [s] | std [s] | CPU [s] | baseline wall [s] | baseline CPU "
                   "[s] | CPU ratio | paper (C, i7-4790S) [s] | stick fraction | final drift "
