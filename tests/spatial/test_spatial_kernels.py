@@ -367,15 +367,17 @@ def test_non_finite_input_is_not_hidden():
 
 
 @numba.njit
-def _all_kernels(H, g, G, w, r, d):
-    """A compiled caller: every kernel is reachable from numba code."""
+def _all_kernels(H, g, G, w, r, d, P, max_iter):
+    """A compiled caller: every kernel is reachable from numba code. (P and max_iter are
+    arguments: integer constants would make numba compile literal-typed copies of the
+    kernels, compile time and nothing else.)"""
     x = solve_cone_qp(H, g, G)
-    ok = lp_feasible(w, r, 0.5, 8, 1e-9)
+    ok = lp_feasible(w, r, 0.5, P, 1e-9)
     kc = kinetic_correction(w, r, d, 0.3)
     pk = previous_kinetic(w, r, 0.3)
     ps = previous_static(w, r, 0.5)
-    M = pyramid_matrix(r, 0.5, 8)
-    _, res = nnls(M, w, 100)
+    M = pyramid_matrix(r, 0.5, P)
+    _, res = nnls(M, w, max_iter)
     A = np.empty((3, r.shape[0]))
     A[0, :] = 1.0
     A[1, :] = r[:, 1]
@@ -391,7 +393,7 @@ def test_kernels_are_callable_from_compiled_code():
     w = random_wrench(rng, r, 0.5)
     d = random_slip(rng, 5)
     H, g, G = np.eye(3), np.array([1.0, -2.0, 0.5]), -np.eye(3)
-    x, ok, kc, pk, ps, res, s = _all_kernels(H, g, G, w, r, d)
+    x, ok, kc, pk, ps, res, s = _all_kernels(H, g, G, w, r, d, 8, 100)
     np.testing.assert_array_equal(x, solve_cone_qp(H, g, G))
     assert ok == lp_feasible(w, r, 0.5, 8, 1e-9) and ps == previous_static(w, r, 0.5)
     np.testing.assert_array_equal(kc, kinetic_correction(w, r, d, 0.3))
