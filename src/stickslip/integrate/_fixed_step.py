@@ -39,10 +39,12 @@ class StepRule(NamedTuple):
     def for_system(cls, system, method: str, trace_stages_once=None,
                    projection=None) -> "StepRule":
         """The rule for `system`: unset options default to its declared capabilities
-        (``trace_stages_once``, ``projects_after_step`` class variables)."""
-        looped = type(system).trace_stages_once if trace_stages_once is None \
-            else bool(trace_stages_once)
-        projects = type(system).projects_after_step if projection is None else bool(projection)
+        (``trace_stages_once``, ``projects_after_step``: class variables, or static fields
+        of the instance — read from the instance, so a wrapper or a field can set them)."""
+        looped = system.trace_stages_once if trace_stages_once is None \
+            else trace_stages_once
+        projects = system.projects_after_step if projection is None else projection
+        looped, projects = bool(looped), bool(projects)
         return cls(method, bool(looped), bool(projects))
 
     def stepper(self, system):
