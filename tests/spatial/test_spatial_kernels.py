@@ -490,3 +490,18 @@ def test_host_lp_feasibility_is_the_compiled_one():
         assert static_lp_feasible(w, r, mu, P) is expected
         answers.add(expected)
     assert answers == {True, False}
+
+
+def test_host_kinetic_correction_is_the_compiled_one_bit_for_bit():
+    from stickslip.spatial._friction import kinetic_correction_host
+
+    rng = np.random.default_rng(502)
+    for trial in range(200):
+        L, mu = int(rng.integers(3, 13)), rng.uniform(0.1, 1.0)
+        r = random_polygon(rng, L)
+        w = random_wrench(rng, r, mu, cop_inside=rng.random() < 0.9)
+        d = random_slip(rng, L)
+        if trial % 20 == 0:
+            d[int(rng.integers(0, L))] = np.inf          # non-finite: NaN out
+        np.testing.assert_array_equal(kinetic_correction_host(w, r, d, mu),
+                                      kinetic_correction(w, r, d, mu))

@@ -320,11 +320,25 @@ def kinetic_correction(wrench: np.ndarray, r: np.ndarray, slip_dir: np.ndarray,
     Returns the corrected wrench (f_n, f_1, f_2, tau_n, tau_1, tau_2) [N, N m]; all NaN
     when an input is not finite.
     """
-    L = r.shape[0]
-    out = np.empty(6)
-    if not (_finite(wrench) and _finite(r) and _finite(slip_dir) and np.isfinite(mu_d)):
-        out[:] = np.nan
+    ok, w, A, b, tnl = _kinetic_lp(wrench, r, slip_dir, mu_d)
+    if not ok:
+        out = np.empty(6)
+        for i in range(6):
+            out[i] = np.nan
         return out
+    return _kinetic_wrench(small_lp_max(w, A, b), r, slip_dir, tnl, mu_d)
+
+
+@numba.njit(cache=True)
+def _kinetic_lp(wrench: np.ndarray, r: np.ndarray, slip_dir: np.ndarray, mu_d: float):
+    """`kinetic_correction` up to its LP: (ok, w, A, b, tnl) with eq. 33's weights w, eq.
+    34's rows A and right-hand side b, and the normal torque arm per unit friction of each
+    vertex tnl; ok is False when an input is not finite."""
+    L = r.shape[0]
+    tnl = np.empty(L)
+    w = np.empty(L)
+    if not (_finite(wrench) and _finite(r) and _finite(slip_dir) and np.isfinite(mu_d)):
+        return False, w, np.empty((3, L)), np.empty(3), tnl
     fn, f1, f2, tn = wrench[0], wrench[1], wrench[2], wrench[3]
     R = 1e-300
     for l in range(L):
@@ -332,14 +346,18 @@ def kinetic_correction(wrench: np.ndarray, r: np.ndarray, slip_dir: np.ndarray,
     scale_f = max(abs(fn), abs(f1), abs(f2), 1e-300)
     i1, i2, i3 = _inv_or_zero(f1, scale_f), _inv_or_zero(f2, scale_f), \
         _inv_or_zero(tn, scale_f * R)
-    tnl = np.empty(L)
-    w = np.empty(L)
     for l in range(L):
         tnl[l] = r[l, 0] * slip_dir[l, 1] - r[l, 1] * slip_dir[l, 0]
         w[l] = mu_d * (slip_dir[l, 0] * i1 + slip_dir[l, 1] * i2 + tnl[l] * i3)   # eq. 33
-    eps = small_lp_max(w, _normal_rows(r), _normal_part(wrench))
-    out[:] = 0.0
-    for l in range(L):
+    return True, w, _normal_rows(r), _normal_part(wrench), tnl
+
+
+@numba.njit(cache=True)
+def _kinetic_wrench(eps: np.ndarray, r: np.ndarray, slip_dir: np.ndarray, tnl: np.ndarray,
+                    mu_d: float) -> np.ndarray:
+    """The wrench of the vertex forces ε'_l (n + μ_d d_l) (eq. 32)."""
+    out = np.zeros(6)
+    for l in range(r.shape[0]):
         e = eps[l]
         out[0] += e
         out[1] += mu_d * e * slip_dir[l, 0]
@@ -348,6 +366,19 @@ def kinetic_correction(wrench: np.ndarray, r: np.ndarray, slip_dir: np.ndarray,
         out[4] += e * r[l, 1]
         out[5] -= e * r[l, 0]
     return out
+
+
+def kinetic_correction_host(wrench: np.ndarray, r: np.ndarray, slip_dir: np.ndarray,
+                            mu_d: float) -> np.ndarray:
+    """`kinetic_correction` called from Python: the same numbers, with its three steps (the
+    LP's set-up, `small_lp_max`, the wrench) called one after the other from here, so that
+    `small_lp_max` and the NNLS inside it are compiled once and not again inside a second
+    kernel (first-run compile time). Arrays float64, C order."""
+    mu_d = float(mu_d)
+    ok, w, A, b, tnl = _kinetic_lp(wrench, r, slip_dir, mu_d)
+    if not ok:
+        return np.full(6, np.nan)
+    return _kinetic_wrench(small_lp_max(w, A, b), r, slip_dir, tnl, mu_d)
 
 
 @numba.njit(cache=True)

@@ -36,7 +36,7 @@ from ._contact_qp import contact_qp
 from ._dynamics import finish_step, rigid_body_rates, stage_state
 from ._friction import (
     check_pyramid_sides,
-    kinetic_correction,
+    kinetic_correction_host,
     previous_kinetic,
     previous_static,
     static_lp_feasible,
@@ -519,7 +519,7 @@ class SpatialModel:
                     stick = (i not in slipping
                              and static_lp_feasible(w, g.r, mu_s, self.P, solver=lp_solver))
                     if not stick:
-                        w = kinetic_correction(w, g.r, slip_directions(i), mu_d)  # eq. 32–34
+                        w = kinetic_correction_host(w, g.r, slip_directions(i), mu_d)  # eq. 32–34
                 else:
                     stick = i not in slipping and previous_static(w, g.r, mu_s)
                     if not stick:
