@@ -505,3 +505,31 @@ def test_host_kinetic_correction_is_the_compiled_one_bit_for_bit():
             d[int(rng.integers(0, L))] = np.inf          # non-finite: NaN out
         np.testing.assert_array_equal(kinetic_correction_host(w, r, d, mu),
                                       kinetic_correction(w, r, d, mu))
+
+
+def test_host_previous_method_is_the_compiled_one_bit_for_bit():
+    from stickslip.spatial._friction import (
+        previous_kinetic_host,
+        previous_static_host,
+        previous_torque_limit_host,
+    )
+
+    rng = np.random.default_rng(503)
+    answers = set()
+    for trial in range(300):
+        L, mu = int(rng.integers(3, 13)), rng.uniform(0.1, 1.0)
+        r = random_polygon(rng, L)
+        w = random_wrench(rng, r, mu, cop_inside=rng.random() < 0.9)
+        w[1:4] *= rng.uniform(0.1, 1.0)                 # both answers well represented
+        if trial % 20 == 0:
+            w[0] = -abs(w[0])                           # pulling
+        elif trial % 20 == 1:
+            w[int(rng.integers(0, 6))] = np.nan         # non-finite
+        expected = bool(previous_static(w, r, mu))
+        assert previous_static_host(w, r, mu) is expected
+        answers.add(expected)
+        np.testing.assert_array_equal(previous_kinetic_host(w, r, mu),
+                                      previous_kinetic(w, r, mu))
+        if np.all(np.isfinite(w)):
+            assert previous_torque_limit_host(w, r, mu) == previous_torque_limit(w, r, mu)
+    assert answers == {True, False}

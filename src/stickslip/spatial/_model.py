@@ -37,8 +37,8 @@ from ._dynamics import finish_step, rigid_body_rates, stage_state
 from ._friction import (
     check_pyramid_sides,
     kinetic_correction_host,
-    previous_kinetic,
-    previous_static,
+    previous_kinetic_host,
+    previous_static_host,
     static_lp_feasible,
 )
 from ._qp import cone_qp
@@ -521,9 +521,9 @@ class SpatialModel:
                     if not stick:
                         w = kinetic_correction_host(w, g.r, slip_directions(i), mu_d)  # eq. 32–34
                 else:
-                    stick = i not in slipping and previous_static(w, g.r, mu_s)
+                    stick = i not in slipping and previous_static_host(w, g.r, mu_s)
                     if not stick:
-                        w = previous_kinetic(w, g.r, mu_d)
+                        w = previous_kinetic_host(w, g.r, mu_d)
                 out_w.append(w)
                 out_s.append(stick)
             return out_w, out_s
