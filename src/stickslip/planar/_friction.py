@@ -45,7 +45,7 @@ from ._elements import AbstractConstraint
 __all__ = ["AbstractJointFriction", "JointFriction", "LuGreFriction", "NEWTON_ITERATIONS",
            "stored_energy"]
 
-NEWTON_ITERATIONS = 4
+NEWTON_ITERATIONS = 5
 
 
 class AbstractJointFriction(AbstractElement):
@@ -84,6 +84,10 @@ class AbstractJointFriction(AbstractElement):
     def slide(self, qi, qj):
         """The joint's free relative coordinate s(q) (friction acts along it)."""
         return self.joint.slide(qi, qj)
+
+    def slide_jacobians(self, qi, qj):
+        """(∂s/∂q_i, ∂s/∂q_j), each (3,)."""
+        return self.joint.slide_jacobians(qi, qj)
 
     def normal(self, force, torque, angle, d_ij):
         """Normal force the law sees from the joint's reaction on body i (ground frame

@@ -31,10 +31,23 @@ from ._base import group_key, stack
 from ._body import Body, cross2, global_point, rotation
 from ._dynamics import ConstrainedEquations, Dynamics, schur_solve
 from ._friction import NEWTON_ITERATIONS, JointFriction, stored_energy
+from ._modes import mechanism_modes
 
 __all__ = ["Layout", "PlanarSystem", "ProjectedPlanarSystem"]
 
 _COORDS = ("x", "y", "phi")
+
+
+def _reaction_wrench(point_i, Jb, lam, qi, qb, sign):
+    """The reaction a joint applies to its body i — ground-frame force and torque about
+    point_i, stacked (3, k) — for multiplier columns `lam` (rows × k): F = −Φ_rᵀλ,
+    T = (s'ᵀBᵀΦ_rᵀ − Φ_φᵀ)λ (SPEC §9) from the Jacobian columns `Jb` of body b (body i,
+    sign +1; or body j, sign −1, when body i is the ground: the wrench on body j moved to
+    point_i and reversed, action and reaction)."""
+    force = -Jb[:, :2].T @ lam
+    arm = global_point(qi, point_i) - qb[:2]
+    torque = -Jb[:, 2] @ lam - cross2(arm, force)
+    return sign * jnp.concatenate([force, torque[None]])
 
 
 class Layout:
@@ -75,6 +88,9 @@ class Layout:
         self.n_kinematic = sum(c.n_equations for c in self.constraints if not c.is_driver)
         self.n_coordinates = 3 * len(self.bodies)
         self.groups = self._group()
+        self.reaction_groups = self._group_reactions()
+        self.friction_groups, self.friction_order, self.friction_state_order = \
+            self._group_frictions()
         self._key = self._signature()
 
     def _signature(self):
@@ -116,6 +132,56 @@ class Layout:
         self.row_order = np.empty(len(order), dtype=int)      # group order → addition order
         self.row_order[np.asarray(order, dtype=int)] = np.arange(len(order))
         return tuple(groups)
+
+    def _reacting(self, joints):
+        """Pose-table slots of the body each joint's reaction is computed on (body i, or
+        body j when body i is the ground) and the sign that turns it into the reaction on
+        body i."""
+        on_j = np.array([c.body_i.is_ground for c in joints])
+        idx = np.array([self.slot(c.body_j if g else c.body_i) for c, g in zip(joints, on_j)])
+        return idx, np.where(on_j, -1.0, 1.0)
+
+    def _group_reactions(self):
+        """The constraint groups of kinematic joints (drivers report their multiplier):
+        (group index, members, idx_i, idx_b, sign, rows) for :meth:`PlanarSystem.reactions`."""
+        out = []
+        for g, (members, idx_i, _, rows) in enumerate(self.groups):
+            joints = [self.constraints[k] for k in members]
+            if joints[0].is_driver:
+                continue
+            idx_b, sign = self._reacting(joints)
+            out.append((g, members, idx_i, idx_b, sign, rows))
+        return tuple(out)
+
+    def _group_frictions(self):
+        """Friction groups (same class, law class and array structure), each evaluated by
+        one vmap: member indices, pose-table slots of the joint's bodies i and j and of the
+        body its reaction is computed on (body i, or body j with sign −1 when body i is the
+        ground), the joint's rows of Φ and the members' law-state indices. Plus the static
+        permutations from group order back to the order of `frictions` and of their
+        states."""
+        keyed: dict = {}
+        for k, f in enumerate(self.frictions):
+            leaves = jax.tree_util.tree_flatten_with_path(eqx.filter(f, eqx.is_array))[0]
+            key = (group_key(f), tuple(jax.tree_util.keystr(path) for path, _ in leaves))
+            keyed.setdefault(key, []).append(k)
+        groups, order, states = [], [], []
+        for members in keyed.values():
+            joints = [self.constraints[self.friction_joint[k]] for k in members]
+            idx_i = np.array([self.slot(c.body_i) for c in joints])
+            idx_j = np.array([self.slot(c.body_j) for c in joints])
+            idx_b, sign = self._reacting(joints)
+            rows = np.array([np.arange(*self.rows[self.friction_joint[k]]) for k in members])
+            slots = np.array([np.arange(*self.friction_slots[k]) for k in members],
+                             dtype=int).reshape(len(members), -1)
+            groups.append((tuple(members), idx_i, idx_j, idx_b, sign, rows, slots))
+            order.extend(members)
+            states.extend(slots.reshape(-1))
+        friction_order = np.empty(len(order), dtype=int)
+        friction_order[np.asarray(order, dtype=int)] = np.arange(len(order))
+        state_order = np.empty(len(states), dtype=int)
+        state_order[np.asarray(states, dtype=int)] = np.arange(len(states))
+        return tuple(groups), friction_order, state_order
 
     def row_owner(self, row: int):
         for c, (a, b) in zip(self.constraints, self.rows):
@@ -261,7 +327,41 @@ class PlanarSystem(AbstractSystem):
         rate = J @ qd - self.nu(q, t)
         return rate, self._rows(self._per_group("gamma", q, t, qd))
 
+    def kinematics_terms(self, q, t, qd=None):
+        """(Φ, Φ_q, ν, γ) from one grouped evaluation of every constraint's
+        ``kinematic_terms`` (γ is for the rates `qd`; zeros when not given)."""
+        n_b = len(self.layout.bodies)
+        if not self.constraints:
+            empty = jnp.zeros(0, dtype=q.dtype)
+            return empty, jnp.zeros((0, 3 * n_b), dtype=q.dtype), empty, empty
+        qd = jnp.zeros_like(q) if qd is None else qd
+        eye = np.eye(n_b + 1)
+        terms = self._per_group("kinematic_terms", q, t, qd)
+        phi, nu, gamma, blocks = [], [], [], []
+        for members, idx_i, idx_j, rows, (r, Ji, Jj, r_t, g) in terms:
+            head = (members, idx_i, idx_j, rows)
+            phi.append((*head, r))
+            nu.append((*head, -r_t))
+            gamma.append((*head, g))
+            block = (jnp.einsum("kb,krc->krbc", eye[idx_i], Ji)
+                     + jnp.einsum("kb,krc->krbc", eye[idx_j], Jj))
+            blocks.append((*head, block.reshape(*block.shape[:2], -1)))
+        return (self._rows(phi), self._rows(blocks)[:, 3:], self._rows(nu),
+                self._rows(gamma))
+
     # --- forces -----------------------------------------------------------------------------
+    def element_force(self, f, q, qd, t):
+        """The generalised force Q (n_c,) of one force element `f` and its reported value."""
+        bodies = f.bodies()
+        gen, value = f.generalized_force([self._pose(q, b) for b in bodies],
+                                         [self._pose(qd, b) for b in bodies], t)
+        Q = jnp.zeros(self.layout.n_coordinates, dtype=q.dtype)
+        for b, g in zip(bodies, gen):
+            if not b.is_ground:
+                k = self.layout.index[id(b)]
+                Q = Q.at[3 * k: 3 * k + 3].add(g)
+        return Q, value
+
     def applied(self, q, qd, t):
         """Q^A (gravity, force elements) and the force elements' reported values."""
         n_b = len(self.layout.bodies)
@@ -269,13 +369,8 @@ class PlanarSystem(AbstractSystem):
         Q = jnp.concatenate([weight, jnp.zeros((n_b, 1))], axis=1).reshape(-1)
         reported = []
         for f in self.forces:
-            bodies = f.bodies()
-            gen, value = f.generalized_force([self._pose(q, b) for b in bodies],
-                                             [self._pose(qd, b) for b in bodies], t)
-            for b, g in zip(bodies, gen):
-                if not b.is_ground:
-                    k = self.layout.index[id(b)]
-                    Q = Q.at[3 * k: 3 * k + 3].add(g)
+            Q_f, value = self.element_force(f, q, qd, t)
+            Q = Q + Q_f
             reported.append(value)
         return Q, reported
 
@@ -301,9 +396,8 @@ class PlanarSystem(AbstractSystem):
         s = jnp.zeros(self.layout.n_law_states) if s is None else s
         Q, _ = self.applied(q, qd, t)
         Qc, c_forces, c_rates = self.contact_terms(q, qd, s)
-        J = self.phi_q(q, t)
-        phi = self.phi(q, t)
-        rate, gamma = self.phi_rate_and_gamma(q, qd, t, J)
+        phi, J, nu, gamma = self.kinematics_terms(q, t, qd)
+        rate = J @ qd - nu
         if stabilise:
             gamma = gamma - 2.0 * self.alpha * rate - self.beta ** 2 * phi
         return ConstrainedEquations(1.0 / self.masses, Q + Qc, J, gamma), phi, rate, \
@@ -320,7 +414,8 @@ class PlanarSystem(AbstractSystem):
             empty = jnp.zeros(0)
             return Dynamics(qdd, lam, phi, rate, eq.J, c_rates, empty, empty, empty, empty,
                             c_forces)
-        W = jax.jacfwd(self.slides)(q)                   # ∂s/∂q, (n_f × n_c)
+        parts = self._friction_geometry(q)
+        W = jnp.concatenate([p["W"] for p in parts])     # ∂s/∂q in group order (n_f × n_c)
         v = W @ qd
         n_f = v.shape[0]
         # one factorisation: columns [Q, Wᵀ] give λ₀ and L (λ = λ₀ + L f)
@@ -328,25 +423,31 @@ class PlanarSystem(AbstractSystem):
                                     axis=1)
         _, lams = schur_solve(eq.minv, eq.J, jnp.concatenate([eq.Q[:, None], W.T], axis=1),
                               rhs_gamma)
-        lam0, L = lams[:, 0], lams[:, 1:]
+        wrenches = self._friction_wrenches(parts, eq.J, lams)    # (n_f, 3, 1 + n_f)
+        laws = self._friction_law_groups(parts, s, v)
 
-        def g(f):
-            return self.friction_laws(s, v, self.friction_normals(q, eq.J, lam0 + L @ f))[0]
+        def g_and_jacobian(f):
+            wrench = wrenches[:, :, 0] + wrenches[:, :, 1:] @ f
+            value, grad = laws(wrench)
+            return value, jnp.einsum("kw,kwf->kf", grad, wrenches[:, :, 1:])
 
         eye = jnp.eye(n_f)
 
         def newton(_, f):
-            step = jnp.linalg.solve(eye - jax.jacfwd(g)(f), f - g(f))
+            value, jac = g_and_jacobian(f)
+            step = jnp.linalg.solve(eye - jac, f - value)
             # a singular Jacobian (a self-locking, jammed joint) leaves f where it is
             return jnp.where(jnp.all(jnp.isfinite(step)), f - step, f)
 
-        f = jax.lax.fori_loop(0, NEWTON_ITERATIONS, newton, g(jnp.zeros_like(v)))
-        normals = self.friction_normals(q, eq.J, lam0 + L @ f)
-        f, s_rate = self.friction_laws(s, v, normals)
-        lam = lam0 + L @ f
-        qdd = eq.minv * (eq.Q + W.T @ f - eq.J.T @ lam)
-        return Dynamics(qdd, lam, phi, rate, eq.J, jnp.concatenate([s_rate, c_rates]), f,
-                        normals, v, f - g(f), c_forces)
+        f = jax.lax.fori_loop(0, NEWTON_ITERATIONS, newton, jnp.zeros_like(v))
+        g, normals, s_rate = laws(wrenches[:, :, 0] + wrenches[:, :, 1:] @ f, final=True)
+        residual = f - g
+        lam = lams[:, 0] + lams[:, 1:] @ g
+        qdd = eq.minv * (eq.Q + W.T @ g - eq.J.T @ lam)
+        order = self.layout.friction_order
+        return Dynamics(qdd, lam, phi, rate, eq.J,
+                        jnp.concatenate([s_rate[self.layout.friction_state_order], c_rates]),
+                        g[order], normals[order], v[order], residual[order], c_forces)
 
     def accelerations(self, t, q, qd, stabilise=True, s=None):
         """(q̈, λ, Φ, Φ̇): a shorthand of :meth:`dynamics`."""
@@ -354,32 +455,112 @@ class PlanarSystem(AbstractSystem):
         return d.qdd, d.lam, d.phi, d.rate
 
     # --- joint friction (see _friction.py) -------------------------------------------------
-    def slides(self, q):
-        """The frictions' relative coordinates s_k(q) (rad or m), shape (n_f,): each
-        joint's own ``slide``."""
-        return jnp.stack([f.slide(self._pose(q, f.joint.body_i), self._pose(q, f.joint.body_j))
-                          for f in self.frictions])
+    def _friction_geometry(self, q):
+        """Per friction group (one vmap each): the stacked elements, the rows of ∂s/∂q
+        (from each joint's ``slide``), and the joint frame's angle and d_ij the normal
+        force needs."""
+        poses = jnp.concatenate([jnp.zeros((1, 3), dtype=q.dtype), q.reshape(-1, 3)])
+        n_b = len(self.layout.bodies)
+        eye = np.eye(n_b + 1)
+        parts = []
+        for members, idx_i, idx_j, idx_b, sign, rows, slots in self.layout.friction_groups:
+            group = stack([self.frictions[k] for k in members])
+            arrays, static = eqx.partition(group, eqx.is_array)
+
+            def local(a, qi, qj):
+                f = eqx.combine(a, static)
+                ds_i, ds_j = f.slide_jacobians(qi, qj)
+                return ds_i, ds_j, qi[2] + f.joint.frame_i, f.joint._d(qi, qj)
+
+            ds_i, ds_j, angle, d_ij = jax.vmap(local)(arrays, poses[idx_i], poses[idx_j])
+            W = (jnp.einsum("kb,kc->kbc", eye[idx_i], ds_i)
+                 + jnp.einsum("kb,kc->kbc", eye[idx_j], ds_j)).reshape(len(members), -1)
+            parts.append({"arrays": arrays, "static": static, "W": W[:, 3:], "angle": angle,
+                          "d": d_ij, "poses": poses, "group": (idx_i, idx_b, sign, rows,
+                                                               slots)})
+        return parts
+
+    def _friction_wrenches(self, parts, J, lams):
+        """Each friction's joint reaction on body i (ground-frame force, torque about
+        point_i: SPEC §9, :func:`_reaction_wrench`) for the multiplier columns `lams` (m × k):
+        shape (n_f, 3, k), group order. Linear in λ, so with λ = λ₀ + L f the loop's
+        reactions are an affine map of f computed once."""
+        n_b = len(self.layout.bodies)
+        Jp = jnp.concatenate([jnp.zeros((J.shape[0], 3), J.dtype), J], axis=1)
+        Jp = Jp.reshape(J.shape[0], n_b + 1, 3)
+        out = []
+        for p in parts:
+            idx_i, idx_b, sign, rows, _ = p["group"]
+            poses, static = p["poses"], p["static"]
+
+            def wrench(a, *args):
+                return _reaction_wrench(eqx.combine(a, static).joint.point_i, *args)
+
+            out.append(jax.vmap(wrench)(p["arrays"], Jp[rows, idx_b[:, None]], lams[rows],
+                                        poses[idx_i], poses[idx_b], sign))
+        return jnp.concatenate(out)
+
+    def _friction_law_groups(self, parts, s, v):
+        """``laws(wrench)``: the friction forces g (n_f,) the laws give at the normal
+        forces of the joint reactions `wrench` (n_f, 3) and ∂g/∂wrench (n_f, 3), each
+        group's law traced once; ``laws(wrench, final=True)``: (g, normal forces, law
+        state rates in group order)."""
+        bounds, start = [], 0
+        for p in parts:
+            bounds.append((start, start + p["W"].shape[0]))
+            start += p["W"].shape[0]
+
+        def laws(wrench, final=False):
+            values, extras = [], []
+            for p, (a, b) in zip(parts, bounds):
+                static, slots = p["static"], p["group"][4]
+
+                def member(arr, w, state, vk, angle, d):
+                    f = eqx.combine(arr, static)
+                    normal = f.normal(w[:2], w[2], angle, d)
+                    force, rate = f.law.force_and_rate(state, vk, normal)
+                    return force - f.viscous * vk, (normal, jnp.reshape(rate, (-1,)))
+
+                args = (p["arrays"], wrench[a:b], s[slots], v[a:b], p["angle"], p["d"])
+                if final:
+                    values.append(jax.vmap(member)(*args))
+                    continue
+
+                def value_and_grad(arr, w, *rest):
+                    def h(w):
+                        y = member(arr, w, *rest)[0]
+                        return y, y
+                    return jax.jacfwd(h, has_aux=True)(w)[::-1]
+
+                values.append(jax.vmap(value_and_grad)(*args))
+            if final:
+                return (jnp.concatenate([x[0] for x in values]),
+                        jnp.concatenate([x[1][0] for x in values]),
+                        jnp.concatenate([x[1][1].reshape(-1) for x in values]))
+            return (jnp.concatenate([x[0] for x in values]),
+                    jnp.concatenate([x[1] for x in values]))
+        return laws
+
+    def slide_jacobian(self, q):
+        """∂s/∂q of the frictions' relative coordinates s_k(q) (each joint's ``slide``),
+        shape (n_f × n_c), in the order of ``frictions``."""
+        parts = self._friction_geometry(q)
+        return jnp.concatenate([p["W"] for p in parts])[self.layout.friction_order]
 
     def friction_normals(self, q, J, lam):
-        """Normal force each friction law sees, from its joint's multipliers."""
+        """Normal force each friction law sees at the multipliers `lam` (order of
+        ``frictions``)."""
+        parts = self._friction_geometry(q)
+        wrench = self._friction_wrenches(parts, J, lam[:, None])[:, :, 0]
         out = []
-        for f, jk in zip(self.frictions, self.layout.friction_joint):
-            c = self.constraints[jk]
-            a, z = self.layout.rows[jk]
-            force, torque, angle = self._reaction(c, q, J[a:z], lam[a:z])
-            d_ij = c._d(self._pose(q, c.body_i), self._pose(q, c.body_j))
-            out.append(f.normal(force, torque, angle, d_ij))
-        return jnp.stack(out)
+        for p, w in zip(parts, jnp.split(wrench, np.cumsum([x["W"].shape[0]
+                                                             for x in parts])[:-1])):
+            static = p["static"]
 
-    def friction_laws(self, s, v, normals):
-        """(forces on body j along s_k, law state rates) at normal forces `normals`."""
-        forces, rates = [], []
-        for f, (a, b), vk, nk in zip(self.frictions, self.layout.friction_slots, v, normals):
-            force, rate = f.law.force_and_rate(s[a:b], vk, nk)
-            forces.append(force - f.viscous * vk)
-            rates.append(jnp.reshape(rate, (b - a,)))
-        rates = jnp.concatenate(rates) if rates else jnp.zeros(0)
-        return jnp.stack(forces), rates
+            def normal(arr, w, angle, d):
+                return eqx.combine(arr, static).normal(w[:2], w[2], angle, d)
+            out.append(jax.vmap(normal)(p["arrays"], w, p["angle"], p["d"]))
+        return jnp.concatenate(out)[self.layout.friction_order]
 
     # --- stops ------------------------------------------------------------------------------
     def gaps(self, q, stops):
@@ -417,9 +598,10 @@ class PlanarSystem(AbstractSystem):
         q, qd, s = x[:n], x[n:2 * n], x[2 * n:]
         minv = 1.0 / self.masses
         zero = jnp.zeros(n)
-        q = q + schur_solve(minv, self.phi_q(q, t), zero, -self.phi(q, t))[0]
-        J = self.phi_q(q, t)
-        qd = qd + schur_solve(minv, J, zero, self.nu(q, t) - J @ qd)[0]
+        phi, J, _, _ = self.kinematics_terms(q, t)
+        q = q + schur_solve(minv, J, zero, -phi)[0]
+        _, J, nu, _ = self.kinematics_terms(q, t)
+        qd = qd + schur_solve(minv, J, zero, nu - J @ qd)[0]
         return jnp.concatenate([q, qd, s])
 
     # --- AbstractSystem ---------------------------------------------------------------------
@@ -461,25 +643,28 @@ class PlanarSystem(AbstractSystem):
                                       else jnp.zeros(()))
         return out
 
-    def _reaction(self, c, q, J_k, lam_k):
-        """Force (ground frame) and torque about point_i that constraint `c` applies to its
-        body i, and the joint frame's angle: F = −Φ_rᵀλ, T = (s'ᵀBᵀΦ_rᵀ − Φ_φᵀ)λ (SPEC §9).
-        When body i is the ground, the wrench on body j is transferred to point_i and
-        reversed (action and reaction)."""
-        if not c.body_i.is_ground:
-            k = self.layout.index[id(c.body_i)]
-            cols = J_k[:, 3 * k: 3 * k + 3]
-            qi = q[3 * k: 3 * k + 3]
-            force = -cols[:, :2].T @ lam_k
-            arm = global_point(qi, c.point_i) - qi[:2]
-            torque = -cols[:, 2] @ lam_k - cross2(arm, force)
-            return force, torque, qi[2] + c.frame_i
-        k = self.layout.index[id(c.body_j)]
-        cols = J_k[:, 3 * k: 3 * k + 3]
-        qj = q[3 * k: 3 * k + 3]
-        force_j = -cols[:, :2].T @ lam_k
-        torque_j = -cols[:, 2] @ lam_k - cross2(c.point_i - qj[:2], force_j)
-        return -force_j, -torque_j, jnp.asarray(c.frame_i)
+    def reactions(self, q, J, lam):
+        """Reaction of every kinematic joint on its body i in the joint's frame (SPEC §9):
+        {constraint index: (Fx, Fy, T)}, one vmap per joint group."""
+        n_b = len(self.layout.bodies)
+        poses = jnp.concatenate([jnp.zeros((1, 3), dtype=q.dtype), q.reshape(-1, 3)])
+        Jp = jnp.concatenate([jnp.zeros((J.shape[0], 3), J.dtype), J], axis=1)
+        Jp = Jp.reshape(J.shape[0], n_b + 1, 3)
+        out = {}
+        for _, members, idx_i, idx_b, sign, rows in self.layout.reaction_groups:
+            arrays, static = eqx.partition(stack([self.constraints[k] for k in members]),
+                                           eqx.is_array)
+
+            def local(a, Jb, lam_k, qi, qb, sign):
+                c = eqx.combine(a, static)
+                w = _reaction_wrench(c.point_i, Jb, lam_k[:, None], qi, qb, sign)[:, 0]
+                return jnp.concatenate([rotation(qi[2] + c.frame_i).T @ w[:2], w[2:]])
+
+            values = jax.vmap(local)(arrays, Jp[rows, idx_b[:, None]], lam[rows],
+                                     poses[idx_i], poses[idx_b], sign)
+            for k, member in enumerate(members):
+                out[member] = (values[k, 0], values[k, 1], values[k, 2])
+        return out
 
     def channels(self, t, q, qd, qdd, lam, include_state=True, J=None,
                  s=None) -> dict[str, Any]:
@@ -496,16 +681,12 @@ class PlanarSystem(AbstractSystem):
             for c_idx, c in enumerate(_COORDS):
                 out[f"{b.name}.{c}dd"] = qdd[3 * k + c_idx]
         J = self.phi_q(q, t) if J is None else J
-        for c, (a, z) in zip(self.constraints, self.layout.rows):
-            lam_k = lam[a:z]
+        reactions = self.reactions(q, J, lam)
+        for k, (c, (a, _)) in enumerate(zip(self.constraints, self.layout.rows)):
             if c.is_driver:
-                out[f"{c.name}.effort"] = -lam_k[0]
+                out[f"{c.name}.effort"] = -lam[a]
                 continue
-            force, torque, angle = self._reaction(c, q, J[a:z], lam_k)
-            local = rotation(angle).T @ force
-            out[f"{c.name}.Fx"] = local[0]
-            out[f"{c.name}.Fy"] = local[1]
-            out[f"{c.name}.T"] = torque
+            out[f"{c.name}.Fx"], out[f"{c.name}.Fy"], out[f"{c.name}.T"] = reactions[k]
         _, reported = self.applied(q, qd, t)
         for f, value in zip(self.forces, reported):
             out[f"{f.name}.force"] = value
@@ -513,24 +694,10 @@ class PlanarSystem(AbstractSystem):
         return out
 
     def linear_modes(self):
-        """The stiff modes a fixed step must resolve: the Baumgarte modes
-        −α ± √(α² − β²) [1/s], and — when the model has force elements (springs, dampers,
-        which can be stiff) — the eigenvalues of the vector field's Jacobian at the initial
-        state. Without force elements the remaining modes are gravity's, slow for any
-        practical link; they are not linearised (that compile costs seconds)."""
-        alpha, beta = float(self.alpha), float(self.beta)
-        root = np.sqrt(complex(alpha ** 2 - beta ** 2))
-        modes = [("Baumgarte stabilisation", np.array([-alpha + root, -alpha - root]))]
-        if self.forces or self.layout.has_laws:
-            jac = np.asarray(_jacobian_at_start(self))
-            if not np.all(np.isfinite(jac)):
-                from ..errors import SimulationError
-                raise SimulationError(
-                    f"planar model {self.layout.name!r}: the equations of motion are not "
-                    f"finite at the initial state; {self._non_finite_forces()}. Check the "
-                    "callables and parameters named.", time=0.0)
-            modes.append(("linearisation at the initial state", np.linalg.eigvals(jac)))
-        return modes
+        """The stiff modes a fixed step must resolve, element by element (Baumgarte
+        stabilisation, force elements, joint-friction and contact laws): see
+        :mod:`._modes`."""
+        return mechanism_modes(self)
 
     def _non_finite_forces(self) -> str:
         """Which force elements give NaN/inf at the initial state (host-side diagnosis)."""
@@ -559,12 +726,6 @@ class ProjectedPlanarSystem(PlanarSystem):
     :meth:`PlanarSystem.project`)."""
 
     projects_after_step: ClassVar[bool] = True
-
-
-@eqx.filter_jit
-def _jacobian_at_start(system: PlanarSystem):
-    x0 = system.initial_state()
-    return jax.jacfwd(lambda x: system.vector_field(jnp.asarray(0.0), x))(x0)
 
 
 def joint_frictions(constraints) -> list:
