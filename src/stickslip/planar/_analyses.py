@@ -22,6 +22,7 @@ from .. import integrate
 from ..errors import ModelError, ParameterError, SimulationError
 from ..integrate._fixed_step import padded_length
 from ..results import Results
+from ._kernels import kinematics_at
 from ._system import PlanarSystem
 
 __all__ = ["dof", "assemble", "kinematics", "inverse_dynamics", "equilibrium", "simulate"]
@@ -30,19 +31,16 @@ _RANK_TOL = 1e-9
 
 
 # --- compiled kernels ------------------------------------------------------------------------
-@eqx.filter_jit
 def _phi(system, q, t):
-    return system.phi(q, t)
+    return kinematics_at(system, q, t)[0]
 
 
-@eqx.filter_jit
 def _phi_q(system, q, t):
-    return system.phi_q(q, t)
+    return kinematics_at(system, q, t)[1]
 
 
-@eqx.filter_jit
 def _nu(system, q, t):
-    return system.nu(q, t)
+    return kinematics_at(system, q, t)[2]
 
 
 def _host(fn, system, q, t) -> np.ndarray:

@@ -4,7 +4,8 @@
 differentiate the whole vector field (with joint friction, that Jacobian — the friction
 loop's Newton solve included — compiled for seconds, longer than most runs); each stiff part
 is linearised on its own, in host NumPy, from one small compiled evaluation at the initial
-state (:func:`start_terms`):
+state (small compiled evaluations; the frictionless reactions only when a law's modes
+depend on its normal force):
 
 * **Baumgarte stabilisation**: −α ± √(α² − β²) [1/s].
 * **Force elements** (springs, dampers, user force callables): K = −∂Q/∂q and D = −∂Q/∂q̇
@@ -33,32 +34,46 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["start_terms", "mechanism_modes"]
+from ._dynamics import schur_solve
+from ._kernels import kinematics_at
+
+__all__ = ["mechanism_modes"]
 
 
 @eqx.filter_jit
-def start_terms(system):
-    """What the mode estimates need at the initial state (q0, q̇0, t = 0, law states 0):
-    the inverse masses, Φ_q, each force element's (Q_e, −∂Q_e/∂q, −∂Q_e/∂q̇), the
-    frictions' ∂s/∂q and normal forces N0 (frictionless reactions), the stops' gap rows."""
+def _slide_jacobian(system):
+    """∂s/∂q of the frictions at q0."""
+    return system.slide_jacobian(system.q0)
+
+
+@eqx.filter_jit
+def _frictionless_normals(system):
+    """The normal force each friction law sees at the initial state, from the frictionless
+    reactions (the start of the friction loop)."""
     q, qd, t = system.q0, system.qd0, jnp.asarray(0.0)
-    minv = 1.0 / system.masses
-    J = system.phi_q(q, t)
-    forces = []
+    eq = system.equations(t, q, qd)[0]
+    lam0 = schur_solve(eq.minv, eq.J, eq.Q, eq.gamma)[1]
+    return system.friction_normals(q, eq.J, lam0)
+
+
+@eqx.filter_jit
+def _force_terms(system):
+    """Each force element's ((Q_e, reported value), −∂Q_e/∂q, −∂Q_e/∂q̇) at (q0, q̇0, 0)."""
+    q, qd, t = system.q0, system.qd0, jnp.asarray(0.0)
+    out = []
     for f in system.forces:
         def Q(q, qd, f=f):
             return system.element_force(f, q, qd, t)[0]
         Kq, Dq = jax.jacfwd(Q, argnums=(0, 1))(q, qd)
-        forces.append((system.element_force(f, q, qd, t), -Kq, -Dq))
-    out = {"minv": minv, "J": J, "forces": forces}
-    if system.frictions:
-        eq = system.equations(t, q, qd)[0]
-        from ._dynamics import schur_solve
-        lam0 = schur_solve(eq.minv, eq.J, eq.Q, eq.gamma)[1]
-        out["W"] = system.slide_jacobian(q)
-        out["normals"] = system.friction_normals(q, eq.J, lam0)
-    out["gaps"] = [jax.jacfwd(lambda z, c=c: system.gaps(z, (c,)))(q) for c in system.contacts]
+        out.append((system.element_force(f, q, qd, t), -Kq, -Dq))
     return out
+
+
+@eqx.filter_jit
+def _gap_rows(system):
+    """Each contact-law stop's gap rows ∂g/∂q at q0."""
+    q = system.q0
+    return [jax.jacfwd(lambda z, c=c: system.gaps(z, (c,)))(q) for c in system.contacts]
 
 
 def _constrained_mobility(minv, J):
@@ -86,15 +101,15 @@ def _mass_along(mobility, row):
     return 1.0 / max(float(row @ mobility @ row), 1e-300)
 
 
-def _force_element_modes(system, terms, mobility):
+def _force_element_modes(system, forces, J, minv):
     n = system.layout.n_coordinates
-    N = _null_space(np.asarray(terms["J"]), n)
+    N = _null_space(J, n)
     d = N.shape[1]
     if d == 0:
         return []
-    Ks = [N.T @ np.asarray(K) @ N for _, K, _ in terms["forces"]]
-    Ds = [N.T @ np.asarray(D) @ N for _, _, D in terms["forces"]]
-    Mr = N.T @ np.diag(1.0 / np.asarray(terms["minv"])) @ N
+    Ks = [N.T @ K @ N for _, K, _ in forces]
+    Ds = [N.T @ D @ N for _, _, D in forces]
+    Mr = N.T @ np.diag(1.0 / minv) @ N
     Mr_inv = np.linalg.inv(Mr)
     A = np.block([[np.zeros((d, d)), np.eye(d)],
                   [-Mr_inv @ sum(Ks), -Mr_inv @ sum(Ds)]])
@@ -113,6 +128,16 @@ def _force_element_modes(system, terms, mobility):
     return modes
 
 
+def _depends_on_load(law, mass) -> bool:
+    """Whether `law`'s modes on `mass` change with the normal force."""
+    def eigenvalues(normal):
+        return np.concatenate([np.ravel(np.asarray(e, dtype=complex))
+                               for _, e in law.linear_modes(mass=mass, normal_force=normal)]
+                              or [np.zeros(0, complex)])
+    a, b = eigenvalues(1.0), eigenvalues(2.0)
+    return a.shape != b.shape or not np.allclose(a, b, rtol=1e-12, atol=0.0)
+
+
 def mechanism_modes(system) -> list[tuple[str, np.ndarray]]:
     """The modes of the module docstring for a :class:`PlanarSystem`; raises
     SimulationError when the terms at the initial state are not finite."""
@@ -121,22 +146,33 @@ def mechanism_modes(system) -> list[tuple[str, np.ndarray]]:
     modes = [("Baumgarte stabilisation", np.array([-alpha + root, -alpha - root]))]
     if not (system.forces or system.frictions or system.contacts):
         return modes
-    terms = jax.tree.map(np.asarray, start_terms(system))
-    if not all(np.all(np.isfinite(leaf)) for leaf in jax.tree.leaves(terms)):
+    minv = 1.0 / np.asarray(system.masses)
+    J = np.asarray(kinematics_at(system, system.q0, jnp.asarray(0.0))[1])
+    forces = jax.tree.map(np.asarray, _force_terms(system)) if system.forces else []
+    if not (np.all(np.isfinite(J)) and all(np.all(np.isfinite(leaf))
+                                           for leaf in jax.tree.leaves(forces))):
         from ..errors import SimulationError
         raise SimulationError(
             f"planar model {system.layout.name!r}: the equations of motion are not "
             f"finite at the initial state; {system._non_finite_forces()}. Check the "
             "callables and parameters named.", time=0.0)
-    mobility = _constrained_mobility(terms["minv"], terms["J"])
-    if system.forces:
-        modes += _force_element_modes(system, terms, mobility)
-    for k, f in enumerate(system.frictions):
-        mass = _mass_along(mobility, terms["W"][k])
-        for regime, eig in f.law.linear_modes(mass=mass, normal_force=float(terms["normals"][k])):
-            modes.append((f"{f.describe()}, {regime}", np.asarray(eig)))
+    mobility = _constrained_mobility(minv, J)
+    if forces:
+        modes += _force_element_modes(system, forces, J, minv)
+    if system.frictions:
+        W = np.asarray(_slide_jacobian(system))
+        masses = [_mass_along(mobility, w) for w in W]
+        # the normal force matters only to laws whose modes depend on it (a penalty-like
+        # regularisation); it costs a compile of the frictionless dynamics
+        loaded = any(_depends_on_load(f.law, m) for f, m in zip(system.frictions, masses))
+        normals = np.asarray(_frictionless_normals(system)) if loaded else \
+            np.ones(len(masses))
+        for f, mass, normal in zip(system.frictions, masses, normals):
+            for regime, eig in f.law.linear_modes(mass=mass, normal_force=float(normal)):
+                modes.append((f"{f.describe()}, {regime}", np.asarray(eig)))
     g = float(np.linalg.norm(np.asarray(system.gravity)))
-    for c, rows in zip(system.contacts, terms["gaps"]):
+    for c, rows in zip(system.contacts, _gap_rows(system) if system.contacts else []):
+        rows = np.asarray(rows)
         for row in np.atleast_2d(rows):
             mass = _mass_along(mobility, row)
             for regime, eig in c.law.linear_modes(mass=mass, normal_force=mass * g):

@@ -38,18 +38,6 @@ __all__ = ["Layout", "PlanarSystem", "ProjectedPlanarSystem"]
 _COORDS = ("x", "y", "phi")
 
 
-def _reaction_wrench(point_i, Jb, lam, qi, qb, sign):
-    """The reaction a joint applies to its body i — ground-frame force and torque about
-    point_i, stacked (3, k) — for multiplier columns `lam` (rows × k): F = −Φ_rᵀλ,
-    T = (s'ᵀBᵀΦ_rᵀ − Φ_φᵀ)λ (SPEC §9) from the Jacobian columns `Jb` of body b (body i,
-    sign +1; or body j, sign −1, when body i is the ground: the wrench on body j moved to
-    point_i and reversed, action and reaction)."""
-    force = -Jb[:, :2].T @ lam
-    arm = global_point(qi, point_i) - qb[:2]
-    torque = -Jb[:, 2] @ lam - cross2(arm, force)
-    return sign * jnp.concatenate([force, torque[None]])
-
-
 class Layout:
     """Static topology of a model: bodies, constraint rows, groups, law-state slots
     (hashed by identity: a compiled run is reused while the model's structure does not
@@ -88,9 +76,12 @@ class Layout:
         self.n_kinematic = sum(c.n_equations for c in self.constraints if not c.is_driver)
         self.n_coordinates = 3 * len(self.bodies)
         self.groups = self._group()
-        self.reaction_groups = self._group_reactions()
+        self.reaction_table = self._reaction_table(
+            [k for k, c in enumerate(self.constraints) if not c.is_driver])
         self.friction_groups, self.friction_order, self.friction_state_order = \
             self._group_frictions()
+        self.friction_table = self._reaction_table(   # the frictions' joints, group order
+            [self.friction_joint[k] for g in self.friction_groups for k in g[0]])
         self._key = self._signature()
 
     def _signature(self):
@@ -141,17 +132,21 @@ class Layout:
         idx = np.array([self.slot(c.body_j if g else c.body_i) for c, g in zip(joints, on_j)])
         return idx, np.where(on_j, -1.0, 1.0)
 
-    def _group_reactions(self):
-        """The constraint groups of kinematic joints (drivers report their multiplier):
-        (group index, members, idx_i, idx_b, sign, rows) for :meth:`PlanarSystem.reactions`."""
-        out = []
-        for g, (members, idx_i, _, rows) in enumerate(self.groups):
-            joints = [self.constraints[k] for k in members]
-            if joints[0].is_driver:
-                continue
-            idx_b, sign = self._reacting(joints)
-            out.append((g, members, idx_i, idx_b, sign, rows))
-        return tuple(out)
+    def _reaction_table(self, members):
+        """Index tables of the joints `members` for :meth:`PlanarSystem._wrenches`: their
+        indices, pose-table slots of body i and of the reacting body b, the sign, and
+        their rows of Φ padded with `n_rows` (a zero row) to the longest joint."""
+        if not members:
+            return None
+        joints = [self.constraints[k] for k in members]
+        idx_b, sign = self._reacting(joints)
+        width = max(c.n_equations for c in joints)
+        rows = np.full((len(members), width), self.n_rows)
+        for r, k in enumerate(members):
+            a, z = self.rows[k]
+            rows[r, :z - a] = np.arange(a, z)
+        idx_i = np.array([self.slot(c.body_i) for c in joints])
+        return tuple(members), idx_i, idx_b, sign, rows
 
     def _group_frictions(self):
         """Friction groups (same class, law class and array structure), each evaluated by
@@ -423,7 +418,7 @@ class PlanarSystem(AbstractSystem):
                                     axis=1)
         _, lams = schur_solve(eq.minv, eq.J, jnp.concatenate([eq.Q[:, None], W.T], axis=1),
                               rhs_gamma)
-        wrenches = self._friction_wrenches(parts, eq.J, lams)    # (n_f, 3, 1 + n_f)
+        wrenches = self._friction_wrenches(q, eq.J, lams)        # (n_f, 3, 1 + n_f)
         laws = self._friction_law_groups(parts, s, v)
 
         def g_and_jacobian(f):
@@ -476,29 +471,15 @@ class PlanarSystem(AbstractSystem):
             W = (jnp.einsum("kb,kc->kbc", eye[idx_i], ds_i)
                  + jnp.einsum("kb,kc->kbc", eye[idx_j], ds_j)).reshape(len(members), -1)
             parts.append({"arrays": arrays, "static": static, "W": W[:, 3:], "angle": angle,
-                          "d": d_ij, "poses": poses, "group": (idx_i, idx_b, sign, rows,
-                                                               slots)})
+                          "d": d_ij, "slots": slots})
         return parts
 
-    def _friction_wrenches(self, parts, J, lams):
+    def _friction_wrenches(self, q, J, lams):
         """Each friction's joint reaction on body i (ground-frame force, torque about
-        point_i: SPEC §9, :func:`_reaction_wrench`) for the multiplier columns `lams` (m × k):
-        shape (n_f, 3, k), group order. Linear in λ, so with λ = λ₀ + L f the loop's
-        reactions are an affine map of f computed once."""
-        n_b = len(self.layout.bodies)
-        Jp = jnp.concatenate([jnp.zeros((J.shape[0], 3), J.dtype), J], axis=1)
-        Jp = Jp.reshape(J.shape[0], n_b + 1, 3)
-        out = []
-        for p in parts:
-            idx_i, idx_b, sign, rows, _ = p["group"]
-            poses, static = p["poses"], p["static"]
-
-            def wrench(a, *args):
-                return _reaction_wrench(eqx.combine(a, static).joint.point_i, *args)
-
-            out.append(jax.vmap(wrench)(p["arrays"], Jp[rows, idx_b[:, None]], lams[rows],
-                                        poses[idx_i], poses[idx_b], sign))
-        return jnp.concatenate(out)
+        point_i) for the multiplier columns `lams` (m × k): shape (n_f, 3, k), group
+        order. Linear in λ, so with λ = λ₀ + L f the loop's reactions are an affine map
+        of f computed once."""
+        return self._wrenches(q, J, lams, self.layout.friction_table)[0]
 
     def _friction_law_groups(self, parts, s, v):
         """``laws(wrench)``: the friction forces g (n_f,) the laws give at the normal
@@ -513,7 +494,7 @@ class PlanarSystem(AbstractSystem):
         def laws(wrench, final=False):
             values, extras = [], []
             for p, (a, b) in zip(parts, bounds):
-                static, slots = p["static"], p["group"][4]
+                static, slots = p["static"], p["slots"]
 
                 def member(arr, w, state, vk, angle, d):
                     f = eqx.combine(arr, static)
@@ -551,7 +532,7 @@ class PlanarSystem(AbstractSystem):
         """Normal force each friction law sees at the multipliers `lam` (order of
         ``frictions``)."""
         parts = self._friction_geometry(q)
-        wrench = self._friction_wrenches(parts, J, lam[:, None])[:, :, 0]
+        wrench = self._friction_wrenches(q, J, lam[:, None])[:, :, 0]
         out = []
         for p, w in zip(parts, jnp.split(wrench, np.cumsum([x["W"].shape[0]
                                                              for x in parts])[:-1])):
@@ -643,28 +624,43 @@ class PlanarSystem(AbstractSystem):
                                       else jnp.zeros(()))
         return out
 
+    def _wrenches(self, q, J, lams, table):
+        """Reactions of the joints in `table` (indices, slots of body i and of the reacting
+        body b, sign, padded rows; see ``Layout._reaction_table``) on their body i for the
+        multiplier columns `lams` (m × k): ground-frame force and torque about point_i,
+        shape (n, 3, k), and the joint frames' angles (n,). F = −Φ_rᵀλ,
+        T = (s'ᵀBᵀΦ_rᵀ − Φ_φᵀ)λ (SPEC §9), from the rows' generalised forces −Φ_qᵀλ
+        summed per joint on body i (or, when body i is the ground, on body j, moved to
+        point_i and reversed) — all joints at once."""
+        members, idx_i, idx_b, sign, rows = table
+        n_b = len(self.layout.bodies)
+        G = jnp.concatenate([jnp.zeros((J.shape[0], 3), J.dtype), J], axis=1)
+        G = -G[:, :, None] * lams[:, None, :]
+        G = jnp.concatenate([G, jnp.zeros((1,) + G.shape[1:], J.dtype)])  # the padding row
+        w = G.reshape(G.shape[0], n_b + 1, 3, -1)[rows, idx_b[:, None]].sum(axis=1)
+        poses = jnp.concatenate([jnp.zeros((1, 3), dtype=q.dtype), q.reshape(-1, 3)])
+        qi, qb = poses[idx_i], poses[idx_b]
+        joints = [self.constraints[k] for k in members]
+        point = jnp.stack([c.point_i for c in joints])
+        frame = jnp.stack([jnp.asarray(c.frame_i, dtype=q.dtype) for c in joints])
+        c, s = jnp.cos(qi[:, 2]), jnp.sin(qi[:, 2])
+        arm = qi[:, :2] - qb[:, :2] + jnp.stack([c * point[:, 0] - s * point[:, 1],
+                                                 s * point[:, 0] + c * point[:, 1]], axis=1)
+        torque = w[:, 2] - (arm[:, 0:1] * w[:, 1] - arm[:, 1:2] * w[:, 0])
+        wrench = sign[:, None, None] * jnp.concatenate([w[:, :2], torque[:, None]], axis=1)
+        return wrench, qi[:, 2] + frame
+
     def reactions(self, q, J, lam):
         """Reaction of every kinematic joint on its body i in the joint's frame (SPEC §9):
-        {constraint index: (Fx, Fy, T)}, one vmap per joint group."""
-        n_b = len(self.layout.bodies)
-        poses = jnp.concatenate([jnp.zeros((1, 3), dtype=q.dtype), q.reshape(-1, 3)])
-        Jp = jnp.concatenate([jnp.zeros((J.shape[0], 3), J.dtype), J], axis=1)
-        Jp = Jp.reshape(J.shape[0], n_b + 1, 3)
-        out = {}
-        for _, members, idx_i, idx_b, sign, rows in self.layout.reaction_groups:
-            arrays, static = eqx.partition(stack([self.constraints[k] for k in members]),
-                                           eqx.is_array)
-
-            def local(a, Jb, lam_k, qi, qb, sign):
-                c = eqx.combine(a, static)
-                w = _reaction_wrench(c.point_i, Jb, lam_k[:, None], qi, qb, sign)[:, 0]
-                return jnp.concatenate([rotation(qi[2] + c.frame_i).T @ w[:2], w[2:]])
-
-            values = jax.vmap(local)(arrays, Jp[rows, idx_b[:, None]], lam[rows],
-                                     poses[idx_i], poses[idx_b], sign)
-            for k, member in enumerate(members):
-                out[member] = (values[k, 0], values[k, 1], values[k, 2])
-        return out
+        {constraint index: (Fx, Fy, T)}."""
+        if self.layout.reaction_table is None:
+            return {}
+        wrench, angle = self._wrenches(q, J, lam[:, None], self.layout.reaction_table)
+        fx, fy, torque = wrench[:, 0, 0], wrench[:, 1, 0], wrench[:, 2, 0]
+        c, s = jnp.cos(angle), jnp.sin(angle)
+        local = jnp.stack([c * fx + s * fy, c * fy - s * fx, torque], axis=1)
+        return {k: (local[r, 0], local[r, 1], local[r, 2])
+                for r, k in enumerate(self.layout.reaction_table[0])}
 
     def channels(self, t, q, qd, qdd, lam, include_state=True, J=None,
                  s=None) -> dict[str, Any]:
