@@ -398,14 +398,14 @@ class PlanarSystem(AbstractSystem):
         return ConstrainedEquations(1.0 / self.masses, Q + Qc, J, gamma), phi, rate, \
             c_forces, c_rates
 
-    def dynamics(self, t, q, qd, s=None, stabilise=True) -> Dynamics:
+    def dynamics(self, t, q, qd, s=None, stabilise=True, *, cholesky=False) -> Dynamics:
         """Accelerations, multipliers, friction and contact forces at one instant (SPEC §9,
         eq. 3-5). With joint friction the reaction ↔ friction loop is solved by Newton's
         method on r(f) = f − g(f) (λ is affine in f: λ = λ₀ + L f; see _friction.py)."""
         s = jnp.zeros(self.layout.n_law_states) if s is None else s
         eq, phi, rate, c_forces, c_rates = self.equations(t, q, qd, s, stabilise)
         if not self.frictions:
-            qdd, lam = schur_solve(eq.minv, eq.J, eq.Q, eq.gamma)
+            qdd, lam = schur_solve(eq.minv, eq.J, eq.Q, eq.gamma, cholesky=cholesky)
             empty = jnp.zeros(0)
             return Dynamics(qdd, lam, phi, rate, eq.J, c_rates, empty, empty, empty, empty,
                             c_forces)
@@ -417,7 +417,7 @@ class PlanarSystem(AbstractSystem):
         rhs_gamma = jnp.concatenate([eq.gamma[:, None], jnp.zeros((eq.J.shape[0], n_f))],
                                     axis=1)
         _, lams = schur_solve(eq.minv, eq.J, jnp.concatenate([eq.Q[:, None], W.T], axis=1),
-                              rhs_gamma)
+                              rhs_gamma, cholesky=cholesky)
         wrenches = self._friction_wrenches(q, eq.J, lams)        # (n_f, 3, 1 + n_f)
         laws = self._friction_law_groups(parts, s, v)
 
@@ -606,7 +606,7 @@ class PlanarSystem(AbstractSystem):
     def outputs(self, t, x):
         n = self.layout.n_coordinates
         q, qd, s = x[:n], x[n:2 * n], x[2 * n:]
-        d = self.dynamics(t, q, qd, s)
+        d = self.dynamics(t, q, qd, s, cholesky=True)
         out = self.channels(t, q, qd, d.qdd, d.lam, include_state=False, J=d.J, s=s)
         for k, f in enumerate(self.frictions):
             out[f"{f.name}.friction"] = d.friction[k]
