@@ -10,9 +10,12 @@ topology in the static :class:`Layout`. Its vector field solves the index-reduce
     [[M, Φ_qᵀ], [Φ_q, 0]] [q̈; λ] = [Q^A; γ − 2α Φ̇ − β² Φ]
 
 (Baumgarte stabilisation, gains α, β [1/s]) with :func:`~._dynamics.schur_solve`, the one
-solver shared with the projection and the impulses. Φ_q, ν = −Φ_t and
-γ = −(Φ_q q̇)_q q̇ − 2Φ_qt q̇ − Φ_tt come from forward-mode derivatives of Φ:
-γ = −d²/ds² Φ(q + s q̇, t + s) at s = 0.
+solver shared with the projection and the impulses. Φ, Φ_q, ν = −Φ_t and
+γ = −(Φ_q q̇)_q q̇ − 2Φ_qt q̇ − Φ_tt come from one grouped call of each constraint's
+``kinematic_terms`` (hand-written for revolute and translational joints; forward-mode
+derivatives of Φ otherwise: γ = −d²/ds² Φ(q + s q̇, t + s) at s = 0). Like elements
+(constraints, frictions) are evaluated by one ``vmap`` per group; the joint reactions of all
+joints at once from the rows' generalised forces −Φ_qᵀλ.
 """
 
 from __future__ import annotations
