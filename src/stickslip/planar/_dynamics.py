@@ -69,7 +69,8 @@ def schur_solve(minv, J, Q, gamma, *, robust: bool = False, cholesky: bool = Fal
     diagnosis (a Cholesky factorisation measured 0.25 s later on the locked slider–crank:
     finite garbage first). ``cholesky=True`` factorises the symmetric positive definite S
     by Cholesky instead: about a third of the LU's compile time under ``vmap`` (the
-    channels at output samples use it; the state's own path keeps the LU).
+    projection and the channels at output samples use it; the vector field keeps the LU,
+    whose inf/NaN stops a run at a lock-up).
     """
     if J.shape[0] == 0:
         return (minv * Q.T).T, jnp.zeros((0,) + Q.shape[1:], Q.dtype)

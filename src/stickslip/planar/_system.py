@@ -575,7 +575,8 @@ class PlanarSystem(AbstractSystem):
     def project(self, t, x):
         """Project [q; q̇] back onto Φ = 0 and Φ_q q̇ = ν: one mass-weighted Newton step
         for each (q ← q − M⁻¹Φ_qᵀ(Φ_q M⁻¹Φ_qᵀ)⁻¹Φ, then the same for the velocity), both
-        through :func:`schur_solve`."""
+        through :func:`schur_solve` (Cholesky: the vector field's LU already stops a run
+        at a lock-up)."""
         n = self.layout.n_coordinates
         if self.layout.n_rows == 0:
             return x
@@ -583,9 +584,9 @@ class PlanarSystem(AbstractSystem):
         minv = 1.0 / self.masses
         zero = jnp.zeros(n)
         phi, J, _, _ = self.kinematics_terms(q, t)
-        q = q + schur_solve(minv, J, zero, -phi)[0]
+        q = q + schur_solve(minv, J, zero, -phi, cholesky=True)[0]
         _, J, nu, _ = self.kinematics_terms(q, t)
-        qd = qd + schur_solve(minv, J, zero, nu - J @ qd)[0]
+        qd = qd + schur_solve(minv, J, zero, nu - J @ qd, cholesky=True)[0]
         return jnp.concatenate([q, qd, s])
 
     # --- AbstractSystem ---------------------------------------------------------------------
