@@ -29,24 +29,21 @@ act in parallel; their per-joint modes then underestimate the coupled one by at 
 
 from __future__ import annotations
 
-import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ._dynamics import schur_solve
-from ._kernels import kinematics_at
+from ._kernels import host_call, host_kinematics
 
 __all__ = ["mechanism_modes"]
 
 
-@eqx.filter_jit
 def _slide_jacobian(system):
     """∂s/∂q of the frictions at q0."""
     return system.slide_jacobian(system.q0)
 
 
-@eqx.filter_jit
 def _frictionless_normals(system):
     """The normal force each friction law sees at the initial state, from the frictionless
     reactions (the start of the friction loop)."""
@@ -56,7 +53,6 @@ def _frictionless_normals(system):
     return system.friction_normals(q, eq.J, lam0)
 
 
-@eqx.filter_jit
 def _force_terms(system):
     """Each force element's ((Q_e, reported value), −∂Q_e/∂q, −∂Q_e/∂q̇) at (q0, q̇0, 0)."""
     q, qd, t = system.q0, system.qd0, jnp.asarray(0.0)
@@ -69,7 +65,6 @@ def _force_terms(system):
     return out
 
 
-@eqx.filter_jit
 def _gap_rows(system):
     """Each contact-law stop's gap rows ∂g/∂q at q0."""
     q = system.q0
@@ -147,8 +142,8 @@ def mechanism_modes(system) -> list[tuple[str, np.ndarray]]:
     if not (system.forces or system.frictions or system.contacts):
         return modes
     minv = 1.0 / np.asarray(system.masses)
-    J = np.asarray(kinematics_at(system, system.q0, jnp.asarray(0.0))[1])
-    forces = jax.tree.map(np.asarray, _force_terms(system)) if system.forces else []
+    J = host_kinematics(system, system.q0, 0.0)[1]
+    forces = host_call(_force_terms, system) if system.forces else []
     if not (np.all(np.isfinite(J)) and all(np.all(np.isfinite(leaf))
                                            for leaf in jax.tree.leaves(forces))):
         from ..errors import SimulationError
@@ -160,18 +155,18 @@ def mechanism_modes(system) -> list[tuple[str, np.ndarray]]:
     if forces:
         modes += _force_element_modes(system, forces, J, minv)
     if system.frictions:
-        W = np.asarray(_slide_jacobian(system))
+        W = host_call(_slide_jacobian, system)
         masses = [_mass_along(mobility, w) for w in W]
         # the normal force matters only to laws whose modes depend on it (a penalty-like
         # regularisation); it costs a compile of the frictionless dynamics
         loaded = any(_depends_on_load(f.law, m) for f, m in zip(system.frictions, masses))
-        normals = np.asarray(_frictionless_normals(system)) if loaded else \
+        normals = host_call(_frictionless_normals, system) if loaded else \
             np.ones(len(masses))
         for f, mass, normal in zip(system.frictions, masses, normals):
             for regime, eig in f.law.linear_modes(mass=mass, normal_force=float(normal)):
                 modes.append((f"{f.describe()}, {regime}", np.asarray(eig)))
     g = float(np.linalg.norm(np.asarray(system.gravity)))
-    for c, rows in zip(system.contacts, _gap_rows(system) if system.contacts else []):
+    for c, rows in zip(system.contacts, host_call(_gap_rows, system) if system.contacts else []):
         rows = np.asarray(rows)
         for row in np.atleast_2d(rows):
             mass = _mass_along(mobility, row)

@@ -31,7 +31,7 @@ import numpy as np
 from ..laws._base import as_parameter
 from ..systems import AbstractSystem
 from ._base import group_key, stack
-from ._body import Body, cross2, global_point, rotation
+from ._body import Body
 from ._dynamics import ConstrainedEquations, Dynamics, schur_solve
 from ._friction import NEWTON_ITERATIONS, JointFriction, stored_energy
 from ._modes import mechanism_modes
@@ -500,7 +500,7 @@ class PlanarSystem(AbstractSystem):
             start += p["W"].shape[0]
 
         def laws(wrench, final=False):
-            values, extras = [], []
+            values = []
             for p, (a, b) in zip(parts, bounds):
                 static, slots = p["static"], p["slots"]
 
