@@ -88,3 +88,16 @@ def test_too_large_step_is_refused_naming_the_spring():
 def test_too_large_step_is_refused_naming_the_stiff_friction():
     with pytest.raises(ParameterError, match=r"dt=0\.02 .*JointFriction 'D'"):
         _friction_slider_crank().simulate(0.1, dt=2e-2)
+
+
+def test_load_dependent_friction_mode_uses_the_frictionless_normal_force():
+    # TanhCoulomb(mu): its mode −μN/(v_eps m) depends on the normal force; a 2 kg block on
+    # a level rail presses with N = m g (the frictionless reaction at the start)
+    m = ss.planar.Model(gravity=(0.0, -9.81))
+    block = m.add_body("block", mass=2.0, inertia=0.1)
+    law = ss.laws.TanhCoulomb(mu=0.3, v_eps=1e-3)
+    m.add(ss.planar.TranslationalJoint(m.ground, block, friction=law, name="rail"))
+    modes = [eig for label, eig in m.system().linear_modes()
+             if label.startswith("JointFriction 'rail'")]
+    np.testing.assert_allclose(np.ravel(modes[0]), [-0.3 * 2.0 * 9.81 / (1e-3 * 2.0)],
+                               rtol=1e-9)

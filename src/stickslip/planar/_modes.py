@@ -3,9 +3,8 @@
 :meth:`PlanarSystem.linear_modes` feeds :func:`stickslip.simulate`'s step check. It does not
 differentiate the whole vector field (with joint friction, that Jacobian — the friction
 loop's Newton solve included — compiled for seconds, longer than most runs); each stiff part
-is linearised on its own, in host NumPy, from one small compiled evaluation at the initial
-state (small compiled evaluations; the frictionless reactions only when a law's modes
-depend on its normal force):
+is linearised on its own, in host NumPy, from small compiled evaluations at the initial
+state (stored programs, :mod:`._kernels`):
 
 * **Baumgarte stabilisation**: −α ± √(α² − β²) [1/s].
 * **Force elements** (springs, dampers, user force callables): K = −∂Q/∂q and D = −∂Q/∂q̇
@@ -16,7 +15,8 @@ depend on its normal force):
 * **Joint friction**: the law's own ``linear_modes(mass=m_eff, normal_force=N0)``, with
   m_eff = 1/(w M_c⁻¹ wᵀ) the mass (or inertia) of the constrained mechanism along the
   joint's slide (w = ∂s/∂q, M_c⁻¹ = M⁻¹ − M⁻¹Φ_qᵀ(Φ_q M⁻¹Φ_qᵀ)⁺Φ_q M⁻¹) and N0 the normal
-  force of the frictionless reactions at the start.
+  force of the frictionless reactions at the start (computed only for a law whose modes
+  depend on it, e.g. a tanh regularisation: CoulombODE's and LuGre's do not).
 * **Contact-law stops**: the law's ``linear_modes`` along each gap normal g_q, the mass
   m_eff = 1/(g_q M_c⁻¹ g_qᵀ), loaded by that mass's weight (a penalty law stiffens with
   load).
