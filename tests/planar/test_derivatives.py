@@ -53,3 +53,28 @@ def test_hand_written_jacobian_and_gamma_equal_autodiff_and_finite_differences(k
     np.testing.assert_allclose(hand_g, fd_g, atol=1e-6 * (1 + np.max(np.abs(fd_g))))
     np.testing.assert_allclose(joint.time_derivative(qi, qj, t),
                                AbstractConstraint.time_derivative(joint, qi, qj, t), atol=0)
+
+
+@pytest.mark.parametrize("joint", ["revolute", "translational"])
+def test_kinematic_terms_and_slide_jacobians_match_the_separate_forms(joint):
+    """The joints' one-call ``kinematic_terms`` (what the equations of motion use) equals
+    residual / jacobians / time_derivative / gamma, and ``slide_jacobians`` equals the
+    forward-mode derivative of ``slide``."""
+    m = ss.planar.Model()
+    bi = m.add_body("bi", mass=1.0, inertia=0.1, x=0.3, y=-0.2, phi=0.4)
+    bj = m.add_body("bj", mass=1.0, inertia=0.1, x=0.9, y=0.1, phi=-0.7)
+    element = (ss.planar.RevoluteJoint(bi, bj, (0.2, 0.1), (-0.3, 0.05))
+               if joint == "revolute" else
+               ss.planar.TranslationalJoint(bi, bj, (0.2, 0.1), (-0.3, 0.05), axis_i=(0.6, 0.8)))
+    c = m.add(element)
+    qi, qj = jnp.array([0.31, -0.18, 0.45]), jnp.array([0.92, 0.07, -0.66])
+    qdi, qdj = jnp.array([0.5, -1.2, 2.0]), jnp.array([-0.4, 0.9, -1.5])
+    t = jnp.asarray(0.2)
+    terms = c.kinematic_terms(qi, qj, qdi, qdj, t)
+    separate = (c.residual(qi, qj, t), *c.jacobians(qi, qj, t), c.time_derivative(qi, qj, t),
+                c.gamma(qi, qj, qdi, qdj, t))
+    for a, b in zip(terms, separate):
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-13)
+    auto = jax.jacfwd(c.slide, argnums=(0, 1))(qi, qj)
+    for a, b in zip(c.slide_jacobians(qi, qj), auto):
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-13)

@@ -4,8 +4,9 @@
 :class:`~stickslip.Results`) and changes nothing: a new starting configuration is a new
 system (``system.with_state(q, qd)``).
 
-The compiled kernels are module-level ``eqx.filter_jit`` functions: one compile per model
-structure (the static :class:`Layout`), shared by every call and every model method.
+The compiled kernels are module-level ``eqx.filter_jit`` functions, and Φ, Φ_q, ν come from
+one stored program (:func:`._kernels.host_kinematics`): one compile per model structure
+(the static :class:`Layout`), shared by every call and every model method.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import integrate
-from ..integrate import call_with_system
 from ..errors import ModelError, ParameterError, SimulationError
 from ..integrate._fixed_step import padded_length
 from ..results import Results
+from ._kernels import host_kinematics
 from ._system import PlanarSystem
 
 __all__ = ["dof", "assemble", "kinematics", "inverse_dynamics", "equilibrium", "simulate"]
@@ -31,23 +32,16 @@ _RANK_TOL = 1e-9
 
 
 # --- compiled kernels ------------------------------------------------------------------------
-def _phi(system, q, t):
-    return system.phi(q, t)
+def _phi(system, q, t) -> np.ndarray:
+    return host_kinematics(system, q, t)[0]
 
 
-def _phi_q(system, q, t):
-    return system.phi_q(q, t)
+def _phi_q(system, q, t) -> np.ndarray:
+    return host_kinematics(system, q, t)[1]
 
 
-def _nu(system, q, t):
-    return system.nu(q, t)
-
-
-def _host(fn, system, q, t) -> np.ndarray:
-    """`fn(system, q, t)` compiled once per model structure (and kept across processes:
-    :func:`stickslip.integrate.call_with_system`), as a NumPy array."""
-    return np.asarray(call_with_system(fn, system, jax.device_put(np.asarray(q, dtype=float)),
-                                       jax.device_put(np.asarray(float(t)))))
+def _nu(system, q, t) -> np.ndarray:
+    return host_kinematics(system, q, t)[2]
 
 
 # --- degrees of freedom ----------------------------------------------------------------------
@@ -56,7 +50,7 @@ def redundant_rows(system: PlanarSystem, q, t) -> list[str]:
     layout = system.layout
     if layout.n_rows == 0:
         return []
-    J = _host(_phi_q, system, q, t)
+    J = _phi_q(system, q, t)
     order = [r for r in range(layout.n_rows) if not layout.row_owner(r)[0].is_driver]
     order += [r for r in range(layout.n_rows) if layout.row_owner(r)[0].is_driver]
     basis: list[np.ndarray] = []
@@ -111,7 +105,7 @@ def assemble(system: PlanarSystem, t: float = 0.0, tol: float = 1e-10,
             keep[a:z] = not c.is_driver
     best, stalled, iterations = None, 0, 0
     while True:
-        phi = _host(_phi, system, q, t)[keep]
+        phi = _phi(system, q, t)[keep]
         err = float(np.max(np.abs(phi))) if phi.size else 0.0
         if best is None or err < best[0] * (1.0 - 1e-3):
             stalled = 0
@@ -122,12 +116,12 @@ def assemble(system: PlanarSystem, t: float = 0.0, tol: float = 1e-10,
         if err < tol or iterations >= max_iterations or stalled >= 10 \
                 or not np.all(np.isfinite(q)):
             break
-        J = _host(_phi_q, system, q, t)[keep]
+        J = _phi_q(system, q, t)[keep]
         q = q - np.linalg.lstsq(J, phi, rcond=None)[0]
         iterations += 1
     err, q = best
     if err >= tol:
-        full = np.where(keep, _host(_phi, system, q, t), 0.0)
+        full = np.where(keep, _phi(system, q, t), 0.0)
         worst = int(np.argmax(np.abs(full)))
         element, row = layout.row_owner(worst)
         why = ("the residual stopped shrinking" if stalled >= 10
@@ -150,7 +144,7 @@ def _check_iterations(max_iterations):
 
 def consistent_velocity(system, q, qd, t, keep=None):
     """The mass-weighted nearest q̇ with Φ_q q̇ = ν (rows `keep`)."""
-    J, nu = _host(_phi_q, system, q, t), _host(_nu, system, q, t)
+    J, nu = _phi_q(system, q, t), _nu(system, q, t)
     if keep is not None:
         J, nu = J[keep], nu[keep]
     if J.shape[0] == 0:
@@ -355,7 +349,7 @@ def equilibrium(system: PlanarSystem, t: float = 0.0, tol: float = 1e-10,
     z = np.concatenate([q0, np.zeros(m)])
     if m:        # λ that balances the applied forces best at the start (the residual at λ = 0)
         Q = np.asarray(_equilibrium_residual(system, jnp.asarray(z), tt))[:n]
-        z[n:] = np.linalg.lstsq(_host(_phi_q, system, q0, t).T, Q, rcond=None)[0]
+        z[n:] = np.linalg.lstsq(_phi_q(system, q0, t).T, Q, rcond=None)[0]
     g = float(np.linalg.norm(np.asarray(system.gravity)))
     scale = max(1.0, float(np.max(np.abs(np.asarray(system.masses)))) * g)
     for _ in range(max_iterations):
@@ -455,7 +449,7 @@ def _check_drift(system, res: Results, max_drift: float) -> None:
     t = float(res.t[k])
     q = np.concatenate([[res[f"{b.name}.{c}"][k] for c in ("x", "y", "phi")]
                         for b in layout.bodies])
-    phi = np.abs(_host(_phi, system, q, t))
+    phi = np.abs(_phi(system, q, t))
     names = []
     for r in np.argsort(-phi)[:4]:
         element, _ = layout.row_owner(int(r))
@@ -481,7 +475,7 @@ def _diagnose(system, exc: SimulationError) -> SimulationError:
     x = np.array([state.get(k, np.nan) for k in layout.state_names()])
     q = x[:layout.n_coordinates]
     try:
-        u, s, _ = np.linalg.svd(_host(_phi_q, system, q, exc.time or 0.0))
+        u, s, _ = np.linalg.svd(_phi_q(system, q, exc.time or 0.0))
         detail = (f" At the last finite state Φ_q has smallest normalised singular value "
                   f"{s[-1] / max(s[0], 1e-300):.2g}; constraints involved: "
                   f"{', '.join(_rows_involved(system, u[:, -1]))}.")

@@ -165,6 +165,17 @@ class AbstractConstraint(AbstractElement):
         zero = jnp.zeros_like(t)
         return -jax.jvp(rate, (zero,), (jnp.ones_like(zero),))[1]
 
+    def kinematic_terms(self, qi, qj, qdi, qdj, t):
+        """(Φ, ∂Φ/∂q_i, ∂Φ/∂q_j, Φ_t, γ) in one call — what the equations of motion need
+        per step (the commonest joints override it to share their rotations)."""
+        Ji, Jj = self.jacobians(qi, qj, t)
+        return (self.residual(qi, qj, t), Ji, Jj, self.time_derivative(qi, qj, t),
+                self.gamma(qi, qj, qdi, qdj, t))
+
+    def slide_jacobians(self, qi, qj):
+        """(∂s/∂q_i, ∂s/∂q_j) of the joint's ``slide``, each (3,)."""
+        return jax.jacfwd(self.slide, argnums=(0, 1))(qi, qj)
+
     def _d(self, qi, qj):
         """d_ij = r_jᴾ − r_iᴾ in the ground frame."""
         return global_point(qj, self.point_j) - global_point(qi, self.point_i)
@@ -244,6 +255,20 @@ class RevoluteJoint(AbstractConstraint):
     def gamma(self, qi, qj, qdi, qdj, t):
         return ((rotation(qi[2]) @ self.point_i) * qdi[2] ** 2
                 - (rotation(qj[2]) @ self.point_j) * qdj[2] ** 2)
+
+    def kinematic_terms(self, qi, qj, qdi, qdj, t):
+        # the same formulas as above, with the arms s_i = A_i s_i', s_j = A_j s_j' shared
+        si, sj = rotation(qi[2]) @ self.point_i, rotation(qj[2]) @ self.point_j
+        eye = jnp.eye(2, dtype=qi.dtype)
+        Ji = jnp.concatenate([eye, perp(si)[:, None]], axis=1)
+        Jj = -jnp.concatenate([eye, perp(sj)[:, None]], axis=1)
+        phi = qi[:2] + si - qj[:2] - sj
+        gamma = si * qdi[2] ** 2 - sj * qdj[2] ** 2
+        return phi, Ji, Jj, jnp.zeros(2, dtype=qi.dtype), gamma
+
+    def slide_jacobians(self, qi, qj):
+        e = jnp.array([0.0, 0.0, 1.0], dtype=qi.dtype)
+        return -e, e
 
 
 class TranslationalJoint(AbstractConstraint):
@@ -327,6 +352,36 @@ class TranslationalJoint(AbstractConstraint):
         d_dot = qdj[:2] + perp(sj) * wj - qdi[:2] - perp(si) * wi
         g1 = wi ** 2 * (n @ d) + 2 * wi * (ui @ d_dot) - n @ (si * wi ** 2 - sj * wj ** 2)
         return jnp.stack([g1, jnp.zeros((), qi.dtype)])
+
+    def kinematic_terms(self, qi, qj, qdi, qdj, t):
+        # the formulas of `residual`, `jacobians` and `gamma` with A_i, A_j, n, u_i, d and
+        # the arms s_i = A_i s_i', s_j = A_j s_j' computed once
+        Ai, Aj = rotation(qi[2]), rotation(qj[2])
+        ui = Ai @ self.axis_i
+        n = perp(ui)
+        si, sj = Ai @ self.point_i, Aj @ self.point_j
+        d = qj[:2] + sj - qi[:2] - si
+        wi, wj = qdi[2], qdj[2]
+        nd = n @ d
+        zero, one = jnp.zeros((), qi.dtype), jnp.ones((), qi.dtype)
+        Ji = jnp.stack([jnp.concatenate([-n, (-(ui @ d) - self.axis_i @ self.point_i)[None]]),
+                        jnp.stack([zero, zero, -one])])
+        Jj = jnp.stack([jnp.concatenate([n, (n @ perp(sj))[None]]),
+                        jnp.stack([zero, zero, one])])
+        phi = jnp.stack([nd, qj[2] - qi[2] - self.angle])
+        d_dot = qdj[:2] + perp(sj) * wj - qdi[:2] - perp(si) * wi
+        g1 = wi ** 2 * nd + 2 * wi * (ui @ d_dot) - n @ (si * wi ** 2 - sj * wj ** 2)
+        return phi, Ji, Jj, jnp.zeros(2, dtype=qi.dtype), jnp.stack([g1, zero])
+
+    def slide_jacobians(self, qi, qj):
+        # s = uᵀd with u = A_i u_i': ∂s/∂r_i = −u, ∂s/∂φ_i = (R u)ᵀd − uᵀR s_i,
+        # ∂s/∂r_j = u, ∂s/∂φ_j = uᵀR s_j (s_i = A_i s_i', R the +90° turn)
+        Ai, Aj = rotation(qi[2]), rotation(qj[2])
+        u = Ai @ self.axis_i
+        si, sj = Ai @ self.point_i, Aj @ self.point_j
+        d = qj[:2] + sj - qi[:2] - si
+        return (jnp.concatenate([-u, (perp(u) @ d - u @ perp(si))[None]]),
+                jnp.concatenate([u, (u @ perp(sj))[None]]))
 
 
 class RevoluteRevoluteJoint(AbstractConstraint):

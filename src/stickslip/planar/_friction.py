@@ -19,11 +19,15 @@ load-dependent law (``CoulombODE(mu=...)``, ``LuGre``) f depends on N. Since λ 
 in f (λ = S⁻¹(Φ_q M⁻¹(Q + Wᵀf) − γ), S the Schur complement), the loop is the small
 nonlinear system ``r(f) = f − g(f) = 0`` in the n_f friction forces, with g the laws
 evaluated at the normal forces of λ(f). It is solved by Newton's method with the exact
-Jacobian (forward-mode, n_f columns), started from the frictionless reactions, for a fixed
-number of iterations in a ``lax.fori_loop`` (traced once; piecewise-affine for
-``CoulombODE``: exact after two or three). The law's state rate is evaluated at the
-converged normal force, so force and rate are consistent. Tests check ``|r(f)|`` at
-round-off.
+Jacobian, for a fixed number of iterations (``NEWTON_ITERATIONS``) in a ``lax.fori_loop``
+(traced once), started from f = 0 (piecewise-affine for ``CoulombODE``: exact after two or
+three). The joint reactions are linear in λ, so the reactions seen along the loop are an
+affine map of f computed once; each iteration evaluates every group of like frictions (same
+element and law classes) by one ``vmap`` of the normal force and the law, their value and
+their derivative with respect to the reaction from one forward-mode trace. The law's state
+rate and the friction force returned are evaluated at the normal force of the last iterate,
+so force and rate are consistent; the residual reported is ``r`` at that iterate. Tests
+check ``|r(f)|`` at round-off.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ from ._elements import AbstractConstraint
 __all__ = ["AbstractJointFriction", "JointFriction", "LuGreFriction", "NEWTON_ITERATIONS",
            "stored_energy"]
 
-NEWTON_ITERATIONS = 4
+NEWTON_ITERATIONS = 5
 
 
 class AbstractJointFriction(AbstractElement):
@@ -84,6 +88,10 @@ class AbstractJointFriction(AbstractElement):
     def slide(self, qi, qj):
         """The joint's free relative coordinate s(q) (friction acts along it)."""
         return self.joint.slide(qi, qj)
+
+    def slide_jacobians(self, qi, qj):
+        """(∂s/∂q_i, ∂s/∂q_j), each (3,)."""
+        return self.joint.slide_jacobians(qi, qj)
 
     def normal(self, force, torque, angle, d_ij):
         """Normal force the law sees from the joint's reaction on body i (ground frame

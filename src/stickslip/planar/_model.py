@@ -55,7 +55,7 @@ class Model(Builder):
 
     def _phi(self, q, t=0.0):
         """Φ(q, t) on the host (for checks)."""
-        return analyses._host(analyses._phi, self.system(), q, t)
+        return analyses._phi(self.system(), q, t)
 
     # --- analyses (thin wrappers of the pure functions in _analyses.py) -------------------
     def dof(self) -> int:

@@ -10,9 +10,12 @@ topology in the static :class:`Layout`. Its vector field solves the index-reduce
     [[M, Φ_qᵀ], [Φ_q, 0]] [q̈; λ] = [Q^A; γ − 2α Φ̇ − β² Φ]
 
 (Baumgarte stabilisation, gains α, β [1/s]) with :func:`~._dynamics.schur_solve`, the one
-solver shared with the projection and the impulses. Φ_q, ν = −Φ_t and
-γ = −(Φ_q q̇)_q q̇ − 2Φ_qt q̇ − Φ_tt come from forward-mode derivatives of Φ:
-γ = −d²/ds² Φ(q + s q̇, t + s) at s = 0.
+solver shared with the projection and the impulses. Φ, Φ_q, ν = −Φ_t and
+γ = −(Φ_q q̇)_q q̇ − 2Φ_qt q̇ − Φ_tt come from one grouped call of each constraint's
+``kinematic_terms`` (hand-written for revolute and translational joints; forward-mode
+derivatives of Φ otherwise: γ = −d²/ds² Φ(q + s q̇, t + s) at s = 0). Like elements
+(constraints, frictions) are evaluated by one ``vmap`` per group; the joint reactions of all
+joints at once from the rows' generalised forces −Φ_qᵀλ.
 """
 
 from __future__ import annotations
@@ -28,9 +31,10 @@ import numpy as np
 from ..laws._base import as_parameter
 from ..systems import AbstractSystem
 from ._base import group_key, stack
-from ._body import Body, cross2, global_point, rotation
+from ._body import Body
 from ._dynamics import ConstrainedEquations, Dynamics, schur_solve
 from ._friction import NEWTON_ITERATIONS, JointFriction, stored_energy
+from ._modes import mechanism_modes
 
 __all__ = ["Layout", "PlanarSystem", "ProjectedPlanarSystem"]
 
@@ -75,6 +79,12 @@ class Layout:
         self.n_kinematic = sum(c.n_equations for c in self.constraints if not c.is_driver)
         self.n_coordinates = 3 * len(self.bodies)
         self.groups = self._group()
+        self.reaction_table = self._reaction_table(
+            [k for k, c in enumerate(self.constraints) if not c.is_driver])
+        self.friction_groups, self.friction_order, self.friction_state_order = \
+            self._group_frictions()
+        self.friction_table = self._reaction_table(   # the frictions' joints, group order
+            [self.friction_joint[k] for g in self.friction_groups for k in g[0]])
         self._key = self._signature()
 
     def _signature(self):
@@ -121,6 +131,60 @@ class Layout:
         self.row_order = np.empty(len(order), dtype=int)      # group order → addition order
         self.row_order[np.asarray(order, dtype=int)] = np.arange(len(order))
         return tuple(groups)
+
+    def _reacting(self, joints):
+        """Pose-table slots of the body each joint's reaction is computed on (body i, or
+        body j when body i is the ground) and the sign that turns it into the reaction on
+        body i."""
+        on_j = np.array([c.body_i.is_ground for c in joints])
+        idx = np.array([self.slot(c.body_j if g else c.body_i) for c, g in zip(joints, on_j)])
+        return idx, np.where(on_j, -1.0, 1.0)
+
+    def _reaction_table(self, members):
+        """Index tables of the joints `members` for :meth:`PlanarSystem._wrenches`: their
+        indices, pose-table slots of body i and of the reacting body b, the sign, and
+        their rows of Φ padded with `n_rows` (a zero row) to the longest joint."""
+        if not members:
+            return None
+        joints = [self.constraints[k] for k in members]
+        idx_b, sign = self._reacting(joints)
+        width = max(c.n_equations for c in joints)
+        rows = np.full((len(members), width), self.n_rows)
+        for r, k in enumerate(members):
+            a, z = self.rows[k]
+            rows[r, :z - a] = np.arange(a, z)
+        idx_i = np.array([self.slot(c.body_i) for c in joints])
+        return tuple(members), idx_i, idx_b, sign, rows
+
+    def _group_frictions(self):
+        """Friction groups (same class, law class and array structure), each evaluated by
+        one vmap: member indices, pose-table slots of the joint's bodies i and j and of the
+        body its reaction is computed on (body i, or body j with sign −1 when body i is the
+        ground), the joint's rows of Φ and the members' law-state indices. Plus the static
+        permutations from group order back to the order of `frictions` and of their
+        states."""
+        keyed: dict = {}
+        for k, f in enumerate(self.frictions):
+            leaves = jax.tree_util.tree_flatten_with_path(eqx.filter(f, eqx.is_array))[0]
+            key = (group_key(f), tuple(jax.tree_util.keystr(path) for path, _ in leaves))
+            keyed.setdefault(key, []).append(k)
+        groups, order, states = [], [], []
+        for members in keyed.values():
+            joints = [self.constraints[self.friction_joint[k]] for k in members]
+            idx_i = np.array([self.slot(c.body_i) for c in joints])
+            idx_j = np.array([self.slot(c.body_j) for c in joints])
+            idx_b, sign = self._reacting(joints)
+            rows = np.array([np.arange(*self.rows[self.friction_joint[k]]) for k in members])
+            slots = np.array([np.arange(*self.friction_slots[k]) for k in members],
+                             dtype=int).reshape(len(members), -1)
+            groups.append((tuple(members), idx_i, idx_j, idx_b, sign, rows, slots))
+            order.extend(members)
+            states.extend(slots.reshape(-1))
+        friction_order = np.empty(len(order), dtype=int)
+        friction_order[np.asarray(order, dtype=int)] = np.arange(len(order))
+        state_order = np.empty(len(states), dtype=int)
+        state_order[np.asarray(states, dtype=int)] = np.arange(len(states))
+        return tuple(groups), friction_order, state_order
 
     def row_owner(self, row: int):
         for c, (a, b) in zip(self.constraints, self.rows):
@@ -266,7 +330,41 @@ class PlanarSystem(AbstractSystem):
         rate = J @ qd - self.nu(q, t)
         return rate, self._rows(self._per_group("gamma", q, t, qd))
 
+    def kinematics_terms(self, q, t, qd=None):
+        """(Φ, Φ_q, ν, γ) from one grouped evaluation of every constraint's
+        ``kinematic_terms`` (γ is for the rates `qd`; zeros when not given)."""
+        n_b = len(self.layout.bodies)
+        if not self.constraints:
+            empty = jnp.zeros(0, dtype=q.dtype)
+            return empty, jnp.zeros((0, 3 * n_b), dtype=q.dtype), empty, empty
+        qd = jnp.zeros_like(q) if qd is None else qd
+        eye = np.eye(n_b + 1)
+        terms = self._per_group("kinematic_terms", q, t, qd)
+        phi, nu, gamma, blocks = [], [], [], []
+        for members, idx_i, idx_j, rows, (r, Ji, Jj, r_t, g) in terms:
+            head = (members, idx_i, idx_j, rows)
+            phi.append((*head, r))
+            nu.append((*head, -r_t))
+            gamma.append((*head, g))
+            block = (jnp.einsum("kb,krc->krbc", eye[idx_i], Ji)
+                     + jnp.einsum("kb,krc->krbc", eye[idx_j], Jj))
+            blocks.append((*head, block.reshape(*block.shape[:2], -1)))
+        return (self._rows(phi), self._rows(blocks)[:, 3:], self._rows(nu),
+                self._rows(gamma))
+
     # --- forces -----------------------------------------------------------------------------
+    def element_force(self, f, q, qd, t):
+        """The generalised force Q (n_c,) of one force element `f` and its reported value."""
+        bodies = f.bodies()
+        gen, value = f.generalized_force([self._pose(q, b) for b in bodies],
+                                         [self._pose(qd, b) for b in bodies], t)
+        Q = jnp.zeros(self.layout.n_coordinates, dtype=q.dtype)
+        for b, g in zip(bodies, gen):
+            if not b.is_ground:
+                k = self.layout.index[id(b)]
+                Q = Q.at[3 * k: 3 * k + 3].add(g)
+        return Q, value
+
     def applied(self, q, qd, t):
         """Q^A (gravity, force elements) and the force elements' reported values."""
         n_b = len(self.layout.bodies)
@@ -274,13 +372,8 @@ class PlanarSystem(AbstractSystem):
         Q = jnp.concatenate([weight, jnp.zeros((n_b, 1))], axis=1).reshape(-1)
         reported = []
         for f in self.forces:
-            bodies = f.bodies()
-            gen, value = f.generalized_force([self._pose(q, b) for b in bodies],
-                                             [self._pose(qd, b) for b in bodies], t)
-            for b, g in zip(bodies, gen):
-                if not b.is_ground:
-                    k = self.layout.index[id(b)]
-                    Q = Q.at[3 * k: 3 * k + 3].add(g)
+            Q_f, value = self.element_force(f, q, qd, t)
+            Q = Q + Q_f
             reported.append(value)
         return Q, reported
 
@@ -306,52 +399,58 @@ class PlanarSystem(AbstractSystem):
         s = jnp.zeros(self.layout.n_law_states) if s is None else s
         Q, _ = self.applied(q, qd, t)
         Qc, c_forces, c_rates = self.contact_terms(q, qd, s)
-        J = self.phi_q(q, t)
-        phi = self.phi(q, t)
-        rate, gamma = self.phi_rate_and_gamma(q, qd, t, J)
+        phi, J, nu, gamma = self.kinematics_terms(q, t, qd)
+        rate = J @ qd - nu
         if stabilise:
             gamma = gamma - 2.0 * self.alpha * rate - self.beta ** 2 * phi
         return ConstrainedEquations(1.0 / self.masses, Q + Qc, J, gamma), phi, rate, \
             c_forces, c_rates
 
-    def dynamics(self, t, q, qd, s=None, stabilise=True) -> Dynamics:
+    def dynamics(self, t, q, qd, s=None, stabilise=True, *, cholesky=False) -> Dynamics:
         """Accelerations, multipliers, friction and contact forces at one instant (SPEC §9,
         eq. 3-5). With joint friction the reaction ↔ friction loop is solved by Newton's
         method on r(f) = f − g(f) (λ is affine in f: λ = λ₀ + L f; see _friction.py)."""
         s = jnp.zeros(self.layout.n_law_states) if s is None else s
         eq, phi, rate, c_forces, c_rates = self.equations(t, q, qd, s, stabilise)
         if not self.frictions:
-            qdd, lam = schur_solve(eq.minv, eq.J, eq.Q, eq.gamma)
+            qdd, lam = schur_solve(eq.minv, eq.J, eq.Q, eq.gamma, cholesky=cholesky)
             empty = jnp.zeros(0)
             return Dynamics(qdd, lam, phi, rate, eq.J, c_rates, empty, empty, empty, empty,
                             c_forces)
-        W = jax.jacfwd(self.slides)(q)                   # ∂s/∂q, (n_f × n_c)
+        parts = self._friction_geometry(q)
+        W = jnp.concatenate([p["W"] for p in parts])     # ∂s/∂q in group order (n_f × n_c)
         v = W @ qd
         n_f = v.shape[0]
         # one factorisation: columns [Q, Wᵀ] give λ₀ and L (λ = λ₀ + L f)
         rhs_gamma = jnp.concatenate([eq.gamma[:, None], jnp.zeros((eq.J.shape[0], n_f))],
                                     axis=1)
         _, lams = schur_solve(eq.minv, eq.J, jnp.concatenate([eq.Q[:, None], W.T], axis=1),
-                              rhs_gamma)
-        lam0, L = lams[:, 0], lams[:, 1:]
+                              rhs_gamma, cholesky=cholesky)
+        wrenches = self._friction_wrenches(q, eq.J, lams)        # (n_f, 3, 1 + n_f)
+        laws = self._friction_law_groups(parts, s, v)
 
-        def g(f):
-            return self.friction_laws(s, v, self.friction_normals(q, eq.J, lam0 + L @ f))[0]
+        def g_and_jacobian(f):
+            wrench = wrenches[:, :, 0] + wrenches[:, :, 1:] @ f
+            value, grad = laws(wrench)
+            return value, jnp.einsum("kw,kwf->kf", grad, wrenches[:, :, 1:])
 
         eye = jnp.eye(n_f)
 
         def newton(_, f):
-            step = jnp.linalg.solve(eye - jax.jacfwd(g)(f), f - g(f))
+            value, jac = g_and_jacobian(f)
+            step = jnp.linalg.solve(eye - jac, f - value)
             # a singular Jacobian (a self-locking, jammed joint) leaves f where it is
             return jnp.where(jnp.all(jnp.isfinite(step)), f - step, f)
 
-        f = jax.lax.fori_loop(0, NEWTON_ITERATIONS, newton, g(jnp.zeros_like(v)))
-        normals = self.friction_normals(q, eq.J, lam0 + L @ f)
-        f, s_rate = self.friction_laws(s, v, normals)
-        lam = lam0 + L @ f
-        qdd = eq.minv * (eq.Q + W.T @ f - eq.J.T @ lam)
-        return Dynamics(qdd, lam, phi, rate, eq.J, jnp.concatenate([s_rate, c_rates]), f,
-                        normals, v, f - g(f), c_forces)
+        f = jax.lax.fori_loop(0, NEWTON_ITERATIONS, newton, jnp.zeros_like(v))
+        g, normals, s_rate = laws(wrenches[:, :, 0] + wrenches[:, :, 1:] @ f, final=True)
+        residual = f - g
+        lam = lams[:, 0] + lams[:, 1:] @ g
+        qdd = eq.minv * (eq.Q + W.T @ g - eq.J.T @ lam)
+        order = self.layout.friction_order
+        return Dynamics(qdd, lam, phi, rate, eq.J,
+                        jnp.concatenate([s_rate[self.layout.friction_state_order], c_rates]),
+                        g[order], normals[order], v[order], residual[order], c_forces)
 
     def accelerations(self, t, q, qd, stabilise=True, s=None):
         """(q̈, λ, Φ, Φ̇): a shorthand of :meth:`dynamics`."""
@@ -359,32 +458,98 @@ class PlanarSystem(AbstractSystem):
         return d.qdd, d.lam, d.phi, d.rate
 
     # --- joint friction (see _friction.py) -------------------------------------------------
-    def slides(self, q):
-        """The frictions' relative coordinates s_k(q) (rad or m), shape (n_f,): each
-        joint's own ``slide``."""
-        return jnp.stack([f.slide(self._pose(q, f.joint.body_i), self._pose(q, f.joint.body_j))
-                          for f in self.frictions])
+    def _friction_geometry(self, q):
+        """Per friction group (one vmap each): the stacked elements, the rows of ∂s/∂q
+        (from each joint's ``slide``), and the joint frame's angle and d_ij the normal
+        force needs."""
+        poses = jnp.concatenate([jnp.zeros((1, 3), dtype=q.dtype), q.reshape(-1, 3)])
+        n_b = len(self.layout.bodies)
+        eye = np.eye(n_b + 1)
+        parts = []
+        for members, idx_i, idx_j, idx_b, sign, rows, slots in self.layout.friction_groups:
+            group = stack([self.frictions[k] for k in members])
+            arrays, static = eqx.partition(group, eqx.is_array)
+
+            def local(a, qi, qj):
+                f = eqx.combine(a, static)
+                ds_i, ds_j = f.slide_jacobians(qi, qj)
+                return ds_i, ds_j, qi[2] + f.joint.frame_i, f.joint._d(qi, qj)
+
+            ds_i, ds_j, angle, d_ij = jax.vmap(local)(arrays, poses[idx_i], poses[idx_j])
+            W = (jnp.einsum("kb,kc->kbc", eye[idx_i], ds_i)
+                 + jnp.einsum("kb,kc->kbc", eye[idx_j], ds_j)).reshape(len(members), -1)
+            parts.append({"arrays": arrays, "static": static, "W": W[:, 3:], "angle": angle,
+                          "d": d_ij, "slots": slots})
+        return parts
+
+    def _friction_wrenches(self, q, J, lams):
+        """Each friction's joint reaction on body i (ground-frame force, torque about
+        point_i) for the multiplier columns `lams` (m × k): shape (n_f, 3, k), group
+        order. Linear in λ, so with λ = λ₀ + L f the loop's reactions are an affine map
+        of f computed once."""
+        return self._wrenches(q, J, lams, self.layout.friction_table)[0]
+
+    def _friction_law_groups(self, parts, s, v):
+        """``laws(wrench)``: the friction forces g (n_f,) the laws give at the normal
+        forces of the joint reactions `wrench` (n_f, 3) and ∂g/∂wrench (n_f, 3), each
+        group's law traced once; ``laws(wrench, final=True)``: (g, normal forces, law
+        state rates in group order)."""
+        bounds, start = [], 0
+        for p in parts:
+            bounds.append((start, start + p["W"].shape[0]))
+            start += p["W"].shape[0]
+
+        def laws(wrench, final=False):
+            values = []
+            for p, (a, b) in zip(parts, bounds):
+                static, slots = p["static"], p["slots"]
+
+                def member(arr, w, state, vk, angle, d):
+                    f = eqx.combine(arr, static)
+                    normal = f.normal(w[:2], w[2], angle, d)
+                    force, rate = f.law.force_and_rate(state, vk, normal)
+                    return force - f.viscous * vk, (normal, jnp.reshape(rate, (-1,)))
+
+                args = (p["arrays"], wrench[a:b], s[slots], v[a:b], p["angle"], p["d"])
+                if final:
+                    values.append(jax.vmap(member)(*args))
+                    continue
+
+                def value_and_grad(arr, w, *rest):
+                    def h(w):
+                        y = member(arr, w, *rest)[0]
+                        return y, y
+                    return jax.jacfwd(h, has_aux=True)(w)[::-1]
+
+                values.append(jax.vmap(value_and_grad)(*args))
+            if final:
+                return (jnp.concatenate([x[0] for x in values]),
+                        jnp.concatenate([x[1][0] for x in values]),
+                        jnp.concatenate([x[1][1].reshape(-1) for x in values]))
+            return (jnp.concatenate([x[0] for x in values]),
+                    jnp.concatenate([x[1] for x in values]))
+        return laws
+
+    def slide_jacobian(self, q):
+        """∂s/∂q of the frictions' relative coordinates s_k(q) (each joint's ``slide``),
+        shape (n_f × n_c), in the order of ``frictions``."""
+        parts = self._friction_geometry(q)
+        return jnp.concatenate([p["W"] for p in parts])[self.layout.friction_order]
 
     def friction_normals(self, q, J, lam):
-        """Normal force each friction law sees, from its joint's multipliers."""
+        """Normal force each friction law sees at the multipliers `lam` (order of
+        ``frictions``)."""
+        parts = self._friction_geometry(q)
+        wrench = self._friction_wrenches(q, J, lam[:, None])[:, :, 0]
         out = []
-        for f, jk in zip(self.frictions, self.layout.friction_joint):
-            c = self.constraints[jk]
-            a, z = self.layout.rows[jk]
-            force, torque, angle = self._reaction(c, q, J[a:z], lam[a:z])
-            d_ij = c._d(self._pose(q, c.body_i), self._pose(q, c.body_j))
-            out.append(f.normal(force, torque, angle, d_ij))
-        return jnp.stack(out)
+        for p, w in zip(parts, jnp.split(wrench, np.cumsum([x["W"].shape[0]
+                                                             for x in parts])[:-1])):
+            static = p["static"]
 
-    def friction_laws(self, s, v, normals):
-        """(forces on body j along s_k, law state rates) at normal forces `normals`."""
-        forces, rates = [], []
-        for f, (a, b), vk, nk in zip(self.frictions, self.layout.friction_slots, v, normals):
-            force, rate = f.law.force_and_rate(s[a:b], vk, nk)
-            forces.append(force - f.viscous * vk)
-            rates.append(jnp.reshape(rate, (b - a,)))
-        rates = jnp.concatenate(rates) if rates else jnp.zeros(0)
-        return jnp.stack(forces), rates
+            def normal(arr, w, angle, d):
+                return eqx.combine(arr, static).normal(w[:2], w[2], angle, d)
+            out.append(jax.vmap(normal)(p["arrays"], w, p["angle"], p["d"]))
+        return jnp.concatenate(out)[self.layout.friction_order]
 
     # --- stops ------------------------------------------------------------------------------
     def gaps(self, q, stops):
@@ -415,16 +580,18 @@ class PlanarSystem(AbstractSystem):
     def project(self, t, x):
         """Project [q; q̇] back onto Φ = 0 and Φ_q q̇ = ν: one mass-weighted Newton step
         for each (q ← q − M⁻¹Φ_qᵀ(Φ_q M⁻¹Φ_qᵀ)⁻¹Φ, then the same for the velocity), both
-        through :func:`schur_solve`."""
+        through :func:`schur_solve` (Cholesky: the vector field's LU already stops a run
+        at a lock-up)."""
         n = self.layout.n_coordinates
         if self.layout.n_rows == 0:
             return x
         q, qd, s = x[:n], x[n:2 * n], x[2 * n:]
         minv = 1.0 / self.masses
         zero = jnp.zeros(n)
-        q = q + schur_solve(minv, self.phi_q(q, t), zero, -self.phi(q, t))[0]
-        J = self.phi_q(q, t)
-        qd = qd + schur_solve(minv, J, zero, self.nu(q, t) - J @ qd)[0]
+        phi, J, _, _ = self.kinematics_terms(q, t)
+        q = q + schur_solve(minv, J, zero, -phi, cholesky=True)[0]
+        _, J, nu, _ = self.kinematics_terms(q, t)
+        qd = qd + schur_solve(minv, J, zero, nu - J @ qd, cholesky=True)[0]
         return jnp.concatenate([q, qd, s])
 
     # --- AbstractSystem ---------------------------------------------------------------------
@@ -448,7 +615,7 @@ class PlanarSystem(AbstractSystem):
     def outputs(self, t, x):
         n = self.layout.n_coordinates
         q, qd, s = x[:n], x[n:2 * n], x[2 * n:]
-        d = self.dynamics(t, q, qd, s)
+        d = self.dynamics(t, q, qd, s, cholesky=True)
         out = self.channels(t, q, qd, d.qdd, d.lam, include_state=False, J=d.J, s=s)
         for k, f in enumerate(self.frictions):
             out[f"{f.name}.friction"] = d.friction[k]
@@ -466,25 +633,43 @@ class PlanarSystem(AbstractSystem):
                                       else jnp.zeros(()))
         return out
 
-    def _reaction(self, c, q, J_k, lam_k):
-        """Force (ground frame) and torque about point_i that constraint `c` applies to its
-        body i, and the joint frame's angle: F = −Φ_rᵀλ, T = (s'ᵀBᵀΦ_rᵀ − Φ_φᵀ)λ (SPEC §9).
-        When body i is the ground, the wrench on body j is transferred to point_i and
-        reversed (action and reaction)."""
-        if not c.body_i.is_ground:
-            k = self.layout.index[id(c.body_i)]
-            cols = J_k[:, 3 * k: 3 * k + 3]
-            qi = q[3 * k: 3 * k + 3]
-            force = -cols[:, :2].T @ lam_k
-            arm = global_point(qi, c.point_i) - qi[:2]
-            torque = -cols[:, 2] @ lam_k - cross2(arm, force)
-            return force, torque, qi[2] + c.frame_i
-        k = self.layout.index[id(c.body_j)]
-        cols = J_k[:, 3 * k: 3 * k + 3]
-        qj = q[3 * k: 3 * k + 3]
-        force_j = -cols[:, :2].T @ lam_k
-        torque_j = -cols[:, 2] @ lam_k - cross2(c.point_i - qj[:2], force_j)
-        return -force_j, -torque_j, jnp.asarray(c.frame_i)
+    def _wrenches(self, q, J, lams, table):
+        """Reactions of the joints in `table` (indices, slots of body i and of the reacting
+        body b, sign, padded rows; see ``Layout._reaction_table``) on their body i for the
+        multiplier columns `lams` (m × k): ground-frame force and torque about point_i,
+        shape (n, 3, k), and the joint frames' angles (n,). F = −Φ_rᵀλ,
+        T = (s'ᵀBᵀΦ_rᵀ − Φ_φᵀ)λ (SPEC §9), from the rows' generalised forces −Φ_qᵀλ
+        summed per joint on body i (or, when body i is the ground, on body j, moved to
+        point_i and reversed) — all joints at once."""
+        members, idx_i, idx_b, sign, rows = table
+        n_b = len(self.layout.bodies)
+        G = jnp.concatenate([jnp.zeros((J.shape[0], 3), J.dtype), J], axis=1)
+        G = -G[:, :, None] * lams[:, None, :]
+        G = jnp.concatenate([G, jnp.zeros((1,) + G.shape[1:], J.dtype)])  # the padding row
+        w = G.reshape(G.shape[0], n_b + 1, 3, -1)[rows, idx_b[:, None]].sum(axis=1)
+        poses = jnp.concatenate([jnp.zeros((1, 3), dtype=q.dtype), q.reshape(-1, 3)])
+        qi, qb = poses[idx_i], poses[idx_b]
+        joints = [self.constraints[k] for k in members]
+        point = jnp.stack([c.point_i for c in joints])
+        frame = jnp.stack([jnp.asarray(c.frame_i, dtype=q.dtype) for c in joints])
+        c, s = jnp.cos(qi[:, 2]), jnp.sin(qi[:, 2])
+        arm = qi[:, :2] - qb[:, :2] + jnp.stack([c * point[:, 0] - s * point[:, 1],
+                                                 s * point[:, 0] + c * point[:, 1]], axis=1)
+        torque = w[:, 2] - (arm[:, 0:1] * w[:, 1] - arm[:, 1:2] * w[:, 0])
+        wrench = sign[:, None, None] * jnp.concatenate([w[:, :2], torque[:, None]], axis=1)
+        return wrench, qi[:, 2] + frame
+
+    def reactions(self, q, J, lam):
+        """Reaction of every kinematic joint on its body i in the joint's frame (SPEC §9):
+        {constraint index: (Fx, Fy, T)}."""
+        if self.layout.reaction_table is None:
+            return {}
+        wrench, angle = self._wrenches(q, J, lam[:, None], self.layout.reaction_table)
+        fx, fy, torque = wrench[:, 0, 0], wrench[:, 1, 0], wrench[:, 2, 0]
+        c, s = jnp.cos(angle), jnp.sin(angle)
+        local = jnp.stack([c * fx + s * fy, c * fy - s * fx, torque], axis=1)
+        return {k: (local[r, 0], local[r, 1], local[r, 2])
+                for r, k in enumerate(self.layout.reaction_table[0])}
 
     def channels(self, t, q, qd, qdd, lam, include_state=True, J=None,
                  s=None) -> dict[str, Any]:
@@ -501,16 +686,12 @@ class PlanarSystem(AbstractSystem):
             for c_idx, c in enumerate(_COORDS):
                 out[f"{b.name}.{c}dd"] = qdd[3 * k + c_idx]
         J = self.phi_q(q, t) if J is None else J
-        for c, (a, z) in zip(self.constraints, self.layout.rows):
-            lam_k = lam[a:z]
+        reactions = self.reactions(q, J, lam)
+        for k, (c, (a, _)) in enumerate(zip(self.constraints, self.layout.rows)):
             if c.is_driver:
-                out[f"{c.name}.effort"] = -lam_k[0]
+                out[f"{c.name}.effort"] = -lam[a]
                 continue
-            force, torque, angle = self._reaction(c, q, J[a:z], lam_k)
-            local = rotation(angle).T @ force
-            out[f"{c.name}.Fx"] = local[0]
-            out[f"{c.name}.Fy"] = local[1]
-            out[f"{c.name}.T"] = torque
+            out[f"{c.name}.Fx"], out[f"{c.name}.Fy"], out[f"{c.name}.T"] = reactions[k]
         _, reported = self.applied(q, qd, t)
         for f, value in zip(self.forces, reported):
             out[f"{f.name}.force"] = value
@@ -518,24 +699,10 @@ class PlanarSystem(AbstractSystem):
         return out
 
     def linear_modes(self):
-        """The stiff modes a fixed step must resolve: the Baumgarte modes
-        −α ± √(α² − β²) [1/s], and — when the model has force elements (springs, dampers,
-        which can be stiff) — the eigenvalues of the vector field's Jacobian at the initial
-        state. Without force elements the remaining modes are gravity's, slow for any
-        practical link; they are not linearised (that compile costs seconds)."""
-        alpha, beta = float(self.alpha), float(self.beta)
-        root = np.sqrt(complex(alpha ** 2 - beta ** 2))
-        modes = [("Baumgarte stabilisation", np.array([-alpha + root, -alpha - root]))]
-        if self.forces or self.layout.has_laws:
-            jac = np.asarray(_jacobian_at_start(self))
-            if not np.all(np.isfinite(jac)):
-                from ..errors import SimulationError
-                raise SimulationError(
-                    f"planar model {self.layout.name!r}: the equations of motion are not "
-                    f"finite at the initial state; {self._non_finite_forces()}. Check the "
-                    "callables and parameters named.", time=0.0)
-            modes.append(("linearisation at the initial state", np.linalg.eigvals(jac)))
-        return modes
+        """The stiff modes a fixed step must resolve, element by element (Baumgarte
+        stabilisation, force elements, joint-friction and contact laws): see
+        :mod:`._modes`."""
+        return mechanism_modes(self)
 
     def _non_finite_forces(self) -> str:
         """Which force elements give NaN/inf at the initial state (host-side diagnosis)."""
@@ -564,12 +731,6 @@ class ProjectedPlanarSystem(PlanarSystem):
     :meth:`PlanarSystem.project`)."""
 
     projects_after_step: ClassVar[bool] = True
-
-
-@eqx.filter_jit
-def _jacobian_at_start(system: PlanarSystem):
-    x0 = system.initial_state()
-    return jax.jacfwd(lambda x: system.vector_field(jnp.asarray(0.0), x))(x0)
 
 
 def joint_frictions(constraints) -> list:

@@ -1,0 +1,123 @@
+"""Where the first call of a planar run spends its time: JAX's compile events, per function.
+
+For the slider–crank 10 s and the friction slider–crank 1 s (the ``--startup`` cases of
+planar_slider_crank.py), each in a fresh process with the persistent cache off
+(``STICKSLIP_JAX_CACHE=0``): the first call (build + compile + run, import excluded), its
+process CPU time, the sums of JAX's ``jax.monitoring`` duration events (jaxpr trace,
+lowering to MLIR, XLA backend compile), the kernel's own XLA compile, the functions with a
+compile event over 0.05 s, and the best of three warm calls. ``--baseline-src DIR`` runs the
+same cases on another source tree in the same session, alternating, for before/after
+ratios (timings on a shared machine are noisy; CPU time less so).
+
+Usage: python benchmarks/planar_compile_events.py [--baseline-src /tmp/main/src]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+_CASE = r"""
+import collections, json, math, sys, time
+import jax.monitoring as mon
+events, detail = collections.defaultdict(float), []
+def listen(name, dur, **kw):
+    events[name.rsplit("/", 1)[-1]] += dur
+    if dur > 0.05:
+        detail.append((kw.get("fun_name"), name.rsplit("/", 1)[-1], round(dur, 3)))
+mon.register_event_duration_secs_listener(listen)
+import stickslip as ss
+from stickslip.planar import examples
+case = sys.argv[1]
+def build():
+    if case == "slider_crank":
+        return examples.slider_crank()
+    law = ss.laws.CoulombODE(mu=0.1, K=50.0, beta=2 * math.sqrt((0.1 ** 2 / 3) / 50.0))
+    slide = ss.laws.CoulombODE.tuned(0.5, 1e5, mu=0.1)
+    return examples.slider_crank(pin_friction=law, pin_radius=0.01, slide_friction=slide)
+t_end = 10.0 if case == "slider_crank" else 1.0
+events.clear()
+c0, w0 = time.process_time(), time.perf_counter()
+build().simulate(t_end, dt=1e-3, dt_out=0.01)
+first, cpu = time.perf_counter() - w0, time.process_time() - c0
+ev = dict(events)
+warm = []
+for _ in range(3):
+    w0 = time.perf_counter(); build().simulate(t_end, dt=1e-3, dt_out=0.01)
+    warm.append(time.perf_counter() - w0)
+kernel = sum(d for f, n, d in detail if n == "backend_compile_duration"
+             and f and ("integrate_padded" in f or "solve_fixed_step_padded" in f))
+print(json.dumps({"first": first, "cpu": cpu, "trace": ev.get("jaxpr_trace_duration", 0.0),
+                  "lower": ev.get("jaxpr_to_mlir_module_duration", 0.0),
+                  "xla": ev.get("backend_compile_duration", 0.0), "kernel_xla": kernel,
+                  "warm": min(warm), "steps": round(t_end / 1e-3), "detail": detail}))
+"""
+
+CASES = ("slider_crank", "friction_slider_crank")
+
+
+def _run(src, case):
+    env = dict(os.environ, PYTHONPATH=str(src), STICKSLIP_JAX_CACHE="0")
+    env.pop("JAX_COMPILATION_CACHE_DIR", None)
+    out = subprocess.run([sys.executable, "-c", _CASE, case], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def load_average() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline-src", default=None)
+    parser.add_argument("--out", default="benchmarks/results/planar_compile_events.md")
+    args = parser.parse_args()
+    trees = [("this tree", Path(__file__).resolve().parents[1] / "src")]
+    if args.baseline_src:
+        trees.insert(0, ("baseline", Path(args.baseline_src)))
+    before = load_average()
+    rows = []
+    for case in CASES:
+        for label, src in trees:
+            r = _run(src, case)
+            rows.append((case, label, r))
+            print(case, label, {k: v for k, v in r.items() if k != "detail"}, flush=True)
+    lines = ["# Planar first call: JAX compile events", "",
+             f"Fresh process per cell, persistent cache off; load average {before} before, "
+             f"{load_average()} after (shared 2-core machine: compare rows of one run only).",
+             "", "| case | code | first call [s] | its CPU [s] | trace [s] | lowering [s] | "
+             "XLA compile [s] | of which the run's kernel [s] | warm call [s] | "
+             "warm per RK4 step [µs] |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for case, label, r in rows:
+        lines.append(f"| {case} | {label} | {r['first']:.2f} | {r['cpu']:.2f} | "
+                     f"{r['trace']:.2f} | {r['lower']:.2f} | {r['xla']:.2f} | "
+                     f"{r['kernel_xla']:.2f} | {r['warm']:.3f} | "
+                     f"{1e6 * r['warm'] / r['steps']:.0f} |")
+    if args.baseline_src:
+        lines += ["", "Ratios baseline / this tree, first call (CPU): " + ", ".join(
+            f"{CASES[k]}: {rows[2 * k][2]['first'] / rows[2 * k + 1][2]['first']:.1f}× "
+            f"({rows[2 * k][2]['cpu'] / rows[2 * k + 1][2]['cpu']:.1f}×)"
+            for k in range(len(CASES))) + "."]
+    lines += ["", "Compile events over 0.05 s (function, event, seconds):", ""]
+    for case, label, r in rows:
+        lines.append(f"- {case}, {label}: " + "; ".join(f"{f} {n.replace('_duration', '')} "
+                                                        f"{d:.2f}" for f, n, d in r["detail"]))
+    lines += ["", "The warm call includes building the model, assembly and every output "
+              "channel at 100 Hz."]
+    text = "\n".join(lines) + "\n"
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
