@@ -112,7 +112,8 @@ def check_uniqueness(certify: str, owner: str = "certify") -> str:
 
 
 def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
-                 formulation: str = "kikuuwe", certify: str = "auto") -> LambdaSolution:
+                 formulation: str = "kikuuwe", certify: str = "auto",
+                 fallback: bool = True) -> LambdaSolution:
     """Solve λ − A⁻¹b ∈ −lim A⁻¹ N_F^{U_ε}(λ) (SPEC §6) for the admissible set `fset`.
 
     Parameters
@@ -132,6 +133,11 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
         ``"auto"`` (default) enumerates problems of at most ``VERIFY_COMBINATIONS`` mode
         combinations, ``"full"`` every problem (up to the enumeration's limit), ``"none"``
         never (module docstring).
+    fallback:
+        whether the enumeration takes over where the active-set loop finds no feasible
+        combination (default). ``False`` (with ``certify="none"``) keeps the solve free of
+        the enumeration — for a ``vmap`` over many states, where ``lax.cond`` runs both
+        branches — and reports ``STATUS_NONE`` (``verified`` False) where the loop failed.
 
     Returns
     -------
@@ -186,7 +192,7 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
         n_feasible, verified = jnp.asarray(1), jnp.asarray(False)
     elif blocks:
         lam_c, status, n_feasible, residual, verified = _solve_piecewise_linear(
-            blocks, offsets, A_r, b_r, formulation, check_uniqueness(certify))
+            blocks, offsets, A_r, b_r, formulation, check_uniqueness(certify), fallback)
     else:
         lam_c = jnp.zeros(0, dtype=A.dtype)
         status, n_feasible = jnp.asarray(STATUS_UNIQUE), jnp.asarray(1)
@@ -216,7 +222,7 @@ def uniqueness_bound(blocks, offsets, A, formulation):
     return smallest > mu_max * jnp.sqrt(jnp.sum(A_T ** 2))
 
 
-def _solve_piecewise_linear(blocks, offsets, A, b, formulation, certify):
+def _solve_piecewise_linear(blocks, offsets, A, b, formulation, certify, fallback=True):
     """(λ, status, n_feasible, residual, verified) for planar contacts, ℝ₊ and [−F, F] rows:
     the active-set solution, its uniqueness proven by the bound or decided by the
     enumeration, which also takes over where the active set finds no feasible combination."""
@@ -226,10 +232,11 @@ def _solve_piecewise_linear(blocks, offsets, A, b, formulation, certify):
     unique = uniqueness_bound(blocks, offsets, A, formulation)
     may_verify = {"auto": count <= VERIFY_COMBINATIONS, "full": enumerable,
                   "none": False}[certify]
-    if not enumerable:
-        status = jnp.where(found, STATUS_UNIQUE, STATUS_NONE)
-        return lam, status, jnp.asarray(1), jnp.zeros(()), found & unique
-    need = (~found) | ((~unique) & may_verify)
+    if not enumerable or not (fallback or may_verify):
+        status = jnp.where(found, STATUS_UNIQUE, STATUS_NONE).astype(jnp.int32)
+        return (lam, status, jnp.asarray(1, jnp.int32), jnp.zeros((), A.dtype),
+                found & unique)
+    need = ((~found) & fallback) | ((~unique) & may_verify)
 
     def enumerate_(lam):
         lam_e, _, status_e, n_e, _, viol_e = enumerate_solutions(blocks, A, b, formulation)
@@ -241,7 +248,7 @@ def _solve_piecewise_linear(blocks, offsets, A, b, formulation, certify):
                 jnp.where(found, 0.0, viol_e).astype(A.dtype), jnp.asarray(True))
 
     def keep(lam):
-        return (lam, jnp.asarray(STATUS_UNIQUE, jnp.int32), jnp.asarray(1, jnp.int32),
-                jnp.zeros((), A.dtype), unique)
+        return (lam, jnp.where(found, STATUS_UNIQUE, STATUS_NONE).astype(jnp.int32),
+                jnp.asarray(1, jnp.int32), jnp.zeros((), A.dtype), found & unique)
 
     return jax.lax.cond(need, enumerate_, keep, lam)
