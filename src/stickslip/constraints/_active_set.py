@@ -21,11 +21,14 @@ slide±           λ_n ≥ 0  /  ±w_t ≥ 0                   separate / stick
 
 A block whose own equations cannot be met (an inconsistent system: e.g. two corners that
 would both stick while a driver slides them) leaves its stick / contact mode the same way.
+The first guess uses the free values w = −b only (no stored state): a contact that would not
+penetrate separates, one that would slides along its free tangential value. On the clearance
+slider (issue 12) that guess was already the answer at every sampled state (one solve).
 All failing blocks pivot at once for the first iterations (block principal pivoting), then
 only the first failing block (Murty's least-index rule, which terminates for P-matrices);
 the loop is capped (``lax.while_loop``). Its answer is *certified*: the returned
 combination's equations hold to round-off and its inequalities within the enumeration's
-tolerance (the same test, :func:`combination_check`), so λ solves the λ-problem exactly.
+tolerance (the same functions, :mod:`._combination`), so λ solves the λ-problem exactly.
 The loop runs on values only; λ is then re-solved from the found combination's linear
 system, so ``grad`` flows through that solve as it does through the enumeration.
 
