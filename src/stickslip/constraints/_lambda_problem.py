@@ -49,6 +49,7 @@ import numpy as np
 
 from ..errors import ParameterError
 import jax
+import jax.scipy.linalg
 
 from ._active_set import active_set_solve, combination_count
 from ._enumeration import (MAX_COMBINATIONS, STATUS_NONE, STATUS_SEVERAL, STATUS_UNIQUE,
@@ -174,7 +175,10 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
     if bil.size:
         A_BB, A_BC = A[np.ix_(bil, bil)], A[np.ix_(bil, con)]
         A_CB, A_CC = A[np.ix_(con, bil)], A[np.ix_(con, con)]
-        X = jnp.linalg.solve(A_BB, jnp.concatenate([A_BC, b[bil][:, None]], axis=1))
+        # A_BB = J_b M⁻¹ J_bᵀ is symmetric positive definite (independent joint rows):
+        # Cholesky (cheaper to compile than a general solve)
+        X = jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(A_BB),
+                                       jnp.concatenate([A_BC, b[bil][:, None]], axis=1))
         A_r = A_CC - A_CB @ X[:, :-1]
         b_r = b[con] - A_CB @ X[:, -1]
     else:
