@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import math
 
-import jax.numpy as jnp
 import numpy as np
 
 from ._contact import ClearanceSlider, PointLineContact
 from ._elements import RevoluteJoint, RotationalDriver, constant_speed
-from ._forces import PointForce
 from ._model import Model
 
 __all__ = ["clearance_slider_crank", "block_on_incline", "painleve_rod"]
