@@ -58,14 +58,14 @@ def test_closed_loop_rejects_bad_arguments():
 
 
 def test_second_closed_loop_run_with_new_gains_does_not_recompile():
-    from stickslip.control._closed_loop import _run
+    from stickslip.control._closed_loop import closed_loop_kernel
 
     plant = ss.control.MassPlant(M=1.0)
     ss.control.simulate_closed_loop(plant, ss.control.PSMCParams(**GAINS), 0.1, 0.01)
-    before = _run._cache_size()
+    before = ss.integrate.traces(closed_loop_kernel)
     res = ss.control.simulate_closed_loop(plant, ss.control.PSMCParams(**{**GAINS, "F": 5.0}),
                                           0.1, 0.01)
-    assert _run._cache_size() == before
+    assert ss.integrate.traces(closed_loop_kernel) == before
     assert np.max(np.abs(res["u"])) <= 5.0
 
 

@@ -1,6 +1,7 @@
 """JAX's persistent compilation cache (issue 13 item 5): on by default in the user cache
 directory, off with STICKSLIP_JAX_CACHE=0, and a second process with a warm cache runs a
-model without a single XLA compile (counted by JAX's own cache-miss events)."""
+model without a single XLA compile (counted by JAX's own cache-miss events) and without
+tracing its run again (the program store, counted by `ss.integrate.traces`)."""
 
 import json
 import os
@@ -29,6 +30,7 @@ PROBE = textwrap.dedent("""
     import jax, stickslip as ss
     MODEL
     counts["dir"] = jax.config.jax_compilation_cache_dir
+    counts["traces"] = ss.integrate.traces("integrate_padded")
     print(json.dumps(counts))
 """)
 
@@ -62,6 +64,8 @@ def check_second_process_compiles_nothing(model, tmp_path):
     assert cold["dir"] == str(tmp_path / "jax")
     assert cold["misses"] > 0                       # the first process compiled and stored
     assert warm["misses"] == 0 and warm["hits"] >= cold["misses"]
+    # and without tracing the run again: the program store keeps the lowered kernel
+    assert cold["traces"] == 1 and warm["traces"] == 0
 
 
 def test_second_process_with_a_warm_cache_compiles_nothing(tmp_path):

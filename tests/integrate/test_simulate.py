@@ -107,14 +107,14 @@ def test_chunked_and_streamed_run_equals_single_call(tmp_path):
 
 def test_new_t_end_reuses_the_compiled_run():
     # the output count enters the compiled program only through its power-of-two bucket
-    from stickslip.integrate._fixed_step import solve_fixed_step_padded
+    from stickslip.integrate._fixed_step import integrate_padded
 
     block = sliding_block()
     first = ss.simulate(block, 0.9, dt=1e-4, dt_out=1e-3)               # 900 outputs: 1024
-    compiled = solve_fixed_step_padded._cache_size()
+    compiled = ss.integrate.traces(integrate_padded)
     shorter = ss.simulate(block, 0.6, dt=1e-4, dt_out=1e-3)             # 600 outputs: 1024
     again = ss.simulate(block, 0.9, dt=1e-4, dt_out=1e-3)
-    assert compiled >= 1 and solve_fixed_step_padded._cache_size() == compiled
+    assert ss.integrate.traces(integrate_padded) == compiled
     assert len(shorter.t) == 601 and shorter.t[-1] == pytest.approx(0.6)
     np.testing.assert_array_equal(shorter["p"], first["p"][:601])
     np.testing.assert_array_equal(again["p"], first["p"])
@@ -184,31 +184,34 @@ def test_unknown_option_warns():
         ss.simulate(sliding_block(), 0.01, dt=1e-4, tolerance=3)
 
 
-def test_second_call_does_not_recompile():
-    # watches the function simulate really calls; the last line shows the watch can fail
-    from stickslip.integrate._fixed_step import solve_fixed_step_padded
+def test_second_call_does_not_recompile(tmp_path, monkeypatch):
+    # watches the kernel simulate really runs (traces are counted inside it, whether the
+    # program store or plain jit compiles it); the last line shows the watch can fail
+    from stickslip.integrate import _program_store
+    from stickslip.integrate._fixed_step import integrate_padded
 
-    block = sliding_block()
-    ss.simulate(block, 0.5, dt=1e-4, dt_out=1e-2)
-    before = solve_fixed_step_padded._cache_size()
+    monkeypatch.setattr(_program_store, "store_directory", lambda: tmp_path)   # empty store
+    _program_store.clear_memory()
+    ss.simulate(sliding_block(), 0.5, dt=1e-4, dt_out=1e-2)
+    before = ss.integrate.traces(integrate_padded)
     assert before >= 1
     ss.simulate(sliding_block(M=3.0), 0.5, dt=1e-4, dt_out=1e-2)   # new values, same shapes
-    assert solve_fixed_step_padded._cache_size() == before
+    assert ss.integrate.traces(integrate_padded) == before
     ss.simulate(sliding_block(law=ss.laws.LuGre.example()), 0.5, dt=1e-4, dt_out=1e-2)
-    assert solve_fixed_step_padded._cache_size() == before + 1     # a new structure compiles
+    assert ss.integrate.traces(integrate_padded) == before + 1     # a new structure traces
 
 
 def test_new_step_and_output_interval_reuse_the_compiled_run():
     # dt, steps per output, t_end and the short last interval are traced data: only the
     # power-of-two bucket of the output count is static
-    from stickslip.integrate._fixed_step import solve_fixed_step_padded
+    from stickslip.integrate._fixed_step import integrate_padded
 
     block = sliding_block()
     reference = ss.simulate(block, 0.5, dt=1e-4, dt_out=1e-2)              # 50 outputs: 64
-    compiled = solve_fixed_step_padded._cache_size()
+    compiled = ss.integrate.traces(integrate_padded)
     other_dt = ss.simulate(block, 0.5, dt=2e-4, dt_out=1e-2)               # 50 steps/output
     other_ratio = ss.simulate(block, 0.55, dt=1e-4, dt_out=2e-2)           # 200, odd end
-    assert solve_fixed_step_padded._cache_size() == compiled
+    assert ss.integrate.traces(integrate_padded) == compiled
     assert other_ratio.t[-1] == 0.55
     np.testing.assert_allclose(other_dt["p"], reference["p"], atol=1e-7)
     assert len(other_ratio.t) == 29 and other_ratio.t[-2] == pytest.approx(0.54)

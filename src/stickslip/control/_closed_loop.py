@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import time
 from typing import Callable
@@ -15,6 +14,7 @@ import numpy as np
 from .._validation import check_positive
 from ..errors import ParameterError, SimulationError
 from ..integrate import check_divergence, largest_stable_step, step_grid
+from ..integrate import _program_store
 from ..integrate._fixed_step import rk_step
 from ..integrate._tableaus import FIXED_STEP_METHODS
 from ..results import Results
@@ -104,10 +104,12 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
             jnp.asarray(steps), jnp.asarray(partial), plant.initial_state())
     start = time.perf_counter()
     if members is None:
-        xs, us, extras = _run(dynamic, static, *args, n_sub=substeps, method=method)
+        xs, us, extras = _program_store.call(closed_loop_kernel, (static, substeps, method),
+                                             (dynamic, *args))
     else:
-        xs, us, extras = _run_batch(dynamic[0], dynamic[1], static, *args, n_sub=substeps,
-                                    method=method)
+        xs, us, extras = _program_store.call(closed_loop_batch_kernel,
+                                             (static, substeps, method),
+                                             (dynamic[0], dynamic[1], *args))
     wall = time.perf_counter() - start
     xs, us = np.asarray(xs), np.asarray(us)
     for m in [None] if members is None else range(members):
@@ -181,15 +183,16 @@ def _reference_samples(reference, ts):
     return refs
 
 
-@functools.partial(jax.jit, static_argnames=("static", "n_sub", "method"))
-def _run(dynamic, static, t0, refs, noise, steps, partial, x0, *, n_sub, method):
+def closed_loop_kernel(static, n_sub, method, dynamic, t0, refs, noise, steps, partial, x0):
+    """The closed loop's compiled run, static arguments first: what
+    :func:`simulate_closed_loop` hands to the program store (one trace per structure, kept
+    across processes)."""
     return _run_impl(dynamic, static, t0, refs, noise, steps, partial, x0, n_sub, method)
 
 
-@functools.partial(jax.jit, static_argnames=("static", "n_sub", "method"))
-def _run_batch(dyn_plant, dyn_controllers, static, t0, refs, noise, steps, partial, x0, *,
-               n_sub, method):
-    """`_run` for controllers stacked along a leading member axis (one compile)."""
+def closed_loop_batch_kernel(static, n_sub, method, dyn_plant, dyn_controllers, t0, refs,
+                             noise, steps, partial, x0):
+    """`closed_loop_kernel` for controllers stacked along a leading member axis."""
     return jax.vmap(lambda dc: _run_impl((dyn_plant, dc), static, t0, refs, noise, steps,
                                          partial, x0, n_sub, method))(dyn_controllers)
 

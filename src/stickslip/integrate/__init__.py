@@ -7,6 +7,9 @@ compile. Methods: ``rk4``, ``rk_gill``, ``euler`` (fixed step), ``tsit5``, ``dop
 The stepping front every host shares: :func:`rk_step` (one Runge–Kutta step, optional
 projection), :func:`step_grid` / :func:`output_times` (the output grid: the last sample is
 exactly ``t_end``) and :func:`check_divergence` (the divergence guard).
+
+Compiled programs are kept per model structure, in this process and across processes
+(:func:`call_with_system`, :mod:`._program_store`): a script run again does not trace again.
 """
 
 from ._simulate import METHODS as METHODS
@@ -25,3 +28,5 @@ from ._guard import Guard as Guard
 from ._guard import check_divergence as check_divergence
 from ._rk_step import rk_step as rk_step
 from ._fixed_step import StepRule as StepRule
+from ._program_store import call_with_system as call_with_system
+from ._program_store import traces as traces

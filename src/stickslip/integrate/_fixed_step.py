@@ -20,7 +20,8 @@ from ._grid import StepGrid
 from ._rk_step import rk_step, tableau_of
 
 __all__ = ["rk_step", "StepRule", "Segment", "solve_fixed_step", "solve_fixed_step_batch",
-           "solve_fixed_step_padded", "padded_length", "segment"]
+           "solve_fixed_step_padded", "integrate_padded", "integrate_batch", "padded_length",
+           "segment"]
 
 
 class StepRule(NamedTuple):
@@ -38,10 +39,12 @@ class StepRule(NamedTuple):
     def for_system(cls, system, method: str, trace_stages_once=None,
                    projection=None) -> "StepRule":
         """The rule for `system`: unset options default to its declared capabilities
-        (``trace_stages_once``, ``projects_after_step`` class variables)."""
-        looped = type(system).trace_stages_once if trace_stages_once is None \
-            else bool(trace_stages_once)
-        projects = type(system).projects_after_step if projection is None else bool(projection)
+        (``trace_stages_once``, ``projects_after_step``: class variables, or static fields
+        of the instance — read from the instance, so a wrapper or a field can set them)."""
+        looped = system.trace_stages_once if trace_stages_once is None \
+            else trace_stages_once
+        projects = system.projects_after_step if projection is None else projection
+        looped, projects = bool(looped), bool(projects)
         return cls(method, bool(looped), bool(projects))
 
     def stepper(self, system):
@@ -109,6 +112,13 @@ def _integrate_padded(dynamic, static, t0, x0, seg: Segment, rule: StepRule, cap
     return xs, outputs, energy
 
 
+def integrate_padded(static, rule: StepRule, capacity: int, dynamic, t0, x0, seg: Segment):
+    """The kernel of :func:`solve_fixed_step_padded` with the static arguments first: what
+    ``simulate`` hands to :func:`._program_store.call`, which compiles it once per model
+    structure and keeps the lowered program across processes."""
+    return _integrate_padded(dynamic, static, t0, x0, seg, rule, capacity)
+
+
 @functools.partial(jax.jit, static_argnames=("static", "rule", "capacity"))
 def solve_fixed_step_padded(dynamic, static, t0, x0, seg: Segment, *, rule: StepRule,
                             capacity: int):
@@ -122,6 +132,14 @@ def solve_fixed_step_padded(dynamic, static, t0, x0, seg: Segment, *, rule: Step
     One compile serves every grid whose output count fits the capacity.
     """
     return _integrate_padded(dynamic, static, t0, x0, seg, rule, capacity)
+
+
+def integrate_batch(static, rule: StepRule, capacity: int, dynamic, t0, x0, seg: Segment):
+    """The kernel of :func:`solve_fixed_step_batch` with the static arguments first (what
+    ``simulate_batch`` hands to :func:`._program_store.call`)."""
+    run = functools.partial(_integrate_padded, static=static, t0=t0, seg=seg, rule=rule,
+                            capacity=capacity)
+    return jax.vmap(lambda d, x: run(d, x0=x))(dynamic, x0)
 
 
 @functools.partial(jax.jit, static_argnames=("static", "rule", "capacity"))

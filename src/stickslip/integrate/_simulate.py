@@ -16,10 +16,11 @@ import numpy as np
 
 from ..errors import ParameterError, SimulationError
 from ..results import Results
-from ._adaptive import ADAPTIVE_METHODS, solve_adaptive, solve_adaptive_batch
+from ._adaptive import ADAPTIVE_METHODS, integrate_adaptive, integrate_adaptive_batch
 from ._arguments import as_count, as_flag, as_real, as_time
-from ._fixed_step import (StepRule, padded_length, segment, solve_fixed_step,
-                          solve_fixed_step_batch, solve_fixed_step_padded)
+from . import _program_store
+from ._fixed_step import (StepRule, integrate_batch, integrate_padded, padded_length,
+                          segment, solve_fixed_step)
 from ._grid import output_times, step_grid
 from ._guard import check_divergence, guard_from_options
 from ._system import AbstractSystem
@@ -171,9 +172,9 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
         grid = step_grid(t0, t_end, dt, dt_out, owner="simulate_batch")
         if as_flag("simulate_batch", "check_step", options.get("check_step", True)):
             _check_stability(stacked, method, grid.dt)
-        xs, outputs, energy = solve_fixed_step_batch(
-            dynamic, static, jnp.asarray(t0), x0, segment(grid, 0, grid.n_out), rule=rule,
-            capacity=padded_length(grid.n_out))
+        xs, outputs, energy = _program_store.call(
+            integrate_batch, (static, rule, padded_length(grid.n_out)),
+            (dynamic, jnp.asarray(t0), x0, segment(grid, 0, grid.n_out)))
         keep = slice(0, grid.n_out + 1)
         xs = np.asarray(xs)[:, keep]
         outputs = {k: np.asarray(v)[:, keep] for k, v in outputs.items()}
@@ -426,9 +427,9 @@ def _run_fixed_chunks(dynamic, static, system, x0, grid, rule, guard, options):
         for _ in range(n_calls):
             keep = min(per_call, grid.n_out - done)
             t_start = times[done]
-            xs, outputs, energy = solve_fixed_step_padded(
-                dynamic, static, jnp.asarray(t_start), x, segment(grid, done, keep),
-                rule=rule, capacity=capacity)
+            xs, outputs, energy = _program_store.call(
+                integrate_padded, (static, rule, capacity),
+                (dynamic, jnp.asarray(t_start), x, segment(grid, done, keep)))
             xs = np.asarray(xs)[: keep + 1]
             outputs = {k: np.asarray(v)[: keep + 1] for k, v in outputs.items()}
             ts_chunk = times[done: done + keep + 1]
@@ -480,10 +481,10 @@ def _run_adaptive(dynamic, static, system, t0, x0, t_end, dt, dt_out, method, op
     dt0 = None if dt is None else jnp.asarray(as_time(
         owner, "dt", dt, positive=True,
         hint="For adaptive methods `dt` is the initial step: pass a positive value or omit it."))
-    solver = solve_adaptive_batch if batched else solve_adaptive
-    xs, outputs, energy, ok, n_steps = solver(dynamic, static, jnp.asarray(ts), x0, dt0,
-                                              jnp.asarray(rtol), jnp.asarray(atol),
-                                              method=method, max_steps=max_steps)
+    kernel = integrate_adaptive_batch if batched else integrate_adaptive
+    xs, outputs, energy, ok, n_steps = _program_store.call(
+        kernel, (static, method, max_steps),
+        (dynamic, jnp.asarray(ts), jnp.asarray(x0), dt0, jnp.asarray(rtol), jnp.asarray(atol)))
     xs = np.asarray(xs)
     outputs = {k: np.asarray(v) for k, v in outputs.items()}
     energy = None if energy is None else np.asarray(energy)

@@ -18,7 +18,8 @@ arrays, topology and callables are static):
   one, the divergence guard (:mod:`stickslip.integrate._guard`) stops a run whose energy
   climbs — the sign of an integration that adds energy, even while every number is finite.
 
-Defaults of the fixed-step integrator options, declared as class variables (never sniffed);
+Defaults of the fixed-step integrator options, declared as class variables or as static
+fields of the instance (``eqx.field(static=True)``; read from the instance, never sniffed);
 ``simulate(..., trace_stages_once=..., projection=...)`` overrides them per run, so no
 subclass is needed to change them:
 

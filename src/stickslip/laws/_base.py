@@ -33,7 +33,7 @@ import abc
 import dataclasses
 from typing import Any, ClassVar
 
-import equinox as eqx
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -51,7 +51,17 @@ def as_parameter(value: Any) -> Any:
     if value is None or isinstance(value, (str, bytes)) or (
             callable(value) and not hasattr(value, "shape")):
         return value
+    if isinstance(value, jax.core.Tracer):
+        return jnp.asarray(value, dtype=float)
+    if isinstance(value, jax.Array) and value.dtype == jnp.float64:
+        return value
     try:
+        # through NumPy and device_put: no tiny XLA program is compiled per new value type,
+        # as jnp.asarray would (each costs a lowering and a cache read in a fresh process)
+        return jax.device_put(np.asarray(value, dtype=np.float64))
+    except (TypeError, ValueError, jax.errors.TracerArrayConversionError):
+        pass
+    try:                                 # e.g. a list holding tracers
         return jnp.asarray(value, dtype=float)
     except (TypeError, ValueError):
         return value

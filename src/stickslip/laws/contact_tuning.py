@@ -41,11 +41,21 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import expm
-from scipy.optimize import brentq
 
 from .._validation import check_nonnegative, check_positive
 from ..errors import ParameterError
+
+
+def _expm(a):
+    from scipy.linalg import expm      # imported on use: SciPy costs ~0.4 s of start-up
+
+    return expm(a)
+
+
+def _brentq(*args, **kwargs):
+    from scipy.optimize import brentq
+
+    return brentq(*args, **kwargs)
 
 __all__ = ["ImpactResponse", "impact_response", "alpha_for_restitution",
            "restitution_alpha_to_zero", "restitution_table"]
@@ -74,10 +84,10 @@ class _AffineBranch:
 
     def __init__(self, A: np.ndarray, x0: np.ndarray, h: float):
         self.A, self.x0, self.h = A, x0, h
-        self.step = expm(A * h)
+        self.step = _expm(A * h)
 
     def state(self, t: float) -> np.ndarray:
-        return expm(self.A * t) @ self.x0
+        return _expm(self.A * t) @ self.x0
 
     def first_root(self, fun, t_max: float, skip: float = 0.0) -> tuple[float, np.ndarray] | None:
         """First t in (0, t_max] where `fun(x(t))` goes from > 0 to <= 0 (grid + brentq)."""
@@ -91,10 +101,10 @@ class _AffineBranch:
                 base = x
 
                 def scalar(tau):
-                    return fun(expm(self.A * tau) @ base)
+                    return fun(_expm(self.A * tau) @ base)
 
-                tau = brentq(scalar, 0.0, self.h, xtol=1e-17, rtol=1e-15, maxiter=200)
-                return t + tau, expm(self.A * tau) @ base
+                tau = _brentq(scalar, 0.0, self.h, xtol=1e-17, rtol=1e-15, maxiter=200)
+                return t + tau, _expm(self.A * tau) @ base
             x, t, prev = x_next, t_next, val
         return None
 
@@ -149,7 +159,7 @@ def impact_response(M: float, K: float, beta: float, alpha: float, v0: float = 1
                 "contact (overdamped, or resting under gravity). Lower beta, raise alpha or "
                 "raise the impact speed.")
         t_end, x_end = end
-        sub = expm(pressing * (t_end / 800))
+        sub = _expm(pressing * (t_end / 800))
         states = [x]
         for _ in range(800):
             states.append(sub @ states[-1])
@@ -247,7 +257,7 @@ def alpha_for_restitution(M: float, K: float, beta: float, restitution: float, *
             f"restitution {restitution} is above what alpha can reach for M={M}, K={K}, "
             f"beta={beta}, g={g}, v_impact={v0}: the ceiling is {r_hi:.6g} (alpha = beta; "
             "gravity takes energy during the contact). Raise K or the impact speed.")
-    return float(brentq(lambda a: restitution_at(a) - restitution, lo, beta, xtol=1e-15,
+    return float(_brentq(lambda a: restitution_at(a) - restitution, lo, beta, xtol=1e-15,
                         rtol=1e-12))
 
 

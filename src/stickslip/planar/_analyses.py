@@ -19,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import integrate
+from ..integrate import call_with_system
 from ..errors import ModelError, ParameterError, SimulationError
 from ..integrate._fixed_step import padded_length
 from ..results import Results
@@ -30,23 +31,23 @@ _RANK_TOL = 1e-9
 
 
 # --- compiled kernels ------------------------------------------------------------------------
-@eqx.filter_jit
 def _phi(system, q, t):
     return system.phi(q, t)
 
 
-@eqx.filter_jit
 def _phi_q(system, q, t):
     return system.phi_q(q, t)
 
 
-@eqx.filter_jit
 def _nu(system, q, t):
     return system.nu(q, t)
 
 
 def _host(fn, system, q, t) -> np.ndarray:
-    return np.asarray(fn(system, jnp.asarray(q, dtype=float), jnp.asarray(float(t))))
+    """`fn(system, q, t)` compiled once per model structure (and kept across processes:
+    :func:`stickslip.integrate.call_with_system`), as a NumPy array."""
+    return np.asarray(call_with_system(fn, system, jax.device_put(np.asarray(q, dtype=float)),
+                                       jax.device_put(np.asarray(float(t)))))
 
 
 # --- degrees of freedom ----------------------------------------------------------------------

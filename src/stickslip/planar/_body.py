@@ -116,6 +116,11 @@ class Body:
     def __hash__(self) -> int:
         return hash((type(self).__name__, self.name))
 
+    def __stickslip_key__(self):
+        """What ``__eq__`` compares, for the stored-program fingerprint
+        (:mod:`stickslip.integrate._fingerprint`)."""
+        return self.name
+
     @property
     def pose(self) -> np.ndarray:
         return np.array([self.x, self.y, self.phi])

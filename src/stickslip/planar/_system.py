@@ -95,6 +95,11 @@ class Layout:
     def __hash__(self) -> int:
         return hash(self._key)
 
+    def __stickslip_key__(self):
+        """What ``__eq__`` compares, for the stored-program fingerprint
+        (:mod:`stickslip.integrate._fingerprint`)."""
+        return self._key
+
     def slot(self, body) -> int:
         """Row of `body` in the padded pose table (0: the ground)."""
         return 0 if body.is_ground else self.index[id(body)] + 1

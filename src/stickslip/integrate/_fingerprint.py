@@ -1,0 +1,218 @@
+"""A stable fingerprint of everything a trace reads that is not an array.
+
+A compiled run is fixed by the *static* part of a system (its classes, static fields,
+user callables, topology), the shapes and dtypes of its arrays, and the code that traces it.
+Inside one process `jax.jit` tells two static parts apart with ``__eq__``/``__hash__``;
+across processes (:mod:`._program_store`) we need the same distinction as a string. This
+module computes it, and refuses when it cannot be sure:
+
+* numbers, strings, bytes, None; tuples, lists, dicts, sets — by value;
+* NumPy/JAX arrays — dtype, shape and a hash of the bytes (as abstract ``(shape, dtype)``
+  where the caller passes the traced side, see ``arrays=``);
+* dataclasses and equinox modules — their class and every field, recursively;
+* objects that define ``__stickslip_key__()`` — their class and that key (for classes whose
+  ``__eq__`` compares a key, such as a planar ``Body`` compared by name: the fingerprint must
+  separate at least what ``__eq__`` separates);
+* classes, functions and objects of stickslip, JAX, NumPy, equinox, SciPy and the standard
+  library named by module and qualified name (their code is pinned by the versions that
+  :mod:`._program_store` adds to the key);
+* other functions (a user's force or driver callable, a lambda) — by their code: byte code,
+  constants, names, defaults, closure cells and the module globals the code names, each
+  fingerprinted in turn; other classes — by their methods and class attributes.
+
+Anything else — an instance of a class outside those packages without
+``__stickslip_key__``, a user module referenced from a callable, a generator — raises
+:class:`Unfingerprintable`, and the caller falls back to tracing (never to a guess).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+import hashlib
+import types
+
+import numpy as np
+
+__all__ = ["Unfingerprintable", "fingerprint"]
+
+# packages whose code is pinned by the versions in the store key (stickslip by a hash of its
+# source): their classes and functions are named, not walked
+_PINNED = frozenset({
+    "stickslip", "jax", "jaxlib", "numpy", "equinox", "scipy", "diffrax", "lineax",
+    "optimistix", "builtins", "math", "cmath", "functools", "operator", "itertools",
+    "collections", "typing", "abc", "enum", "numbers", "dataclasses", "types", "_operator",
+    "_functools", "warnings",
+})
+
+# class attributes that do not change what a class's instances compute
+_CLASS_NOISE = frozenset({
+    "__dict__", "__weakref__", "__doc__", "__module__", "__qualname__", "__annotations__",
+    "__dataclass_fields__", "__dataclass_params__", "__match_args__", "__slots__",
+    "__parameters__", "__orig_bases__", "__abstractmethods__", "_abc_impl",
+    "__firstlineno__", "__static_attributes__", "__type_params__",
+    "__annotate_func__", "__annotations_cache__",
+})
+
+_SCALARS = (type(None), bool, int, float, complex, str, bytes)
+
+
+class Unfingerprintable(Exception):
+    """The static part contains something whose meaning a fingerprint cannot pin."""
+
+
+def fingerprint(obj, *, arrays: str = "values") -> str:
+    """A hex digest that is equal for two objects that trace to the same program.
+
+    arrays: ``"values"`` hashes array contents (static data baked into a program);
+    ``"abstract"`` keeps only shape and dtype (the traced side of a system).
+    Raises :class:`Unfingerprintable` (see the module docstring).
+    """
+    walker = _Walker(abstract_arrays=(arrays == "abstract"))
+    canonical = walker.walk(obj)
+    return hashlib.sha256(repr(canonical).encode()).hexdigest()
+
+
+def _pinned(module) -> bool:
+    return isinstance(module, str) and module.split(".")[0] in _PINNED
+
+
+def _named(obj) -> bool:
+    """A top-level object of a pinned package, reachable by module and qualified name."""
+    qualname = getattr(obj, "__qualname__", None)
+    return (_pinned(getattr(obj, "__module__", None)) and isinstance(qualname, str)
+            and "<locals>" not in qualname and "<lambda>" not in qualname)
+
+
+class _Walker:
+    def __init__(self, abstract_arrays: bool):
+        self.abstract = abstract_arrays
+        self.active: dict[int, int] = {}          # id → position, for cycles (recursion)
+
+    def walk(self, obj):
+        if type(obj) in _SCALARS:
+            return (type(obj).__name__, repr(obj))
+        if obj is _Missing:
+            return ("missing",)
+        key = id(obj)
+        if key in self.active:
+            return ("cycle", self.active[key])
+        self.active[key] = len(self.active)
+        try:
+            return self._walk(obj)
+        finally:
+            del self.active[key]
+
+    def _walk(self, obj):
+        if isinstance(obj, np.generic):
+            return ("np-scalar", obj.dtype.str, obj.tobytes())
+        if isinstance(obj, np.ndarray) or _is_jax_array(obj):
+            return self._array(obj)
+        if isinstance(obj, enum.Enum):
+            return ("enum", self.walk(type(obj)), obj.name)
+        if isinstance(obj, type):
+            return self._class(obj)
+        if hasattr(type(obj), "__stickslip_key__") and not isinstance(obj, type):
+            return ("keyed", self.walk(type(obj)), self.walk(obj.__stickslip_key__()))
+        if isinstance(obj, tuple) and hasattr(type(obj), "_fields"):          # namedtuple
+            return ("namedtuple", self.walk(type(obj)), tuple(self.walk(v) for v in obj))
+        if type(obj) in (tuple, list):
+            return (type(obj).__name__, tuple(self.walk(v) for v in obj))
+        if type(obj) is dict:
+            items = [(self.walk(k), self.walk(v)) for k, v in obj.items()]
+            return ("dict", tuple(sorted(items, key=repr)))
+        if type(obj) in (set, frozenset):
+            return ("set", tuple(sorted((self.walk(v) for v in obj), key=repr)))
+        if dataclasses.is_dataclass(obj):                 # equinox modules are dataclasses
+            fields = tuple((f.name, self.walk(getattr(obj, f.name, _Missing)))
+                           for f in dataclasses.fields(obj))
+            return ("dataclass", self.walk(type(obj)), fields)
+        if isinstance(obj, types.FunctionType):
+            return self._function(obj)
+        if isinstance(obj, types.MethodType):
+            return ("method", self.walk(obj.__func__), self.walk(obj.__self__))
+        if isinstance(obj, functools.partial):
+            return ("partial", self.walk(obj.func), self.walk(obj.args),
+                    self.walk(obj.keywords))
+        if isinstance(obj, (staticmethod, classmethod)):
+            return (type(obj).__name__, self.walk(obj.__func__))
+        if isinstance(obj, property):
+            return ("property", self.walk(obj.fget), self.walk(obj.fset))
+        if isinstance(obj, types.ModuleType):
+            if _pinned(obj.__name__):
+                return ("module", obj.__name__)
+            raise Unfingerprintable(f"a callable refers to module {obj.__name__!r}")
+        if isinstance(obj, np.ufunc):
+            return ("ufunc", obj.__name__)
+        if _named(obj):                 # builtins, jitted library functions, singletons
+            return ("named", obj.__module__, obj.__qualname__)
+        if _pinned(type(obj).__module__) and hasattr(obj, "method") and \
+                type(obj).__module__.startswith("equinox"):
+            return ("eqx-method", self.walk(obj.method))        # equinox's method wrapper
+        raise Unfingerprintable(f"{type(obj).__module__}.{type(obj).__qualname__} "
+                                f"object {obj!r:.80}")
+
+    def _array(self, obj):
+        array = np.asarray(obj)
+        if self.abstract:
+            return ("array", array.dtype.str, array.shape)
+        return ("array", array.dtype.str, array.shape,
+                hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest())
+
+    def _class(self, cls: type):
+        if _named(cls):
+            return ("class", cls.__module__, cls.__qualname__)
+        body = []
+        for name, value in sorted(vars(cls).items()):
+            if name in _CLASS_NOISE:
+                continue
+            body.append((name, self.walk(value)))
+        return ("user-class", cls.__module__, cls.__qualname__,
+                tuple(self.walk(b) for b in cls.__bases__), tuple(body))
+
+    def _function(self, fn: types.FunctionType):
+        if _named(fn):
+            return ("function", fn.__module__, fn.__qualname__)
+        code = fn.__code__
+        cells = tuple(self.walk(_cell_value(c)) for c in (fn.__closure__ or ()))
+        names = _global_names(code)
+        used = tuple((n, self.walk(fn.__globals__[n])) for n in sorted(names)
+                     if n in fn.__globals__)
+        return ("code", self._code(code), self.walk(fn.__defaults__),
+                self.walk(fn.__kwdefaults__), cells, used)
+
+    def _code(self, code: types.CodeType):
+        consts = tuple(self._code(c) if isinstance(c, types.CodeType) else self.walk(c)
+                       for c in code.co_consts)
+        return (code.co_code, consts, code.co_names, code.co_varnames, code.co_freevars,
+                code.co_cellvars, code.co_argcount, code.co_kwonlyargcount, code.co_flags)
+
+
+class _MissingType:
+    def __repr__(self):
+        return "<missing>"
+
+
+_Missing = _MissingType()
+
+
+def _is_jax_array(obj) -> bool:
+    module = type(obj).__module__
+    return (module.startswith("jaxlib") or module.startswith("jax")) and \
+        hasattr(obj, "shape") and hasattr(obj, "dtype") and hasattr(obj, "__array__")
+
+
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:                       # an empty cell (a name assigned later)
+        return "<empty cell>"
+
+
+def _global_names(code: types.CodeType) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _global_names(const)
+    return names

@@ -1,0 +1,203 @@
+"""Compiled runs kept across processes, keyed by what the trace reads: no re-tracing.
+
+JAX's persistent cache (:mod:`stickslip._compile_cache`) spares a new process the XLA
+compile, but not the tracing and lowering that come before it — its key *is* the lowered
+program, so finding it means building it first: 0.5–3 s for a planar mechanism, every time a
+script starts. This store keys a run by the *inputs* of tracing instead:
+
+* the kernel (module and name) and its static arguments — the system's static part (classes,
+  static fields, topology, user callables by their code; see :mod:`._fingerprint`) and the
+  step rule;
+* the tree structure, shapes and dtypes of the traced arguments;
+* the versions of Python, JAX and jaxlib, the backend, the JAX settings that change a
+  trace (x64, matmul precision, NaN checks), ``XLA_FLAGS``, and a hash of stickslip's own
+  source files —
+
+and keeps the lowered program as a :mod:`jax.export` artifact (StableHLO) in
+``<compile cache directory>/stickslip-programs/``. A process that finds it deserializes it
+(milliseconds) and compiles it, which JAX's persistent cache then serves from disk.
+
+When the static part cannot be fingerprinted for certain (an object of a user class without
+``__stickslip_key__``, a callable that reads a user module, …), when the store is off
+(``STICKSLIP_JAX_CACHE=0``) or when the program cannot be exported (host callbacks), the run
+is traced as before: the store never guesses. A corrupt or unreadable file is rebuilt.
+
+:func:`traces` counts how often a kernel was traced in this process (tests use it to check
+that a second run reuses the compiled program).
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import hashlib
+import logging
+import os
+import platform
+import sys
+from pathlib import Path
+from typing import Callable
+
+import equinox as eqx
+import jax
+import numpy as np
+
+from .._compile_cache import compile_cache_dir
+from ._fingerprint import Unfingerprintable, fingerprint
+
+__all__ = ["call", "call_with_system", "traces", "store_directory", "clear_memory"]
+
+_log = logging.getLogger(__name__)
+
+_MEMO_SIZE = 256
+_MEMO: "collections.OrderedDict" = collections.OrderedDict()
+_TRACES: collections.Counter = collections.Counter()
+
+_STORE_VERSION = 1
+
+
+def traces(kernel: Callable | str) -> int:
+    """How many times `kernel` (a function or its name) was traced in this process."""
+    return _TRACES[kernel if isinstance(kernel, str) else kernel.__name__]
+
+
+def clear_memory() -> None:
+    """Forget the compiled runs held in this process (the files stay)."""
+    _MEMO.clear()
+
+
+def store_directory() -> Path | None:
+    """Where programs are kept (None when the compile cache is off)."""
+    base = compile_cache_dir()
+    return None if base is None else base / "stickslip-programs"
+
+
+def call(kernel: Callable, static: tuple, arrays):
+    """``kernel(*static, *arrays)``, compiled once per static part and array structure.
+
+    kernel: a plain (not jitted) function of static arguments then traced arrays, returning a
+    pytree of arrays.   static: hashable (compared as ``jax.jit`` compares static arguments).
+    arrays: a tuple (pytree) of JAX arrays.
+    """
+    leaves, treedef = jax.tree_util.tree_flatten(arrays)
+    avals = tuple((np.shape(x), _dtype(x), _weak(x)) for x in leaves)
+    key = (kernel, static, treedef, avals)
+    compiled = _MEMO.get(key)
+    if compiled is None:
+        compiled = _prepare(kernel, static, treedef, leaves)
+        _MEMO[key] = compiled
+        if len(_MEMO) > _MEMO_SIZE:
+            _MEMO.popitem(last=False)
+    else:
+        _MEMO.move_to_end(key)
+    return compiled(*leaves)
+
+
+def call_with_system(kernel: Callable, system, *arrays):
+    """``kernel(system, *arrays)`` through :func:`call`: the system is split into its
+    static part (compared, fingerprinted) and its arrays (traced), so a new system of the
+    same structure reuses the compiled program — in this process and the next."""
+    dynamic, static = eqx.partition(system, eqx.is_array)
+    return call(_split(kernel), (static,), (dynamic, *arrays))
+
+
+@functools.lru_cache(maxsize=None)
+def _split(kernel: Callable) -> Callable:
+    def split(static, dynamic, *arrays):
+        return kernel(eqx.combine(dynamic, static), *arrays)
+
+    split.__name__, split.__qualname__ = kernel.__name__, kernel.__qualname__
+    split.__module__ = kernel.__module__
+    return split
+
+
+def _dtype(x) -> np.dtype:
+    return np.dtype(x.dtype) if hasattr(x, "dtype") else np.asarray(x).dtype
+
+
+def _weak(x) -> bool:
+    return bool(getattr(x, "weak_type", False))
+
+
+def _prepare(kernel, static, treedef, leaves):
+    name = kernel.__name__
+
+    def flat(*flat_leaves):
+        _TRACES[name] += 1
+        return kernel(*static, *jax.tree_util.tree_unflatten(treedef, flat_leaves))
+
+    flat.__name__ = name
+    jitted = jax.jit(flat)
+    directory = store_directory()
+    if directory is None:
+        return jitted
+    try:
+        digest = _key(kernel, static, treedef, leaves)
+    except Unfingerprintable as exc:
+        _log.debug("stickslip: %s traced (not stored): %s", name, exc)
+        return jitted
+    path = directory / f"{name}-{digest[:40]}.jaxexport"
+    exported = _load(path)
+    if exported is None:
+        try:
+            exported = jax.export.export(jitted)(*leaves)
+            blob = exported.serialize()
+        except Exception as exc:       # noqa: BLE001 — any export failure: trace as before
+            _log.debug("stickslip: %s not exportable (%s); traced", name, exc)
+            return jitted
+        _save(path, blob)
+    return jax.jit(exported.call)
+
+
+def _key(kernel, static, treedef, leaves) -> str:
+    structure = jax.tree_util.tree_unflatten(
+        treedef, [("leaf", np.shape(x), _dtype(x).str, _weak(x)) for x in leaves])
+    parts = (_STORE_VERSION, kernel.__module__, kernel.__qualname__,
+             fingerprint(static), fingerprint(structure), _environment())
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def _source_hash() -> str:
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _environment() -> tuple:
+    import jaxlib
+
+    config = jax.config
+    settings = tuple((name, repr(getattr(config, name, None))) for name in (
+        "jax_enable_x64", "jax_default_matmul_precision", "jax_numpy_rank_promotion",
+        "jax_debug_nans", "jax_debug_infs", "jax_enable_checks", "jax_default_prng_impl",
+        "jax_numpy_dtype_promotion"))
+    device = jax.devices()[0]
+    return (sys.version, platform.machine(), jax.__version__, jaxlib.__version__,
+            device.platform, getattr(device, "device_kind", ""), settings,
+            os.environ.get("XLA_FLAGS", ""), _source_hash())
+
+
+def _load(path: Path):
+    try:
+        blob = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        return jax.export.deserialize(bytearray(blob))
+    except Exception as exc:           # noqa: BLE001 — a corrupt or foreign file: rebuild
+        _log.debug("stickslip: stored program %s unreadable (%s); rebuilding", path, exc)
+        return None
+
+
+def _save(path: Path, blob: bytearray) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(bytes(blob))
+        os.replace(tmp, path)
+    except OSError as exc:
+        _log.debug("stickslip: could not store %s (%s)", path, exc)

@@ -1,0 +1,164 @@
+"""The program store (issue 13 item 5): a compiled run is found again by what its trace
+reads — in a new process too — and never when anything the trace reads has changed."""
+
+import math
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import stickslip as ss
+from stickslip.integrate import _program_store
+from stickslip.integrate._fingerprint import Unfingerprintable, fingerprint
+from stickslip.integrate._fixed_step import integrate_padded
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    """An empty store in tmp_path and no compiled run held in memory (a 'new process')."""
+    monkeypatch.setattr(_program_store, "store_directory", lambda: tmp_path)
+    _program_store.clear_memory()
+    yield tmp_path
+    _program_store.clear_memory()
+
+
+def new_process():
+    _program_store.clear_memory()
+
+
+def block(force=lambda t: 0.3 * jnp.sin(2.0 * t), **kw):
+    return ss.systems.FrictionMass(M=1.0, law=ss.laws.CoulombODE(F=1.0, K=1e3, beta=0.02),
+                                   force=force, **kw)
+
+
+def run(system):
+    return ss.simulate(system, 0.3, dt=1e-3, dt_out=1e-2)
+
+
+def test_a_new_process_reuses_the_stored_program_without_tracing(store):
+    first = run(block())
+    assert len(list(store.glob("integrate_padded-*.jaxexport"))) == 1
+    traced = ss.integrate.traces(integrate_padded)
+    new_process()
+    again = run(block())
+    assert ss.integrate.traces(integrate_padded) == traced          # loaded, not traced
+    np.testing.assert_array_equal(again["p"], first["p"])
+    np.testing.assert_array_equal(again.final_state, first.final_state)
+
+
+def test_a_changed_callable_body_is_a_new_program(store):
+    slow = run(block(force=lambda t: 0.3 * jnp.sin(2.0 * t)))
+    new_process()
+    traced = ss.integrate.traces(integrate_padded)
+    fast = run(block(force=lambda t: 0.3 * jnp.sin(5.0 * t)))       # same shape, new code
+    assert ss.integrate.traces(integrate_padded) == traced + 1
+    assert len(list(store.glob("*.jaxexport"))) == 2
+    assert not np.allclose(fast["p"], slow["p"])
+
+
+def test_a_changed_closure_value_or_global_is_a_new_program(store):
+    def forcing(omega):
+        return lambda t: 0.3 * jnp.sin(omega * t)
+
+    a = run(block(force=forcing(2.0)))
+    new_process()
+    b = run(block(force=forcing(7.0)))                            # same code, new cell value
+    assert not np.allclose(a["p"], b["p"])
+    np.testing.assert_allclose(b["p"], run(block(force=lambda t: 0.3 * jnp.sin(7.0 * t)))["p"],
+                               rtol=0, atol=1e-15)
+    scope = {"jnp": jnp, "AMPLITUDE": 0.3}
+    exec("def push(t):\n    return AMPLITUDE * jnp.sin(2.0 * t)", scope)
+    c = run(block(force=scope["push"]))
+    scope["AMPLITUDE"] = 0.9                                       # a global the code reads
+    new_process()
+    d = run(block(force=scope["push"]))
+    assert np.max(np.abs(d["fe"])) == pytest.approx(3 * np.max(np.abs(c["fe"])))
+
+
+def test_a_planar_mechanism_is_stored_and_found_by_structure(store):
+    from stickslip.planar import examples
+
+    first = examples.slider_crank().simulate(0.2, dt=1e-3, dt_out=1e-2)
+    traced = ss.integrate.traces(integrate_padded)
+    new_process()
+    second = examples.slider_crank().simulate(0.2, dt=1e-3, dt_out=1e-2)
+    assert ss.integrate.traces(integrate_padded) == traced
+    np.testing.assert_array_equal(second["slider.x"], first["slider.x"])
+    new_process()
+    other = examples.slider_crank(crank=0.12).simulate(0.2, dt=1e-3, dt_out=1e-2)
+    assert ss.integrate.traces(integrate_padded) == traced       # new lengths: data only
+    assert not np.allclose(other["slider.x"], first["slider.x"])
+
+
+def test_a_driver_closure_with_a_new_speed_is_a_new_program(store):
+    P = ss.planar
+    for omega in (5.0, 8.0):                  # constant_speed(omega, …): omega in a closure
+        new_process()
+        m = P.Model(name="crank")
+        crank = m.add_body("crank", mass=1.0, inertia=1e-2, x=0.05)
+        m.add(P.RevoluteJoint(m.ground, crank, (0.0, 0.0), (-0.05, 0.0), name="A"))
+        m.add(P.RotationalDriver(m.ground, crank, angle=P.constant_speed(omega), name="motor"))
+        res = m.simulate(0.1, dt=1e-3, dt_out=1e-2)
+        np.testing.assert_allclose(res["crank.phi"], omega * res.t, atol=1e-6)
+
+
+def test_what_cannot_be_fingerprinted_is_traced_and_right(store):
+    class Opaque:                              # a user object the store cannot see into
+        def __init__(self, gain):
+            self.gain = gain
+
+    with pytest.raises(Unfingerprintable):
+        fingerprint(Opaque(1.0))
+    for gain in (1.0, 2.0):
+        holder = Opaque(gain)
+        new_process()
+        traced = ss.integrate.traces(integrate_padded)
+        res = run(block(force=lambda t, holder=holder: holder.gain * 0.3 * jnp.sin(2.0 * t)))
+        assert ss.integrate.traces(integrate_padded) == traced + 1
+        np.testing.assert_allclose(res["fe"], gain * 0.3 * np.sin(2.0 * res.t), atol=1e-12)
+    assert not list(store.glob("*.jaxexport"))
+
+
+def test_a_corrupt_stored_program_is_rebuilt(store):
+    first = run(block())
+    (path,) = store.glob("*.jaxexport")
+    path.write_bytes(b"not a program")
+    new_process()
+    again = run(block())
+    np.testing.assert_array_equal(again["p"], first["p"])
+    assert path.stat().st_size > 100
+
+
+def test_fingerprint_separates_what_equality_separates():
+    from stickslip.planar import Body
+
+    assert fingerprint(Body("a", 1.0, 0.1)) == fingerprint(Body("a", 2.0, 0.3))  # __eq__
+    assert fingerprint(Body("a", 1.0, 0.1)) != fingerprint(Body("b", 1.0, 0.1))
+    assert fingerprint((1.0, "x", None)) != fingerprint((1, "x", None))
+    assert fingerprint(np.arange(3.0)) != fingerprint(np.arange(3.0) + 1)
+    assert fingerprint(np.arange(3.0), arrays="abstract") == \
+        fingerprint(np.arange(3.0) + 1, arrays="abstract")
+    assert fingerprint(lambda t: t + 1) != fingerprint(lambda t: t + 2)
+    assert fingerprint(math.sin) == fingerprint(math.sin)
+    assert fingerprint(jnp.sin) != fingerprint(jnp.cos)
+
+
+def test_store_off_with_the_compile_cache(tmp_path):
+    code = textwrap.dedent("""
+        import stickslip as ss
+        from stickslip.integrate._program_store import store_directory
+        print(store_directory())
+    """)
+    env = {**os.environ, "PYTHONPATH": SRC, "STICKSLIP_JAX_CACHE": "0"}
+    env.pop("JAX_COMPILATION_CACHE_DIR", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "None"
