@@ -16,9 +16,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+import stickslip as ss
 from stickslip import constraints as C
 from stickslip.constraints._active_set import active_set_solve
 from stickslip.constraints._enumeration import enumerate_solutions
+from stickslip.planar._contact_examples import block_on_incline
 
 
 @eqx.filter_jit
@@ -221,3 +223,11 @@ def test_vmap_and_grad_through_the_active_set():
     g = jax.grad(lambda p: C.solve_lambda(C.ProductSet([C.PlanarContact(mu=0.5)]),
                                           jnp.eye(2), jnp.stack([-p, 10.0])).lam[0])
     assert float(g(3.0)) == pytest.approx(-1.0) and float(g(8.0)) == pytest.approx(0.0)
+
+
+def test_painleve_check_names_its_choices():
+    with pytest.raises(ss.ParameterError, match="painleve_check"):
+        block_on_incline().simulate(0.01, dt=1e-3, painleve_check="sometimes")
+    with pytest.raises(ss.ParameterError, match="certify"):
+        C.solve_lambda(C.ProductSet([C.PlanarContact(mu=0.5)]), jnp.eye(2), jnp.ones(2),
+                       certify="always")
