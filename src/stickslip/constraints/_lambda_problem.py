@@ -19,10 +19,25 @@ The formulations (SPEC §6, "過去の研究をこの表現であらわすと"):
 * ``"nakaoka"`` — Nakaoka et al.: A⁻¹w ∈ −lim N_F^{U_ε}(λ), i.e. λ = lim P_F^{U_ε}(A⁻¹b),
   each contact's unconstrained force cut to its cone independently (A⁺ where A is singular).
 
-Bilateral rows (F = ℝⁿ) are eliminated first by a Schur complement; the contact rows are
-then solved exactly by enumerating modes (planar contacts, ℝ₊, [−F, F]) — which also
-certifies whether the solution exists and is unique (Painlevé) — or, where a spatial cone
-is present, by projected Gauss–Seidel with an active-set polish.
+Bilateral rows (F = ℝⁿ) are eliminated first by a Schur complement. Piecewise-linear
+contact rows (planar contacts, ℝ₊, [−F, F]) are then solved exactly by an active-set method
+(:mod:`._active_set`: a guessed combination of block modes, pivoted until its linear system's
+solution meets its inequalities — a certificate that λ solves the problem). Whether that
+solution is the only one (Painlevé, SPEC §6) is decided, per evaluation, by
+
+1. a monotonicity bound: if λ_min(A) > μ_max ‖A_T‖_F (A_T: the tangential rows of A), two
+   solutions λ, λ' would give (λ − λ')ᵀA(λ − λ') ≤ Σ μ_k |Δλ_n,k| |Δw_t,k| < λ_min‖Δλ‖²,
+   so the solution is unique (the Anitescu law is monotone: always unique);
+2. otherwise, where the problem is small (``certify="auto"``: at most
+   ``VERIFY_COMBINATIONS`` mode combinations) or always (``certify="full"``), by enumerating
+   every combination (:mod:`._enumeration`): several feasible combinations with different w
+   mean several solutions.
+
+With ``certify="auto"`` a larger problem whose bound fails (e.g. the four corners of a
+clearance slider: A is singular there) is solved and its existence certified, but its
+uniqueness is not checked (``LambdaSolution.verified`` is False). Where the active-set loop
+finds no feasible combination within its cap, the enumeration decides (no solution, several,
+or the one it finds). Spatial cones use projected Gauss–Seidel with an active-set polish.
 """
 
 from __future__ import annotations
@@ -33,7 +48,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import ParameterError
-from ._enumeration import STATUS_NONE, STATUS_SEVERAL, STATUS_UNIQUE, enumerate_solutions
+import jax
+import jax.scipy.linalg
+
+from ._active_set import active_set_solve, combination_count
+from ._enumeration import (MAX_COMBINATIONS, STATUS_NONE, STATUS_SEVERAL, STATUS_UNIQUE,
+                           enumerate_solutions)
 from ._iterative import solve_iteratively
 from ._sets import ProductSet
 
@@ -48,6 +68,9 @@ STATUS_TEXT = {STATUS_UNIQUE: "unique solution",
 # a solution is accepted (``status == STATUS_UNIQUE`` for iterative solves) below this
 # normalised fixed-point residual
 RESIDUAL_TOLERANCE = 1e-6
+# certify="auto" enumerates (to check uniqueness) problems of at most this many combinations
+VERIFY_COMBINATIONS = 16
+CERTIFY = ("auto", "full", "none")
 
 
 class LambdaSolution(NamedTuple):
@@ -61,6 +84,9 @@ class LambdaSolution(NamedTuple):
         inequalities; for the iterative solver, the normalised fixed-point residual
         ‖λ − P_F(λ − ρŵ)‖ of the formulation's law; 0 for Nakaoka's projection.
     n_feasible: number of feasible mode combinations (enumeration; 1 otherwise).
+    verified: whether the status is proven — existence and uniqueness (the monotonicity
+        bound or the enumeration, module docstring); False where only existence was
+        certified (``certify="auto"`` on a large problem, ``"none"``) or for spatial cones.
     """
 
     lam: jnp.ndarray
@@ -68,6 +94,7 @@ class LambdaSolution(NamedTuple):
     status: jnp.ndarray
     residual: jnp.ndarray
     n_feasible: jnp.ndarray
+    verified: jnp.ndarray = True
 
 
 def check_formulation(formulation: str, owner: str = "contact_formulation") -> str:
@@ -78,8 +105,16 @@ def check_formulation(formulation: str, owner: str = "contact_formulation") -> s
     return formulation
 
 
+def check_uniqueness(certify: str, owner: str = "certify") -> str:
+    """The uniqueness policy's name, or a ParameterError naming the choices."""
+    if certify not in CERTIFY:
+        raise ParameterError(f"`{owner}` must be one of {list(CERTIFY)}; got {certify!r}.")
+    return certify
+
+
 def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
-                 formulation: str = "kikuuwe") -> LambdaSolution:
+                 formulation: str = "kikuuwe", certify: str = "auto",
+                 fallback: bool = True) -> LambdaSolution:
     """Solve λ − A⁻¹b ∈ −lim A⁻¹ N_F^{U_ε}(λ) (SPEC §6) for the admissible set `fset`.
 
     Parameters
@@ -94,6 +129,16 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
         J M⁻¹ Φ − J̇q̇ − (2ζ/δ) J q̇ − (1/δ²)[0; Ψ_p], shape (m,).
     formulation:
         ``"kikuuwe"`` (default), ``"anitescu"`` or ``"nakaoka"`` (module docstring).
+    certify:
+        how uniqueness (Painlevé) is checked when the monotonicity bound fails:
+        ``"auto"`` (default) enumerates problems of at most ``VERIFY_COMBINATIONS`` mode
+        combinations, ``"full"`` every problem (up to the enumeration's limit), ``"none"``
+        never (module docstring).
+    fallback:
+        whether the enumeration takes over where the active-set loop finds no feasible
+        combination (default). ``False`` (with ``certify="none"``) keeps the solve free of
+        the enumeration — for a ``vmap`` over many states, where ``lax.cond`` runs both
+        branches — and reports ``STATUS_NONE`` (``verified`` False) where the loop failed.
 
     Returns
     -------
@@ -111,6 +156,7 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
     ([-3.0, 10.0], 0)
     """
     check_formulation(formulation)
+    check_uniqueness(certify)
     A = jnp.asarray(A, dtype=float)
     b = jnp.asarray(b, dtype=float)
     m = fset.size
@@ -129,7 +175,10 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
     if bil.size:
         A_BB, A_BC = A[np.ix_(bil, bil)], A[np.ix_(bil, con)]
         A_CB, A_CC = A[np.ix_(con, bil)], A[np.ix_(con, con)]
-        X = jnp.linalg.solve(A_BB, jnp.concatenate([A_BC, b[bil][:, None]], axis=1))
+        # A_BB = J_b M⁻¹ J_bᵀ is symmetric positive definite (independent joint rows):
+        # Cholesky (cheaper to compile than a general solve)
+        X = jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(A_BB),
+                                       jnp.concatenate([A_BC, b[bil][:, None]], axis=1))
         A_r = A_CC - A_CB @ X[:, :-1]
         b_r = b[con] - A_CB @ X[:, -1]
     else:
@@ -140,14 +189,18 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
         sub = ProductSet(blocks) if blocks else None
         lam_c = sub.project_limit(unconstrained) if blocks else unconstrained
         status, n_feasible = jnp.asarray(STATUS_UNIQUE), jnp.asarray(1)
-        residual = jnp.zeros(())
+        residual, verified = jnp.zeros(()), jnp.asarray(True)
     elif any(blk.kind == "spatial_contact" for blk in blocks):
         lam_c, _, residual = solve_iteratively(blocks, offsets, A_r, b_r, formulation)
         status = jnp.where(residual <= RESIDUAL_TOLERANCE, STATUS_UNIQUE, STATUS_NONE)
-        n_feasible = jnp.asarray(1)
+        n_feasible, verified = jnp.asarray(1), jnp.asarray(False)
+    elif blocks:
+        lam_c, status, n_feasible, residual, verified = _solve_piecewise_linear(
+            blocks, offsets, A_r, b_r, formulation, check_uniqueness(certify), fallback)
     else:
-        lam_c, _, status, n_feasible, _, residual = enumerate_solutions(
-            blocks, offsets, A_r, b_r, formulation)
+        lam_c = jnp.zeros(0, dtype=A.dtype)
+        status, n_feasible = jnp.asarray(STATUS_UNIQUE), jnp.asarray(1)
+        residual, verified = jnp.zeros(()), jnp.asarray(True)
     if blocks and formulation != "nakaoka":
         # the solution lies in F up to the solvers' tolerance; put it in F exactly, so a
         # normal force never reads −1e-17 (a change of round-off size)
@@ -158,4 +211,48 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
     if bil.size:
         lam = lam.at[bil].set(X[:, -1] - X[:, :-1] @ lam_c)
     return LambdaSolution(lam=lam, w=A @ lam - b, status=status, residual=residual,
-                          n_feasible=n_feasible)
+                          n_feasible=n_feasible, verified=verified)
+
+
+def uniqueness_bound(blocks, offsets, A, formulation):
+    """Whether λ_min(A) > μ_max ‖A_T‖_F, which proves the solution unique (module docstring).
+    The Anitescu law and problems without friction cones are monotone: always True."""
+    tangential = [o for blk, o in zip(blocks, offsets) if blk.kind == "planar_contact"]
+    if formulation == "anitescu" or not tangential:
+        return jnp.asarray(True)
+    mu_max = jnp.max(jnp.stack([blk.mu for blk in blocks if blk.kind == "planar_contact"]))
+    A_T = A[np.array(tangential)]
+    smallest = jnp.linalg.eigvalsh(A)[0]
+    return smallest > mu_max * jnp.sqrt(jnp.sum(A_T ** 2))
+
+
+def _solve_piecewise_linear(blocks, offsets, A, b, formulation, certify, fallback=True):
+    """(λ, status, n_feasible, residual, verified) for planar contacts, ℝ₊ and [−F, F] rows:
+    the active-set solution, its uniqueness proven by the bound or decided by the
+    enumeration, which also takes over where the active set finds no feasible combination."""
+    lam, _, found, _ = active_set_solve(blocks, A, b, formulation)
+    count = combination_count(blocks, formulation)
+    enumerable = count <= MAX_COMBINATIONS
+    unique = uniqueness_bound(blocks, offsets, A, formulation)
+    may_verify = {"auto": count <= VERIFY_COMBINATIONS, "full": enumerable,
+                  "none": False}[certify]
+    if not enumerable or not (fallback or may_verify):
+        status = jnp.where(found, STATUS_UNIQUE, STATUS_NONE).astype(jnp.int32)
+        return (lam, status, jnp.asarray(1, jnp.int32), jnp.zeros((), A.dtype),
+                found & unique)
+    need = ((~found) & fallback) | ((~unique) & may_verify)
+
+    def enumerate_(lam):
+        lam_e, _, status_e, n_e, _, viol_e = enumerate_solutions(blocks, A, b, formulation)
+        # a certified active-set solution is kept (it may differ from the enumeration's
+        # by a null vector of A); the enumeration says whether there are others
+        lam_out = jnp.where(found, lam, lam_e)
+        status = jnp.where(found & (status_e == STATUS_NONE), STATUS_UNIQUE, status_e)
+        return (lam_out, status.astype(jnp.int32), n_e.astype(jnp.int32),
+                jnp.where(found, 0.0, viol_e).astype(A.dtype), jnp.asarray(True))
+
+    def keep(lam):
+        return (lam, jnp.where(found, STATUS_UNIQUE, STATUS_NONE).astype(jnp.int32),
+                jnp.asarray(1, jnp.int32), jnp.zeros((), A.dtype), found & unique)
+
+    return jax.lax.cond(need, enumerate_, keep, lam)

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import math
 
-import jax.numpy as jnp
 import numpy as np
 
 from ._contact import ClearanceSlider, PointLineContact
 from ._elements import RevoluteJoint, RotationalDriver, constant_speed
-from ._forces import PointForce
 from ._model import Model
 
 __all__ = ["clearance_slider_crank", "block_on_incline", "painleve_rod"]
@@ -115,7 +113,7 @@ def _run_clearance_slider(out):
                    "slider with clearance: corner gaps and forces (SPEC §6)")
     gaps = np.stack([res[f"guide.gap.{k}"] for k in range(1, 5)])
     return m, res, {"min_gap_m": float(gaps.min()), "max_gap_m": float(gaps.max()),
-                    "clearance_m": 1e-3}, None
+                    "clearance_m": 1e-3}, None, None
 
 
 def _run_incline(out):
@@ -128,7 +126,7 @@ def _run_incline(out):
     s = slide["block.x"][-1] * math.cos(theta) - slide["block.y"][-1] * math.sin(theta)
     a = 9.81 * (math.sin(theta) - 0.4 * math.cos(theta))
     return stick, res, {"drift_at_20deg_m": float(np.max(np.abs(res["block.x"]))),
-                        "slide_at_35deg_m": float(s), "closed_form_m": 0.5 * a}, None
+                        "slide_at_35deg_m": float(s), "closed_form_m": 0.5 * a}, None, None
 
 
 def _run_painleve(out):
@@ -143,7 +141,7 @@ def _run_painleve(out):
     res = m.simulate(1.0, dt=5e-4, dt_out=5e-3)
     _plot_contacts(res, ["tip.*", "top.*"], out / "painleve_rod_contacts.png",
                    "rod sliding on a floor, μ = 0.3 (outside the Painlevé window)")
-    return m, res, {"mu_2.5_error": caught}, None
+    return m, res, {"mu_2.5_error": caught}, None, None
 
 
 class _SpatialView:
@@ -175,4 +173,4 @@ def _run_box(out):
         0.2, dt=5e-4, dt_out=1e-3)
     _plot_contacts(res, [f"box.*.{k}" for k in (1, 2, 5, 6)], out / "box_contacts.png",
                    "box on the ground, pushed: holds, then slides (point contacts)")
-    return _SpatialView(), res, {"x_at_0.2s_m": float(res["box.x"][-1])}, None
+    return _SpatialView(), res, {"x_at_0.2s_m": float(res["box.x"][-1])}, None, None

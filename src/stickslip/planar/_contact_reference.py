@@ -98,7 +98,7 @@ def moreau_jean(system, t_end: float, h: float, dt_out: float | None = None,
         :class:`ContactPlanarSystem`) — the same description as the relaxed run.
     t_end: end time [s].   h: the step [s].   dt_out: output interval, a multiple of h.
     theta: the θ-method parameter (1/2: mid-point).
-    restitution: Newton's e [-]; default e(ζ) of the relaxation
+    restitution: Newton's e [-]; default e(ζ) of the relaxation from free flight
         (:func:`stickslip.constraints.relaxation_restitution`) with the contacts' first ζ.
 
     Returns

@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import integrate
-from ..constraints._lambda_problem import STATUS_TEXT, check_formulation
+from ..constraints._lambda_problem import STATUS_TEXT, check_formulation, check_uniqueness
 from ..errors import ModelError, PainleveError, ParameterError
 from ..results import Results
 from ._contact import AbstractFrictionalContact
@@ -48,9 +48,11 @@ def add_frictional_contact(model, element: AbstractFrictionalContact):
 
 
 def contact_system(model, formulation: str = "kikuuwe", baumgarte=(0.0, 0.0),
-                   projection: bool = True) -> ContactPlanarSystem:
-    """The model with its frictional contacts as a :class:`ContactPlanarSystem`."""
+                   projection: bool = True, certify: str = "auto") -> ContactPlanarSystem:
+    """The model with its frictional contacts as a :class:`ContactPlanarSystem`; `certify`:
+    how uniqueness of the λ-problem's solution is checked (``solve_lambda``)."""
     check_formulation(formulation)
+    check_uniqueness(certify, "painleve_check")
     contacts = list(model.frictional_contacts)
     if not contacts:
         raise ModelError(f"planar model {model.name!r} has no frictional contacts; add a "
@@ -81,7 +83,14 @@ def contact_system(model, formulation: str = "kikuuwe", baumgarte=(0.0, 0.0),
     cls = ProjectedContactPlanarSystem if projection else ContactPlanarSystem
     return cls(mechanism=mech, pairs=pairs, mu=np.array(mu), delta=np.array(delta),
                zeta=np.array(zeta), formulation=formulation, names=tuple(names),
-               contact_names=tuple(owners))
+               contact_names=tuple(owners), certify=certify)
+
+
+def _status(system: ContactPlanarSystem, t: float, x) -> int:
+    """The λ-problem's status at (t, x), checked as the vector field checks it."""
+    n = system.mechanism.layout.n_coordinates
+    return int(jax.jit(lambda s, x: s.dynamics(jnp.asarray(t), x[:n], x[n:2 * n])["status"])(
+        system, jnp.asarray(x)))
 
 
 def _painleve(system: ContactPlanarSystem, t: float, x, status: int, when: str):
@@ -104,8 +113,15 @@ def _painleve(system: ContactPlanarSystem, t: float, x, status: int, when: str):
 
 def simulate_contacts(model, t_end: float, dt: float | None = None, method: str = "rk4",
                       dt_out: float | None = None, *, contact_formulation: str | None = None,
-                      baumgarte=None, projection=None, **options: Any) -> Results:
-    """Model.simulate for a model with frictional contacts (see Model.simulate)."""
+                      baumgarte=None, projection=None, painleve_check: str = "auto",
+                      **options: Any) -> Results:
+    """Model.simulate for a model with frictional contacts (see Model.simulate).
+
+    painleve_check: how each evaluation checks that the λ-problem's solution is unique
+    (``"auto"``: by a monotonicity bound, else by enumeration for at most 16 mode
+    combinations; ``"full"``: by enumeration whenever the bound fails; ``"none"``);
+    inconsistency (no solution) is always detected. See ``ss.constraints.solve_lambda``.
+    """
     from ..integrate._tableaus import FIXED_STEP_METHODS
 
     formulation = check_formulation("kikuuwe" if contact_formulation is None
@@ -115,7 +131,7 @@ def simulate_contacts(model, t_end: float, dt: float | None = None, method: str 
     if baumgarte is None:
         baumgarte = (0.0, 0.0) if projection else (10.0, 10.0)
     options.pop("max_drift", None)
-    system = contact_system(model, formulation, baumgarte, projection)
+    system = contact_system(model, formulation, baumgarte, projection, painleve_check)
     if options.get("initial") is None and model.layout.n_rows:
         from . import _analyses as analyses
 
@@ -123,16 +139,6 @@ def simulate_contacts(model, t_end: float, dt: float | None = None, method: str 
         start = analyses.assemble(mech, t=float(options.get("t0", 0.0)))
         system = eqx.tree_at(lambda s: s.mechanism, system, mech.with_state(
             *analyses.state_of(start, mech.layout.n_coordinates)))
-    t0 = float(options.get("t0", 0.0))
-    x0 = system.initial_state() if options.get("initial") is None else None
-    if x0 is not None:
-        status = int(jax.jit(lambda s, x: s.dynamics(jnp.asarray(t0), x[:s.mechanism.layout
-                                                                      .n_coordinates],
-                                                     x[s.mechanism.layout.n_coordinates:2 *
-                                                       s.mechanism.layout.n_coordinates])[
-            "status"])(system, x0))
-        if status:
-            raise _painleve(system, t0, np.asarray(x0), status, "at the start,")
     start = time.perf_counter()
     res = integrate.simulate(system, t_end, dt=dt, method=method, dt_out=dt_out, **options)
     hit = np.flatnonzero((res["painleve.none"] > 0) | (res["painleve.several"] > 0))
@@ -141,6 +147,13 @@ def simulate_contacts(model, t_end: float, dt: float | None = None, method: str 
         status = 1 if res["painleve.none"][k] > 0 else 2
         x = np.array([res[name][k] for name in system.state_names])
         t_prev = float(res.t[max(k - 1, 0)])
+        if k == 1:
+            # the counters grew over the first interval: was the start itself Painlevé?
+            # (one extra compile, paid only on this path)
+            x_start = np.array([res[name][0] for name in system.state_names])
+            at_start = _status(system, t_prev, x_start)
+            if at_start:
+                raise _painleve(system, t_prev, x_start, at_start, "at the start,")
         raise _painleve(system, float(res.t[k]), x, status,
                         f"between t={t_prev:.6g} s and")
     res.meta.update(model=model.name, analysis="dynamics", contact_formulation=formulation,

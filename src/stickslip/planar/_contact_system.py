@@ -93,6 +93,8 @@ class ContactPlanarSystem(AbstractSystem):
     mechanism: the planar system of the bodies, joints, drivers and force elements.
     pairs: the contacts' point–line pairs.   mu, delta, zeta: per pair (arrays).
     formulation: ``"kikuuwe"`` | ``"anitescu"`` | ``"nakaoka"`` (SPEC §6).
+    certify: how the vector field checks that the λ-problem's solution is unique
+    (``solve_lambda``'s ``certify``: ``"auto"``, ``"full"``, ``"none"``).
     names: per pair, (gap, fn, ft) channel names; contact_names: per pair, the element name.
     """
 
@@ -106,6 +108,7 @@ class ContactPlanarSystem(AbstractSystem):
     formulation: str = eqx.field(static=True)
     names: tuple = eqx.field(static=True)
     contact_names: tuple = eqx.field(static=True)
+    certify: str = eqx.field(static=True, default="auto")
 
     # --- the λ-problem -------------------------------------------------------------------
     def admissible_set(self, n_bilateral: int) -> ProductSet:
@@ -114,9 +117,13 @@ class ContactPlanarSystem(AbstractSystem):
         labels = (["joints"] if n_bilateral else []) + list(self.contact_names)
         return ProductSet(blocks, labels)
 
-    def dynamics(self, t, q, qd):
+    def dynamics(self, t, q, qd, checked: bool = True):
         """q̈, the joints' multipliers (planar sign), the contact forces and the λ-problem's
-        solution at (t, q, q̇)."""
+        solution at (t, q, q̇). `checked`: the λ-problem's status is decided as `certify`
+        says, with the enumeration as fallback; ``False`` (the output samples, which the
+        integrators evaluate under ``vmap``, where ``lax.cond`` would run the enumeration for
+        every sample) keeps the certified active-set solution and reports status 1 where
+        the active set found none — the Painlevé stop reads the vector field's counters."""
         mech = self.mechanism
         # the planar seam (SPEC §9): M q̈ = Q − J_bᵀλ, J_b q̈ = γ_b (Baumgarte included)
         eqs, phi, rate, _, _ = mech.equations(t, q, qd)
@@ -141,7 +148,8 @@ class ContactPlanarSystem(AbstractSystem):
         JM = J * minv[None, :]
         A = JM @ J.T
         b = c - JM @ Q
-        sol = solve_lambda(self.admissible_set(n_b), A, b, self.formulation)
+        sol = solve_lambda(self.admissible_set(n_b), A, b, self.formulation,
+                           certify=self.certify if checked else "none", fallback=checked)
         qdd = minv * (Q + J.T @ sol.lam)
         lam_c = sol.lam[n_b:].reshape(n_p, 2)
         return {"qdd": qdd, "lam_planar": -sol.lam[:n_b], "ft": lam_c[:, 0],
@@ -184,7 +192,7 @@ class ContactPlanarSystem(AbstractSystem):
     def outputs(self, t, x):
         n = self.mechanism.layout.n_coordinates
         q, qd = x[:n], x[n:2 * n]
-        d = self.dynamics(t, q, qd)
+        d = self.dynamics(t, q, qd, checked=False)
         out = self.mechanism.channels(t, q, qd, d["qdd"], d["lam_planar"],
                                       include_state=False, J=d["J"])
         for k, (gap, fn, ft) in enumerate(self.names):
