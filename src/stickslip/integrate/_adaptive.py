@@ -31,8 +31,8 @@ def _integrate(dynamic, static, ts, x0, dt0, rtol, atol, method, max_steps):
         stepsize_controller=diffrax.PIDController(rtol=rtol, atol=atol),
         max_steps=max_steps, throw=False)
     xs = solution.ys
-    outputs, energy = jax.vmap(
-        lambda t, x: (system.outputs(t, x), system.passive_energy(t, x)))(ts, xs)
+    outputs, energy = jax.lax.map(         # a loop: see _fixed_step._samples
+        lambda tx: (system.outputs(*tx), system.passive_energy(*tx)), (ts, xs))
     ok = solution.result == diffrax.RESULTS.successful
     return xs, outputs, energy, ok, solution.stats["num_steps"]
 

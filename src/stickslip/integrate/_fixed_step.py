@@ -82,8 +82,14 @@ def segment(grid: StepGrid, done: int, keep: int) -> Segment:
 
 
 def _samples(system, ts, xs):
-    """The system's extra channels and its energy (None unless it reports one) at samples."""
-    return jax.vmap(lambda t, x: (system.outputs(t, x), system.passive_energy(t, x)))(ts, xs)
+    """The system's extra channels and its energy (None unless it reports one) at samples.
+
+    A ``lax.map`` (a loop), not a ``vmap``: a batched ``outputs`` compiles 25–40 % longer
+    (friction slider–crank 9.6 → 7.1 s CPU for the whole first call) and turns every
+    ``lax.cond`` inside it (a contact solver's fallback branch) into "run both branches". The
+    loop costs ≤ 20 % more per output sample, which is small beside the steps between
+    samples."""
+    return jax.lax.map(lambda tx: (system.outputs(*tx), system.passive_energy(*tx)), (ts, xs))
 
 
 def _integrate_padded(dynamic, static, t0, x0, seg: Segment, rule: StepRule, capacity: int):

@@ -124,7 +124,12 @@ class Model(Builder):
         contact_formulation: for models with frictional contacts (PointLineContact,
             ClearanceSlider): ``"kikuuwe"`` (default; SPEC §6's exact limit law),
             ``"anitescu"`` or ``"nakaoka"``; adds channels ``<contact>.gap/.fn/.ft``, and a
-            λ-problem without a unique solution raises ``ss.PainleveError``.
+            λ-problem without a solution, or with several, raises ``ss.PainleveError``.
+            ``painleve_check=`` (contacts only) sets how uniqueness is proven at each
+            evaluation: ``"auto"`` (default: a monotonicity bound, else enumeration for at
+            most 16 mode combinations — two planar contacts), ``"full"`` (enumeration
+            whenever the bound fails: slow for four-corner sliders) or ``"none"``; a
+            λ-problem with no solution is always detected.
         options: passed to :func:`stickslip.simulate` (``rtol``, ``atol``, ``t0``,
             ``initial``, ``stream_to``, ``progress``, …).
 
