@@ -391,7 +391,7 @@ def simulate(system: PlanarSystem, t_end: float, dt: float | None = None,
             raise _diagnose(system, exc) from exc
     _check_drift(system, res, float(max_drift))
     res.meta.update(model=system.layout.name, analysis="dynamics",
-                    projection=type(system).projects_after_step or bool(events),
+                    projection=system.projects_after_step or bool(events),
                     baumgarte=[float(system.alpha), float(system.beta)],
                     wall_time=time.perf_counter() - start,
                     constraint_drift=float(np.max(res["constraint.position"])),

@@ -17,7 +17,7 @@ from ._elements import AbstractConstraint
 from ._forces import AbstractForceElement
 from ._friction import AbstractJointFriction, LuGreFriction
 from ._impact import AbstractStop, PointLineStop
-from ._system import Layout, PlanarSystem, ProjectedPlanarSystem, joint_frictions
+from ._system import Layout, PlanarSystem, joint_frictions
 
 __all__ = ["Builder"]
 
@@ -226,8 +226,8 @@ class Builder:
 
         baumgarte: (α, β) [1/s] of the stabilisation Φ̈ + 2αΦ̇ + β²Φ = 0.
         q0, qd0: the initial configuration (default: the bodies' poses and velocities).
-        projection: return a :class:`ProjectedPlanarSystem`, which the fixed-step
-            integrators put back on the constraint manifold after every step.
+        projection: the system's ``projection`` field: the fixed-step integrators put it back
+            on the constraint manifold after every step.
         """
         layout = self.layout
         try:
@@ -238,13 +238,13 @@ class Builder:
             raise ParameterError(f"`baumgarte` gains must be two finite numbers >= 0 [1/s]; "
                                  f"got {baumgarte!r}.")
         masses = np.array([[b.mass, b.mass, b.inertia] for b in self.bodies]).reshape(-1)
-        cls = ProjectedPlanarSystem if projection else PlanarSystem
-        return cls(masses=masses, gravity=self.gravity,
+        return PlanarSystem(masses=masses, gravity=self.gravity,
                    q0=self._q() if q0 is None else q0, qd0=self._qd() if qd0 is None else qd0,
                    alpha=alpha, beta=beta, constraints=tuple(self.constraints),
                    forces=tuple(self.forces),
                    frictions=tuple(joint_frictions(self.constraints) + self.frictions),
-                   contacts=tuple(s for s in self.stops if s.law is not None), layout=layout)
+                   contacts=tuple(s for s in self.stops if s.law is not None), layout=layout,
+                   projection=bool(projection))
 
     def _q(self):
         return np.concatenate([b.pose for b in self.bodies]) if self.bodies else np.zeros(0)

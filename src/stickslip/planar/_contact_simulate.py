@@ -16,7 +16,7 @@ from ..constraints._lambda_problem import STATUS_TEXT, check_formulation, check_
 from ..errors import ModelError, PainleveError, ParameterError
 from ..results import Results
 from ._contact import AbstractFrictionalContact
-from ._contact_system import ContactPlanarSystem, PairGeometry, ProjectedContactPlanarSystem
+from ._contact_system import ContactPlanarSystem, PairGeometry
 
 __all__ = ["add_frictional_contact", "contact_system", "simulate_contacts"]
 
@@ -80,10 +80,9 @@ def contact_system(model, formulation: str = "kikuuwe", baumgarte=(0.0, 0.0),
             owners.append(c.name if c.n_pairs == 1 else f"{c.name} (corner {k + 1})")
     pairs = PairGeometry(body_i=tuple(bi), body_j=tuple(bj), point_j=np.array(pj),
                          line_point_i=np.array(lp), line_axis_i=np.array(la))
-    cls = ProjectedContactPlanarSystem if projection else ContactPlanarSystem
-    return cls(mechanism=mech, pairs=pairs, mu=np.array(mu), delta=np.array(delta),
+    return ContactPlanarSystem(mechanism=mech, pairs=pairs, mu=np.array(mu), delta=np.array(delta),
                zeta=np.array(zeta), formulation=formulation, names=tuple(names),
-               contact_names=tuple(owners), certify=certify)
+               contact_names=tuple(owners), certify=certify, projection=bool(projection))
 
 
 def _status(system: ContactPlanarSystem, t: float, x) -> int:

@@ -109,6 +109,13 @@ class ContactPlanarSystem(AbstractSystem):
     names: tuple = eqx.field(static=True)
     contact_names: tuple = eqx.field(static=True)
     certify: str = eqx.field(static=True, default="auto")
+    # project the joints after every fixed step (contacts are not projected); see
+    # PlanarSystem.projection
+    projection: bool = eqx.field(static=True, default=False)
+
+    @property
+    def projects_after_step(self) -> bool:
+        return self.projection
 
     # --- the λ-problem -------------------------------------------------------------------
     def admissible_set(self, n_bilateral: int) -> ProductSet:
@@ -225,7 +232,7 @@ class ContactPlanarSystem(AbstractSystem):
 
 
 class ProjectedContactPlanarSystem(ContactPlanarSystem):
-    """A :class:`ContactPlanarSystem` whose joints the fixed-step integrators project back
-    onto Φ = 0, Φ_q q̇ = ν after every step (SPEC §9; contacts are not projected)."""
+    """A :class:`ContactPlanarSystem` with ``projection=True`` by default (kept for code that
+    names the class; the contact simulation sets the field on a plain ContactPlanarSystem)."""
 
-    projects_after_step: ClassVar[bool] = True
+    projection: bool = eqx.field(static=True, default=True)

@@ -250,6 +250,13 @@ class PlanarSystem(AbstractSystem):
     frictions: tuple = ()
     contacts: tuple = ()
     layout: Layout = eqx.field(static=True, default=None)
+    # after every fixed step, put [q; q̇] back on Φ = 0, Φ_q q̇ = ν (:meth:`project`): a
+    # static field the core's step rule reads through ``projects_after_step``
+    projection: bool = eqx.field(static=True, default=False)
+
+    @property
+    def projects_after_step(self) -> bool:
+        return self.projection
 
     # --- coordinates ----------------------------------------------------------------------
     def _pose(self, q, body):
@@ -726,11 +733,11 @@ class PlanarSystem(AbstractSystem):
 
 
 class ProjectedPlanarSystem(PlanarSystem):
-    """A :class:`PlanarSystem` whose state the core's fixed-step integrators project back
-    onto Φ = 0, Φ_q q̇ = ν after every step (``projects_after_step``; see
-    :meth:`PlanarSystem.project`)."""
+    """A :class:`PlanarSystem` with ``projection=True`` by default (kept for code that names
+    the class; ``Model.system(projection=True)`` returns a plain :class:`PlanarSystem` with
+    the field set)."""
 
-    projects_after_step: ClassVar[bool] = True
+    projection: bool = eqx.field(static=True, default=True)
 
 
 def joint_frictions(constraints) -> list:
