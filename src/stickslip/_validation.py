@@ -11,12 +11,15 @@ on their own (same names and signatures) for code that validates by hand.
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from typing import TYPE_CHECKING, Any
 
-import jax
 import numpy as np
 
 from .errors import ParameterError
+
+if TYPE_CHECKING:
+    import jax
 
 __all__ = ["is_traced", "concrete", "check_finite", "check_positive", "check_nonnegative",
            "check_at_most", "check_shape", "check_scalar", "check_traceable",
@@ -24,7 +27,12 @@ __all__ = ["is_traced", "concrete", "check_finite", "check_positive", "check_non
 
 
 def is_traced(value: Any) -> bool:
-    """True when `value` is (or contains) a JAX tracer, i.e. it cannot be checked now."""
+    """True when `value` is (or contains) a JAX tracer, i.e. it cannot be checked now.
+    (JAX is not imported here: with no JAX loaded, nothing is traced — ``ss.spatial`` starts
+    without it.)"""
+    jax = sys.modules.get("jax")
+    if jax is None or not hasattr(jax, "tree"):
+        return False
     return any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree.leaves(value))
 
 
@@ -136,9 +144,10 @@ def check_scalar(owner: str, name: str, value: Any, hint: str = "") -> None:
         "value (e.g. for ss.simulate_batch)." + (f" {hint}" if hint else ""))
 
 
-_TRACER_ERRORS = tuple(getattr(jax.errors, n) for n in (
-    "TracerBoolConversionError", "ConcretizationTypeError", "TracerIntegerConversionError",
-    "TracerArrayConversionError") if hasattr(jax.errors, n))
+def _tracer_errors(jax) -> tuple:
+    return tuple(getattr(jax.errors, n) for n in (
+        "TracerBoolConversionError", "ConcretizationTypeError", "TracerIntegerConversionError",
+        "TracerArrayConversionError") if hasattr(jax.errors, n))
 
 
 def check_traceable(owner: str, name: str, fn: Any, example_args: tuple,
@@ -166,6 +175,7 @@ def check_traceable(owner: str, name: str, fn: Any, example_args: tuple,
     -------
     The output's ``jax.ShapeDtypeStruct``.
     """
+    import jax
     import jax.numpy as jnp
 
     call = f"`{owner}.{name}({signature})`"
@@ -176,7 +186,7 @@ def check_traceable(owner: str, name: str, fn: Any, example_args: tuple,
     args = tuple(jnp.asarray(a, dtype=float) for a in example_args)
     try:
         out = jax.eval_shape(lambda *a: jnp.asarray(fn(*a), dtype=float), *args)
-    except _TRACER_ERRORS as exc:
+    except _tracer_errors(jax) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ParameterError(
             f"{call} cannot run inside jit: it uses a Python `if` (or bool(), float(), int(), "

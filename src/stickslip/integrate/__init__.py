@@ -12,21 +12,63 @@ Compiled programs are kept per model structure, in this process and across proce
 (:func:`call_with_system`, :mod:`._program_store`): a script run again does not trace again.
 """
 
-from ._simulate import METHODS as METHODS
-from ._system import AbstractSystem as AbstractSystem
-from ._simulate import largest_stable_step as largest_stable_step
-from ._simulate import simulate as simulate
-from ._simulate import simulate_batch as simulate_batch
-from ._simulate import stack_systems as stack_systems
-from ._simulate import trajectory as trajectory
-from ._tableaus import FIXED_STEP_METHODS as FIXED_STEP_METHODS
-from ._tableaus import ButcherTableau as ButcherTableau
-from ._grid import StepGrid as StepGrid
-from ._grid import output_times as output_times
-from ._grid import step_grid as step_grid
-from ._guard import Guard as Guard
-from ._guard import check_divergence as check_divergence
-from ._rk_step import rk_step as rk_step
-from ._fixed_step import StepRule as StepRule
-from ._program_store import call_with_system as call_with_system
-from ._program_store import traces as traces
+import importlib as _importlib
+from typing import TYPE_CHECKING
+
+# public name -> the submodule it comes from; loaded on first use (PEP 562), so a host that
+# needs only the output grid and the divergence guard (ss.spatial) does not import JAX
+_NAMES = {
+    "METHODS": "._simulate",
+    "AbstractSystem": "._system",
+    "largest_stable_step": "._simulate",
+    "simulate": "._simulate",
+    "simulate_batch": "._simulate",
+    "stack_systems": "._simulate",
+    "trajectory": "._simulate",
+    "FIXED_STEP_METHODS": "._tableaus",
+    "ButcherTableau": "._tableaus",
+    "StepGrid": "._grid",
+    "output_times": "._grid",
+    "step_grid": "._grid",
+    "Guard": "._guard",
+    "check_divergence": "._guard",
+    "rk_step": "._rk_step",
+    "StepRule": "._fixed_step",
+    "call_with_system": "._program_store",
+    "traces": "._program_store",
+}
+
+if TYPE_CHECKING:              # for static tools (documentation, type checkers)
+    from ._simulate import METHODS as METHODS
+    from ._system import AbstractSystem as AbstractSystem
+    from ._simulate import largest_stable_step as largest_stable_step
+    from ._simulate import simulate as simulate
+    from ._simulate import simulate_batch as simulate_batch
+    from ._simulate import stack_systems as stack_systems
+    from ._simulate import trajectory as trajectory
+    from ._tableaus import FIXED_STEP_METHODS as FIXED_STEP_METHODS
+    from ._tableaus import ButcherTableau as ButcherTableau
+    from ._grid import StepGrid as StepGrid
+    from ._grid import output_times as output_times
+    from ._grid import step_grid as step_grid
+    from ._guard import Guard as Guard
+    from ._guard import check_divergence as check_divergence
+    from ._rk_step import rk_step as rk_step
+    from ._fixed_step import StepRule as StepRule
+    from ._program_store import call_with_system as call_with_system
+    from ._program_store import traces as traces
+
+
+def __getattr__(name):
+    if name in _NAMES:
+        value = getattr(_importlib.import_module(_NAMES[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'stickslip.integrate' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
+
+__all__ = list(_NAMES)

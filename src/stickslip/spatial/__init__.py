@@ -7,12 +7,13 @@ volumes, Q and c, the QP, the friction tests, the rigid-body step) is compiled w
 first use and cached on disk; the general polyhedron clip and the public helpers stay NumPy.
 """
 
+from typing import TYPE_CHECKING
+
 from ._friction import static_friction_holds as static_friction_holds
 from ._model import BodyState as BodyState
 from ._model import ContactRecord as ContactRecord
 from ._model import Model as Model
 from ._model import SpatialModel as SpatialModel
-from ._point_contacts import PointContacts as PointContacts
 from ._shapes import Box as Box
 from ._shapes import ConvexHull as ConvexHull
 from ._shapes import Polyhedron as Polyhedron
@@ -25,3 +26,17 @@ from ._volume import intersect as intersect
 __all__ = ["SpatialModel", "Model", "BodyState", "ContactRecord", "Polyhedron", "Box", "Prism", "ConvexHull",
            "ContactVolume", "ContactGeometry", "intersect", "contact_geometry",
            "static_friction_holds", "PointContacts"]
+
+if TYPE_CHECKING:              # for static tools (documentation, type checkers)
+    from ._point_contacts import PointContacts as PointContacts
+
+
+def __getattr__(name):
+    # PointContacts (the λ-problem on JAX) loads on first use: the volume method's host-side
+    # code starts without JAX
+    if name == "PointContacts":
+        from ._point_contacts import PointContacts
+
+        globals()[name] = PointContacts
+        return PointContacts
+    raise AttributeError(f"module 'stickslip.spatial' has no attribute {name!r}")
