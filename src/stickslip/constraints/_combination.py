@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from ._modes import ROWS, ModeTables
+from ._modes import MODES, ROWS, ModeTables
 
 __all__ = ["select", "combination_system", "solve_combination", "combination_margins",
            "RTOL", "CONSISTENCY", "SINGULAR"]
@@ -23,10 +23,13 @@ SINGULAR = 1e-11       # relative singular-value cut of a combination's system
 
 
 def select(tables: ModeTables, mode):
-    """The five tables of the combination `mode` (…, nb): arrays (…, nb, …)."""
+    """The five tables of the combination `mode` (…, nb): arrays (…, nb, …). A one-hot
+    contraction over the (padded) modes rather than an indexed gather: the same values,
+    a few dot products to compile instead of five gathers with their index arithmetic."""
+    one_hot = (mode[..., None] == jnp.arange(MODES)).astype(tables.G.dtype)   # (…, nb, 4)
     nb = len(tables.counts)
-    k = jnp.arange(nb)
-    return tuple(t[k, mode] for t in (tables.G, tables.L, tables.f, tables.P, tables.o))
+    return tuple(jnp.einsum("...km,kmr->...kr", one_hot, t.reshape(nb, MODES, -1)).reshape(
+        mode.shape + t.shape[2:]) for t in (tables.G, tables.L, tables.f, tables.P, tables.o))
 
 
 def combination_system(tables: ModeTables, A, b, mode):

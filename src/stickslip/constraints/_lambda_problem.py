@@ -171,16 +171,21 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
     for blk in blocks:
         offsets.append(start)
         start += blk.size
+    # bilateral rows first (static slices below; a permutation only where they are not)
+    k = bil.size
+    perm = np.concatenate([bil, con])
+    permuted = not np.array_equal(perm, np.arange(m))
+    if permuted:
+        A, b = A[np.ix_(perm, perm)], b[perm]
     # Schur complement onto the contact rows: λ_B = A_BB⁻¹(b_B − A_BC λ_C)
-    if bil.size:
-        A_BB, A_BC = A[np.ix_(bil, bil)], A[np.ix_(bil, con)]
-        A_CB, A_CC = A[np.ix_(con, bil)], A[np.ix_(con, con)]
+    if k:
+        A_CB = A[k:, :k]
         # A_BB = J_b M⁻¹ J_bᵀ is symmetric positive definite (independent joint rows):
         # Cholesky (cheaper to compile than a general solve)
-        X = jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(A_BB),
-                                       jnp.concatenate([A_BC, b[bil][:, None]], axis=1))
-        A_r = A_CC - A_CB @ X[:, :-1]
-        b_r = b[con] - A_CB @ X[:, -1]
+        X = jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(A[:k, :k]),
+                                       jnp.concatenate([A[:k, k:], b[:k, None]], axis=1))
+        A_r = A[k:, k:] - A_CB @ X[:, :-1]
+        b_r = b[k:] - A_CB @ X[:, -1]
     else:
         A_r, b_r = A, b
     A_r = 0.5 * (A_r + A_r.T)
@@ -205,12 +210,12 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
         # the solution lies in F up to the solvers' tolerance; put it in F exactly, so a
         # normal force never reads −1e-17 (a change of round-off size)
         lam_c = ProductSet(blocks).project(lam_c)
-    lam = jnp.zeros(m, dtype=A.dtype)
-    if con.size:
-        lam = lam.at[con].set(lam_c)
-    if bil.size:
-        lam = lam.at[bil].set(X[:, -1] - X[:, :-1] @ lam_c)
-    return LambdaSolution(lam=lam, w=A @ lam - b, status=status, residual=residual,
+    lam = jnp.concatenate([X[:, -1] - X[:, :-1] @ lam_c, lam_c]) if k else lam_c
+    w = A @ lam - b
+    if permuted:
+        inverse = np.argsort(perm)
+        lam, w = lam[inverse], w[inverse]
+    return LambdaSolution(lam=lam, w=w, status=status, residual=residual,
                           n_feasible=n_feasible, verified=verified)
 
 

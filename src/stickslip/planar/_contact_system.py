@@ -61,6 +61,66 @@ class PairGeometry(eqx.Module):
         return jax.vmap(_sliding)(poses[i], poses[j], rates[i], rates[j], self.point_j,
                                   self.line_axis_i)
 
+    def _selectors(self, n):
+        """(E_i, E_j): static (n_pairs, 3, n) maps from q to each pair's body poses (zero
+        rows for the ground)."""
+        out = []
+        for bodies in (self.body_i, self.body_j):
+            E = np.zeros((len(bodies), 3, n))
+            for p, k in enumerate(bodies):
+                if k:
+                    E[p, :, 3 * (k - 1):3 * k] = np.eye(3)
+            out.append(E)
+        return out
+
+    def kinematics(self, q, qd):
+        """The rows of every pair in closed form (module docstring of ``_contact``), for
+        u = t (tangential) and u = n (normal), both of the form u · v_rel with v_rel = ṙ_P −
+        ṙ_i*, the velocity of P relative to body i's material point under it:
+
+            row J_u (∂/∂q̇):  ẋ_j ↦ u,  φ̇_j ↦ u · ⊥(R_j p),  ẋ_i ↦ −u,  φ̇_i ↦ −u · ⊥(r_P − x_i)
+            J̇_u q̇ = φ̇_i ⊥(u) · v_rel − u · (φ̇_j² R_j p + φ̇_i ⊥(v_P − ẋ_i))
+
+        (the derivative of u · v_rel at q̈ = 0, u turning with body i). The normal row is
+        ∂ψ/∂q because ψ̇ = n · v_rel. Returns ψ, J_n, J_n q̇, J̇_n q̇, v_t, J_t, J̇_t q̇:
+        arrays (n_pairs,) and Jacobians (n_pairs, n)."""
+        E_i, E_j = self._selectors(q.shape[0])
+        qi, qj = E_i @ q, E_j @ q
+        vi, vj = E_i @ qd, E_j @ qd
+        ci, si = jnp.cos(qi[:, 2:]), jnp.sin(qi[:, 2:])
+        cj, sj = jnp.cos(qj[:, 2:]), jnp.sin(qj[:, 2:])
+
+        def rot(c, s, v):
+            return jnp.concatenate([c * v[:, :1] - s * v[:, 1:], s * v[:, :1] + c * v[:, 1:]],
+                                   axis=1)
+
+        arm = rot(cj, sj, self.point_j)                              # R_j p
+        r_p = qj[:, :2] + arm
+        rho = r_p - qi[:, :2]                                        # r_P − x_i
+        t = rot(ci, si, self.line_axis_i)
+        n = _perp2(t)
+        psi = jnp.sum(n * (rho - rot(ci, si, self.line_point_i)), axis=1)
+        wi, wj = vi[:, 2:], vj[:, 2:]
+        v_p = vj[:, :2] + wj * _perp2(arm)
+        v_rel = v_p - vi[:, :2] - wi * _perp2(rho)
+        accel = wj ** 2 * arm + wi * _perp2(v_p - vi[:, :2])       # (at q̈ = 0, with sign −)
+        out = []
+        for u in (n, t):
+            row_j = jnp.concatenate([u, jnp.sum(u * _perp2(arm), axis=1, keepdims=True)], 1)
+            row_i = jnp.concatenate([u, jnp.sum(u * _perp2(rho), axis=1, keepdims=True)], 1)
+            J = (jnp.einsum("pk,pkn->pn", row_j, E_j)
+                 - jnp.einsum("pk,pkn->pn", row_i, E_i))
+            rate = jnp.sum(u * v_rel, axis=1)
+            jdot = wi[:, 0] * jnp.sum(_perp2(u) * v_rel, axis=1) - jnp.sum(u * accel, axis=1)
+            out.append((J, rate, jdot))
+        (Jn, psi_d, jdot_n), (Jt, vt, jdot_t) = out
+        return psi, Jn, psi_d, jdot_n, vt, Jt, jdot_t
+
+
+def _perp2(v):
+    """Each row (x, y) of v turned by +90°: (−y, x)."""
+    return jnp.concatenate([-v[:, 1:], v[:, :1]], axis=1)
+
 
 def _rot(phi):
     c, s = jnp.cos(phi), jnp.sin(phi)
@@ -136,14 +196,7 @@ class ContactPlanarSystem(AbstractSystem):
         eqs, phi, rate, _, _ = mech.equations(t, q, qd)
         minv, Q, Jb, gamma = eqs.minv, eqs.Q, eqs.J, eqs.gamma
         n_b = Jb.shape[0]
-        psi = self.pairs.gaps(q)
-        Jn = jax.jacfwd(self.pairs.gaps)(q)
-        psi_d = Jn @ qd
-        # J̇_n q̇ = d²/ds² ψ(q + s q̇) at s = 0
-        jdot_n = jax.jvp(lambda z: jax.jvp(self.pairs.gaps, (z,), (qd,))[1], (q,), (qd,))[1]
-        vt = self.pairs.sliding_velocities(q, qd)
-        Jt = jax.jacfwd(lambda v: self.pairs.sliding_velocities(q, v))(qd)
-        jdot_t = jax.jvp(lambda z: self.pairs.sliding_velocities(z, qd), (q,), (qd,))[1]
+        psi, Jn, psi_d, jdot_n, vt, Jt, jdot_t = self.pairs.kinematics(q, qd)
         k = 2.0 * self.zeta / self.delta
         c_t = -(jdot_t + k * vt)
         c_n = -(jdot_n + k * psi_d + psi / self.delta ** 2)
