@@ -231,3 +231,30 @@ def test_painleve_check_names_its_choices():
     with pytest.raises(ss.ParameterError, match="certify"):
         C.solve_lambda(C.ProductSet([C.PlanarContact(mu=0.5)]), jnp.eye(2), jnp.ones(2),
                        certify="always")
+
+
+def test_derivative_of_the_active_set_solution_matches_finite_differences():
+    """Four contacts, a full-rank A, only the active set (no enumeration): reverse- and
+    forward-mode derivatives of λ in b and in μ equal central differences (the mode is
+    the same at b ± h). The derivative is that of the found combination's linear solve."""
+    rng = np.random.default_rng(7)
+    Jm = rng.normal(size=(8, 10))
+    A = jnp.asarray(Jm @ Jm.T / 10 + 1e-2 * np.eye(8))
+    # every contact pressed (free w_n = −b_n < 0), tangential pushes of either sign
+    b = jnp.asarray(np.stack([rng.normal(size=4) * 5.0, rng.uniform(5.0, 20.0, 4)], 1).ravel())
+    weights = jnp.asarray(rng.normal(size=8))
+
+    def f(b, mu):
+        F = C.ProductSet([C.PlanarContact(mu=mu)] * 4)
+        return weights @ C.solve_lambda(F, A, b, certify="none", fallback=False).lam
+
+    f = jax.jit(f)
+    g_b, g_mu = jax.grad(f, argnums=(0, 1))(b, 0.4)
+    h = 1e-6
+    fd_b = np.array([(f(b.at[k].add(h), 0.4) - f(b.at[k].add(-h), 0.4)) / (2 * h)
+                     for k in range(8)])
+    fd_mu = (f(b, 0.4 + h) - f(b, 0.4 - h)) / (2 * h)
+    assert np.max(np.abs(fd_b)) > 0.1                     # λ depends on b here
+    np.testing.assert_allclose(g_b, fd_b, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(float(g_mu), float(fd_mu), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jax.jacfwd(f)(b, 0.4), g_b, rtol=1e-12, atol=1e-12)

@@ -29,14 +29,18 @@ only the first failing block (Murty's least-index rule, which terminates for P-m
 the loop is capped (``lax.while_loop``). Its answer is *certified*: the returned
 combination's equations hold to round-off and its inequalities within the enumeration's
 tolerance (the same functions, :mod:`._combination`), so λ solves the λ-problem exactly.
-The loop runs on values only; λ is then re-solved from the found combination's linear
-system, so ``grad`` flows through that solve as it does through the enumeration.
+The loop runs on values only; the λ it found carries the derivative of the found
+combination's linear solve (a ``custom_jvp``: the solve is compiled again only where a
+derivative is taken), so ``grad`` flows through that solve as it does through the
+enumeration.
 
 What one feasible combination does not certify is uniqueness (Painlevé, SPEC §6); see
 :func:`stickslip.constraints.solve_lambda` for how that is decided.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 import jax
 import jax.numpy as jnp
@@ -118,7 +122,7 @@ def active_set_solve(blocks, A, b, formulation, max_iter=None, rtol=RTOL):
     b_max = jnp.max(jnp.abs(bv))
 
     def body(state):
-        it, mode, _ = state
+        it, mode, _, _ = state
         S, r = combination_system(tab_v, Av, bv, mode)
         lam, res = solve_combination(S, r)
         w = Av @ lam - bv
@@ -129,16 +133,37 @@ def active_set_solve(blocks, A, b, formulation, max_iter=None, rtol=RTOL):
         # Murty's least-index rule after the first sweeps: pivot the first failing block
         single = jnp.where(jnp.arange(nb) == jnp.argmax(failing), new, mode)
         new = jnp.where(it >= murty_after, single, new)
-        return it + 1, jnp.where(ok, mode, new), ok
+        return it + 1, jnp.where(ok, mode, new), ok, lam
 
     def cond(state):
-        it, _, done = state
+        it, _, done, _ = state
         return (~done) & (it < max_iter)
 
     mode0 = initial_modes(tab_v, bv.reshape(nb, ROWS))
-    it, mode, done = jax.lax.while_loop(cond, body, (jnp.asarray(0), mode0,
-                                                     jnp.asarray(False)))
-    # the found combination, solved again from the (differentiable) data
-    S, r = combination_system(tables, A2, b2, mode)
-    lam, _ = solve_combination(S, r)
+    it, mode, done, lam = jax.lax.while_loop(
+        cond, body, (jnp.asarray(0), mode0, jnp.asarray(False), jnp.zeros_like(bv)))
+    # λ of the found combination, with the derivative of its linear system's solution
+    static = (tables.counts, tables.rows, tables.kinds)
+    lam = _combination_solution(static, lam, mode, tables.G, tables.L, tables.f, tables.P,
+                                tables.o, A2, b2)
     return lam[np.array(tables.rows)], mode, done, it
+
+
+@partial(jax.custom_jvp, nondiff_argnums=(0,))
+def _combination_solution(static, lam, mode, G, L, f, P, o, A, b):
+    """λ (the loop's solution of the combination `mode`), differentiable as the solution of
+    that combination's system S(A, μ) λ = r(b, …) — the same value and derivative as solving
+    the system again, without compiling a second solve where nothing is differentiated."""
+    return lam
+
+
+@_combination_solution.defjvp
+def _combination_solution_jvp(static, primals, tangents):
+    lam, mode = primals[:2]
+
+    def solve(G, L, f, P, o, A, b):
+        S, r = combination_system(ModeTables(G, L, f, P, o, *static), A, b, mode)
+        return solve_combination(S, r)[0]
+
+    _, dlam = jax.jvp(solve, primals[2:], tangents[2:])
+    return lam, dlam
