@@ -58,6 +58,7 @@ from ._iterative import solve_iteratively
 from ._sets import ProductSet
 
 __all__ = ["FORMULATIONS", "LambdaSolution", "solve_lambda", "check_formulation",
+           "enumerates_each_evaluation",
            "STATUS_UNIQUE", "STATUS_NONE", "STATUS_SEVERAL", "STATUS_TEXT"]
 
 FORMULATIONS = ("kikuuwe", "anitescu", "nakaoka")
@@ -217,6 +218,20 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
         lam, w = lam[inverse], w[inverse]
     return LambdaSolution(lam=lam, w=w, status=status, residual=residual,
                           n_feasible=n_feasible, verified=verified)
+
+
+def enumerates_each_evaluation(fset: ProductSet, formulation: str = "kikuuwe",
+                               certify: str = "auto") -> bool:
+    """Whether :func:`solve_lambda` on `fset` may enumerate to check *uniqueness* (static:
+    a piecewise-linear problem that `certify` asks to check at its size). Where it does not,
+    the enumeration in the solve is only the fallback of a failed active set."""
+    blocks = [blk for blk in fset.blocks if blk.kind != "bilateral"]
+    if (formulation == "nakaoka" or not blocks
+            or any(blk.kind == "spatial_contact" for blk in blocks)):
+        return False
+    count = combination_count(blocks, formulation)
+    return {"auto": count <= VERIFY_COMBINATIONS, "full": count <= MAX_COMBINATIONS,
+            "none": False}[check_uniqueness(certify)]
 
 
 def uniqueness_bound(blocks, offsets, A, formulation):

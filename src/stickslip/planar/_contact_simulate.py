@@ -3,6 +3,7 @@ check that stops a run whose λ-problem has no solution or several."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
@@ -12,7 +13,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import integrate
-from ..constraints._lambda_problem import STATUS_TEXT, check_formulation, check_uniqueness
+from ..constraints._lambda_problem import (STATUS_TEXT, check_formulation, check_uniqueness,
+                                           enumerates_each_evaluation)
 from ..errors import ModelError, PainleveError, ParameterError
 from ..results import Results
 from ._contact import AbstractFrictionalContact
@@ -48,9 +50,11 @@ def add_frictional_contact(model, element: AbstractFrictionalContact):
 
 
 def contact_system(model, formulation: str = "kikuuwe", baumgarte=(0.0, 0.0),
-                   projection: bool = True, certify: str = "auto") -> ContactPlanarSystem:
+                   projection: bool = True, certify: str = "auto",
+                   fallback: bool = True) -> ContactPlanarSystem:
     """The model with its frictional contacts as a :class:`ContactPlanarSystem`; `certify`:
-    how uniqueness of the λ-problem's solution is checked (``solve_lambda``)."""
+    how uniqueness of the λ-problem's solution is checked, `fallback`: whether the
+    enumeration takes over where the active set fails (``solve_lambda``)."""
     check_formulation(formulation)
     check_uniqueness(certify, "painleve_check")
     contacts = list(model.frictional_contacts)
@@ -82,7 +86,8 @@ def contact_system(model, formulation: str = "kikuuwe", baumgarte=(0.0, 0.0),
                          line_point_i=np.array(lp), line_axis_i=np.array(la))
     return ContactPlanarSystem(mechanism=mech, pairs=pairs, mu=np.array(mu), delta=np.array(delta),
                zeta=np.array(zeta), formulation=formulation, names=tuple(names),
-               contact_names=tuple(owners), certify=certify, projection=bool(projection))
+               contact_names=tuple(owners), certify=certify, projection=bool(projection),
+               fallback=bool(fallback))
 
 
 def _status(system: ContactPlanarSystem, t: float, x) -> int:
@@ -120,6 +125,13 @@ def simulate_contacts(model, t_end: float, dt: float | None = None, method: str 
     (``"auto"``: by a monotonicity bound, else by enumeration for at most 16 mode
     combinations; ``"full"``: by enumeration whenever the bound fails; ``"none"``);
     inconsistency (no solution) is always detected. See ``ss.constraints.solve_lambda``.
+
+    Where no evaluation enumerates to check uniqueness (``"auto"`` beyond 16 combinations,
+    e.g. the four-corner ClearanceSlider, or ``"none"``), the enumeration would only be the
+    fallback of an active set that found no solution. The run is then first made without it
+    (a smaller program to compile); if the active set failed anywhere, the run is made again
+    with the fallback, so the result and any PainleveError are those of the full solve
+    (``res.meta["lambda_fallback"]``: ``"compiled"``, ``"not needed"`` or ``"rerun"``).
     """
     from ..integrate._tableaus import FIXED_STEP_METHODS
 
@@ -131,6 +143,10 @@ def simulate_contacts(model, t_end: float, dt: float | None = None, method: str 
         baumgarte = (0.0, 0.0) if projection else (10.0, 10.0)
     options.pop("max_drift", None)
     system = contact_system(model, formulation, baumgarte, projection, painleve_check)
+    lean = not enumerates_each_evaluation(system.admissible_set(model.layout.n_rows),
+                                          formulation, painleve_check)
+    if lean:
+        system = dataclasses.replace(system, fallback=False)
     if options.get("initial") is None and model.layout.n_rows:
         from . import _analyses as analyses
 
@@ -140,6 +156,13 @@ def simulate_contacts(model, t_end: float, dt: float | None = None, method: str 
             *analyses.state_of(start, mech.layout.n_coordinates)))
     start = time.perf_counter()
     res = integrate.simulate(system, t_end, dt=dt, method=method, dt_out=dt_out, **options)
+    fallback = "not needed" if lean else "compiled"
+    if lean and np.any(res["painleve.none"] > 0):
+        # the active set failed somewhere: the run again, with the enumeration's fallback
+        system = dataclasses.replace(system, fallback=True)
+        res = integrate.simulate(system, t_end, dt=dt, method=method, dt_out=dt_out,
+                                 **options)
+        fallback = "rerun"
     hit = np.flatnonzero((res["painleve.none"] > 0) | (res["painleve.several"] > 0))
     if hit.size:
         k = int(hit[0])
@@ -156,6 +179,7 @@ def simulate_contacts(model, t_end: float, dt: float | None = None, method: str 
         raise _painleve(system, float(res.t[k]), x, status,
                         f"between t={t_prev:.6g} s and")
     res.meta.update(model=model.name, analysis="dynamics", contact_formulation=formulation,
+                    lambda_fallback=fallback,
                     projection=projection, baumgarte=list(baumgarte),
                     wall_time=time.perf_counter() - start)
     return res

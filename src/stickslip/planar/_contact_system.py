@@ -155,6 +155,8 @@ class ContactPlanarSystem(AbstractSystem):
     formulation: ``"kikuuwe"`` | ``"anitescu"`` | ``"nakaoka"`` (SPEC §6).
     certify: how the vector field checks that the λ-problem's solution is unique
     (``solve_lambda``'s ``certify``: ``"auto"``, ``"full"``, ``"none"``).
+    fallback: whether the vector field's solve falls back on the enumeration where the
+    active set finds no solution (``solve_lambda``'s ``fallback``; default True).
     names: per pair, (gap, fn, ft) channel names; contact_names: per pair, the element name.
     """
 
@@ -169,6 +171,10 @@ class ContactPlanarSystem(AbstractSystem):
     names: tuple = eqx.field(static=True)
     contact_names: tuple = eqx.field(static=True)
     certify: str = eqx.field(static=True, default="auto")
+    # whether the vector field's λ-solve lets the enumeration take over where the active set
+    # finds no solution (``solve_lambda``'s ``fallback``); False compiles a smaller vector
+    # field, whose failures count as "no solution" (simulate_contacts then runs again)
+    fallback: bool = eqx.field(static=True, default=True)
     # project the joints after every fixed step (contacts are not projected); see
     # PlanarSystem.projection
     projection: bool = eqx.field(static=True, default=False)
@@ -187,7 +193,7 @@ class ContactPlanarSystem(AbstractSystem):
     def dynamics(self, t, q, qd, checked: bool = True):
         """q̈, the joints' multipliers (planar sign), the contact forces and the λ-problem's
         solution at (t, q, q̇). `checked`: the λ-problem's status is decided as `certify`
-        says, with the enumeration as fallback; ``False`` (the output samples, which the
+        says, with the enumeration as fallback where `fallback` is set; ``False`` (the output samples, which the
         integrators evaluate under ``vmap``, where ``lax.cond`` would run the enumeration for
         every sample) keeps the certified active-set solution and reports status 1 where
         the active set found none — the Painlevé stop reads the vector field's counters."""
@@ -209,7 +215,8 @@ class ContactPlanarSystem(AbstractSystem):
         A = JM @ J.T
         b = c - JM @ Q
         sol = solve_lambda(self.admissible_set(n_b), A, b, self.formulation,
-                           certify=self.certify if checked else "none", fallback=checked)
+                           certify=self.certify if checked else "none",
+                           fallback=checked and self.fallback)
         qdd = minv * (Q + J.T @ sol.lam)
         lam_c = sol.lam[n_b:].reshape(n_p, 2)
         return {"qdd": qdd, "lam_planar": -sol.lam[:n_b], "ft": lam_c[:, 0],
