@@ -146,7 +146,9 @@ def active_set_solve(blocks, A, b, formulation, max_iter=None, rtol=RTOL):
     static = (tables.counts, tables.rows, tables.kinds)
     lam = _combination_solution(static, lam, mode, tables.G, tables.L, tables.f, tables.P,
                                 tables.o, A2, b2)
-    return lam[np.array(tables.rows)], mode, done, it
+    if len(tables.rows) < lam.shape[0]:                  # drop the one-row blocks' padding
+        lam = lam[np.array(tables.rows)]
+    return lam, mode, done, it
 
 
 @partial(jax.custom_jvp, nondiff_argnums=(0,))

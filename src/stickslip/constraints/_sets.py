@@ -141,9 +141,12 @@ class SpatialContact(AbstractBlock):
         return jnp.concatenate([t * scale, n[None]])
 
 
-def _project_cone(t: jnp.ndarray, n: jnp.ndarray, mu: jnp.ndarray) -> jnp.ndarray:
-    """Euclidean projection of (t, n) onto the cone ‖t‖ ≤ μ n (closed form)."""
-    norm = jnp.sqrt(jnp.sum(t ** 2))
+def _project_cone(t: jnp.ndarray, n: jnp.ndarray, mu: jnp.ndarray, axis=None) -> jnp.ndarray:
+    """Euclidean projection of (t, n) onto the cone ‖t‖ ≤ μ n (closed form). `axis=None`:
+    one cone, t (d,); ``axis=1``: k cones at once, t (k, d), n and μ (k,)."""
+    if axis is not None:
+        n, mu = n[:, None], mu[:, None]
+    norm = jnp.sqrt(jnp.sum(t ** 2, axis=axis, keepdims=axis is not None))
     inside = norm <= mu * n
     polar = mu * norm <= -n                       # in the polar cone: project to the apex
     s = (mu * norm + n) / (1.0 + mu ** 2)         # normal force on the cone's surface
@@ -151,6 +154,8 @@ def _project_cone(t: jnp.ndarray, n: jnp.ndarray, mu: jnp.ndarray) -> jnp.ndarra
     t_surface = jnp.where(norm > 0, mu * s * t / safe, jnp.zeros_like(t))
     t_out = jnp.where(inside, t, jnp.where(polar, 0.0, t_surface))
     n_out = jnp.where(inside, n, jnp.where(polar, 0.0, s))
+    if axis is not None:
+        return jnp.concatenate([t_out, n_out], axis=1)
     return jnp.concatenate([t_out, jnp.reshape(n_out, (1,))])
 
 
@@ -208,7 +213,35 @@ class ProductSet(eqx.Module):
 
 
 def _blockwise(fset: ProductSet, x, method):
+    """Each block's map on its rows; a run of consecutive planar contacts is mapped in one
+    vectorised call (the same formulas, elementwise: fewer operations to compile)."""
     if not fset.blocks:
         return x
-    parts = [getattr(b, method)(x[o:o + b.size]) for b, o in zip(fset.blocks, fset.offsets)]
+    parts, run = [], []
+
+    def flush():
+        if len(run) > 1:
+            o = run[0][1]
+            rows = x[o:o + 2 * len(run)].reshape(len(run), 2)
+            mu = jnp.stack([jnp.asarray(b.mu, dtype=x.dtype) for b, _ in run])
+            mapped = (_project_cone(rows[:, :1], rows[:, 1], mu, axis=1) if method == "project"
+                      else _project_limit_planar(rows, mu))
+            parts.append(mapped.reshape(-1))
+        else:
+            parts.extend(getattr(b, method)(x[o:o + b.size]) for b, o in run)
+        run.clear()
+
+    for b, o in zip(fset.blocks, fset.offsets):
+        if b.kind == "planar_contact" and jnp.ndim(b.mu) == 0:
+            run.append((b, o))
+            continue
+        flush()
+        parts.append(getattr(b, method)(x[o:o + b.size]))
+    flush()
     return jnp.concatenate(parts)
+
+
+def _project_limit_planar(rows, mu):
+    """PlanarContact.project_limit on rows (k, 2) with coefficients mu (k,)."""
+    n = jnp.maximum(rows[:, 1], 0.0)
+    return jnp.stack([jnp.clip(rows[:, 0], -mu * n, mu * n), n], axis=1)
