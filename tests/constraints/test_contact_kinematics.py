@@ -4,16 +4,25 @@ differentiation of the gap ψ(q) and the sliding velocity v_t(q, q̇)."""
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from stickslip.planar._contact_system import PairGeometry
 
 
-def test_closed_form_rows_match_automatic_differentiation():
+# (body_i, body_j) per pair, 0 = ground: mixed bodies in both orders; a guide on the ground
+# with one slider (the clearance slider's layout); points on the ground against a body's
+# line; two pairs on one pair of bodies
+LAYOUTS = [((0, 2, 1, 3), (1, 1, 3, 2)), ((0, 0, 0, 0), (3, 3, 3, 3)), ((2, 2, 2), (0, 0, 0)),
+           ((1, 1), (3, 3))]
+
+
+@pytest.mark.parametrize("body_i, body_j", LAYOUTS)
+def test_closed_form_rows_match_automatic_differentiation(body_i, body_j):
     rng = np.random.default_rng(12)
-    # pairs against the ground (index 0) and between bodies, in both orders
-    pairs = PairGeometry(body_i=(0, 2, 1, 3), body_j=(1, 1, 3, 2),
-                         point_j=rng.normal(size=(4, 2)), line_point_i=rng.normal(size=(4, 2)),
-                         line_axis_i=rng.normal(size=(4, 2)))
+    k = len(body_i)
+    pairs = PairGeometry(body_i=body_i, body_j=body_j, point_j=rng.normal(size=(k, 2)),
+                         line_point_i=rng.normal(size=(k, 2)),
+                         line_axis_i=rng.normal(size=(k, 2)))
     for _ in range(4):
         q, qd = jnp.asarray(rng.normal(size=9)), jnp.asarray(rng.normal(size=9))
         psi, Jn, psi_d, jdot_n, vt, Jt, jdot_t = pairs.kinematics(q, qd)
@@ -31,6 +40,11 @@ def test_closed_form_rows_match_automatic_differentiation():
                                       (q,), (qd,))[1]),
         }
         for name, (got, want) in expected.items():
+            assert np.asarray(got).shape == np.asarray(want).shape, name
             assert np.max(np.abs(np.asarray(got) - np.asarray(want))) < 1e-13, name
         # the rows are nonzero only in the columns of the pair's two bodies
-        assert np.all(np.asarray(Jn)[0, 3:] == 0.0) and np.all(np.asarray(Jt)[0, 3:] == 0.0)
+        for p, (bi, bj) in enumerate(zip(body_i, body_j)):
+            other = np.ones(9, dtype=bool)
+            other[[c for b in (bi, bj) if b for c in range(3 * b - 3, 3 * b)]] = False
+            assert np.all(np.asarray(Jn)[p, other] == 0.0)
+            assert np.all(np.asarray(Jt)[p, other] == 0.0)

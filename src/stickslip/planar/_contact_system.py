@@ -61,18 +61,6 @@ class PairGeometry(eqx.Module):
         return jax.vmap(_sliding)(poses[i], poses[j], rates[i], rates[j], self.point_j,
                                   self.line_axis_i)
 
-    def _selectors(self, n):
-        """(E_i, E_j): static (n_pairs, 3, n) maps from q to each pair's body poses (zero
-        rows for the ground)."""
-        out = []
-        for bodies in (self.body_i, self.body_j):
-            E = np.zeros((len(bodies), 3, n))
-            for p, k in enumerate(bodies):
-                if k:
-                    E[p, :, 3 * (k - 1):3 * k] = np.eye(3)
-            out.append(E)
-        return out
-
     def kinematics(self, q, qd):
         """The rows of every pair in closed form (module docstring of ``_contact``), for
         u = t (tangential) and u = n (normal), both of the form u · v_rel with v_rel = ṙ_P −
@@ -83,38 +71,78 @@ class PairGeometry(eqx.Module):
 
         (the derivative of u · v_rel at q̈ = 0, u turning with body i). The normal row is
         ∂ψ/∂q because ψ̇ = n · v_rel. Returns ψ, J_n, J_n q̇, J̇_n q̇, v_t, J_t, J̇_t q̇:
-        arrays (n_pairs,) and Jacobians (n_pairs, n)."""
-        E_i, E_j = self._selectors(q.shape[0])
-        qi, qj = E_i @ q, E_j @ q
-        vi, vj = E_i @ qd, E_j @ qd
-        ci, si = jnp.cos(qi[:, 2:]), jnp.sin(qi[:, 2:])
-        cj, sj = jnp.cos(qj[:, 2:]), jnp.sin(qj[:, 2:])
-
-        def rot(c, s, v):
-            return jnp.concatenate([c * v[:, :1] - s * v[:, 1:], s * v[:, :1] + c * v[:, 1:]],
-                                   axis=1)
-
-        arm = rot(cj, sj, self.point_j)                              # R_j p
-        r_p = qj[:, :2] + arm
-        rho = r_p - qi[:, :2]                                        # r_P − x_i
-        t = rot(ci, si, self.line_axis_i)
+        arrays (n_pairs,) and Jacobians (n_pairs, n). A side that is the ground for every
+        pair (the usual guide or floor) contributes no terms at all."""
+        side_i, side_j = _Side(self.body_i, q.shape[0]), _Side(self.body_j, q.shape[0])
+        qi, qj = side_i.take(q), side_j.take(q)
+        vi, vj = side_i.take(qd), side_j.take(qd)
+        arm = _rotate(qj, self.point_j)                              # R_j p
+        r_p = arm if qj is None else qj[:, :2] + arm
+        rho = r_p if qi is None else r_p - qi[:, :2]                 # r_P − x_i
+        t = _rotate(qi, self.line_axis_i)
         n = _perp2(t)
-        psi = jnp.sum(n * (rho - rot(ci, si, self.line_point_i)), axis=1)
-        wi, wj = vi[:, 2:], vj[:, 2:]
-        v_p = vj[:, :2] + wj * _perp2(arm)
-        v_rel = v_p - vi[:, :2] - wi * _perp2(rho)
-        accel = wj ** 2 * arm + wi * _perp2(v_p - vi[:, :2])       # (at q̈ = 0, with sign −)
+        psi = jnp.sum(n * (rho - _rotate(qi, self.line_point_i)), axis=1)
+        v_p = 0.0 if vj is None else vj[:, :2] + vj[:, 2:] * _perp2(arm)
+        v_rel = v_p if vi is None else v_p - vi[:, :2] - vi[:, 2:] * _perp2(rho)
+        accel = 0.0 if vj is None else vj[:, 2:] ** 2 * arm           # (at q̈ = 0, sign −)
+        if vi is not None:
+            accel = accel + vi[:, 2:] * _perp2(v_p - vi[:, :2])
         out = []
         for u in (n, t):
-            row_j = jnp.concatenate([u, jnp.sum(u * _perp2(arm), axis=1, keepdims=True)], 1)
-            row_i = jnp.concatenate([u, jnp.sum(u * _perp2(rho), axis=1, keepdims=True)], 1)
-            J = (jnp.einsum("pk,pkn->pn", row_j, E_j)
-                 - jnp.einsum("pk,pkn->pn", row_i, E_i))
+            J = 0.0
+            if qj is not None:
+                J = side_j.place(jnp.concatenate(
+                    [u, jnp.sum(u * _perp2(arm), axis=1, keepdims=True)], 1))
+            if qi is not None:
+                J = J - side_i.place(jnp.concatenate(
+                    [u, jnp.sum(u * _perp2(rho), axis=1, keepdims=True)], 1))
             rate = jnp.sum(u * v_rel, axis=1)
-            jdot = wi[:, 0] * jnp.sum(_perp2(u) * v_rel, axis=1) - jnp.sum(u * accel, axis=1)
+            jdot = -jnp.sum(u * accel, axis=1)
+            if vi is not None:
+                jdot = jdot + vi[:, 2] * jnp.sum(_perp2(u) * v_rel, axis=1)
             out.append((J, rate, jdot))
         (Jn, psi_d, jdot_n), (Jt, vt, jdot_t) = out
         return psi, Jn, psi_d, jdot_n, vt, Jt, jdot_t
+
+
+class _Side:
+    """One side (body i or body j) of every pair, read from q (static body indices):
+    ``take`` gives the bodies' (x, y, φ) rows (None where every pair has the ground
+    there), ``place`` puts per-pair rows over those bodies' columns of a Jacobian. One
+    body for all pairs (a slider's four corners) is a slice and a pad; mixed bodies use a
+    static selection tensor."""
+
+    def __init__(self, bodies, n):
+        self.n, self.count = n, len(bodies)
+        self.ground = all(k == 0 for k in bodies)
+        self.single = None if len(set(bodies)) != 1 or self.ground else bodies[0]
+        E = np.zeros((len(bodies), 3, n))
+        for p, k in enumerate(bodies):
+            if k:
+                E[p, :, 3 * (k - 1):3 * k] = np.eye(3)
+        self.E = E
+
+    def take(self, vec):
+        if self.ground:
+            return None
+        if self.single is not None:
+            k = self.single
+            return jnp.broadcast_to(vec[3 * (k - 1):3 * k], (self.count, 3))
+        return self.E @ vec
+
+    def place(self, rows):
+        if self.single is not None:
+            k = self.single
+            return jnp.pad(rows, ((0, 0), (3 * (k - 1), self.n - 3 * k)))
+        return jnp.einsum("pk,pkn->pn", rows, self.E)
+
+
+def _rotate(pose, v):
+    """R(φ) v for each pair's row of v (n_pairs, 2); v itself where `pose` is None (ground)."""
+    if pose is None:
+        return v
+    c, s = jnp.cos(pose[:, 2:]), jnp.sin(pose[:, 2:])
+    return jnp.concatenate([c * v[:, :1] - s * v[:, 1:], s * v[:, :1] + c * v[:, 1:]], axis=1)
 
 
 def _perp2(v):
