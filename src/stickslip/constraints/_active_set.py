@@ -48,7 +48,7 @@ import numpy as np
 
 from ._combination import CONSISTENCY, RTOL, combination_margins, combination_system, \
     solve_combination
-from ._modes import ROWS, ModeTables, mode_tables, pad_rows
+from ._modes import MODE_COUNTS, ROWS, ModeTables, mode_tables, pad_rows
 
 __all__ = ["active_set_solve", "initial_modes", "combination_count"]
 
@@ -66,10 +66,10 @@ _NORMAL_ROW = {"planar_contact": 1, "unilateral": 0, "coulomb": -1}
 
 
 def combination_count(blocks, formulation) -> int:
-    """∏ (modes per block): how many combinations the enumeration solves."""
-    if not blocks:
-        return 1
-    return int(np.prod(mode_tables(blocks, formulation).counts))
+    """∏ (modes per block): how many combinations the enumeration solves. `blocks`: the
+    blocks or their kinds (static; the count is the same for both formulations)."""
+    kinds = [b if isinstance(b, str) else b.kind for b in blocks]
+    return int(np.prod([MODE_COUNTS[k] for k in kinds])) if kinds else 1
 
 
 def initial_modes(tables: ModeTables, b2):

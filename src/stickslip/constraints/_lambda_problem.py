@@ -220,16 +220,16 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
                           n_feasible=n_feasible, verified=verified)
 
 
-def enumerates_each_evaluation(fset: ProductSet, formulation: str = "kikuuwe",
+def enumerates_each_evaluation(kinds, formulation: str = "kikuuwe",
                                certify: str = "auto") -> bool:
-    """Whether :func:`solve_lambda` on `fset` may enumerate to check *uniqueness* (static:
-    a piecewise-linear problem that `certify` asks to check at its size). Where it does not,
-    the enumeration in the solve is only the fallback of a failed active set."""
-    blocks = [blk for blk in fset.blocks if blk.kind != "bilateral"]
-    if (formulation == "nakaoka" or not blocks
-            or any(blk.kind == "spatial_contact" for blk in blocks)):
+    """Whether :func:`solve_lambda` may enumerate to check *uniqueness* for blocks of these
+    `kinds` (``[blk.kind for blk in fset.blocks]``; static: a piecewise-linear problem that
+    `certify` asks to check at its size). Where it does not, the enumeration in the solve is
+    only the fallback of a failed active set."""
+    kinds = [k for k in kinds if k != "bilateral"]
+    if formulation == "nakaoka" or not kinds or "spatial_contact" in kinds:
         return False
-    count = combination_count(blocks, formulation)
+    count = combination_count(kinds, formulation)
     return {"auto": count <= VERIFY_COMBINATIONS, "full": count <= MAX_COMBINATIONS,
             "none": False}[check_uniqueness(certify)]
 

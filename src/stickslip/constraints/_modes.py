@@ -32,10 +32,12 @@ import jax.numpy as jnp
 import numpy as np
 
 __all__ = ["ModeTables", "mode_tables", "pad_rows", "FORMULATIONS_WITH_MODES", "ROWS",
-           "MODES"]
+           "MODES", "MODE_COUNTS"]
 
 FORMULATIONS_WITH_MODES = ("kikuuwe", "anitescu")
 ROWS, MODES = 2, 4     # every block is padded to 2 rows and 4 modes (one array program)
+# valid modes per block kind (static: counts need no tables)
+MODE_COUNTS = {"planar_contact": 4, "unilateral": 2, "coulomb": 3}
 
 
 class ModeTables(NamedTuple):
@@ -80,7 +82,7 @@ def _planar(formulation):
             G1[mode] = [[0, 0], [-sgn, 0]]
         P0[mode] = [[0, 1, 0, 0], [0, 0, sgn, 0]]              # λ_n ≥ 0, ±w_t ≥ 0
     f0, f1, o0, o1 = z(4, 2), z(4, 2), z(4, 2), z(4, 2)
-    return (G0, L0, f0, P0, o0), (G1, L1, f1, P1, o1), 4
+    return (G0, L0, f0, P0, o0), (G1, L1, f1, P1, o1), MODE_COUNTS["planar_contact"]
 
 
 def _unilateral():
@@ -93,7 +95,7 @@ def _unilateral():
     P0[1, 0] = [1, 0, 0, 0]
     zero = (np.zeros((4, 2, 2)), np.zeros((4, 2, 2)), np.zeros((4, 2)), np.zeros((4, 2, 4)),
             np.zeros((4, 2)))
-    return (G0, L0, np.zeros((4, 2)), P0, np.zeros((4, 2))), zero, 2
+    return (G0, L0, np.zeros((4, 2)), P0, np.zeros((4, 2))), zero, MODE_COUNTS["unilateral"]
 
 
 def _coulomb():
@@ -110,7 +112,8 @@ def _coulomb():
         f1[mode] = [-sgn, 0]
         P0[mode, 0] = [0, 0, sgn, 0]
     return ((G0, L0, np.zeros((4, 2)), P0, np.zeros((4, 2))),
-            (np.zeros((4, 2, 2)), np.zeros((4, 2, 2)), f1, np.zeros((4, 2, 4)), o1), 3)
+            (np.zeros((4, 2, 2)), np.zeros((4, 2, 2)), f1, np.zeros((4, 2, 4)), o1),
+            MODE_COUNTS["coulomb"])
 
 
 def mode_tables(blocks, formulation: str) -> ModeTables:

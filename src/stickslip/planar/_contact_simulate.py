@@ -143,7 +143,7 @@ def simulate_contacts(model, t_end: float, dt: float | None = None, method: str 
         baumgarte = (0.0, 0.0) if projection else (10.0, 10.0)
     options.pop("max_drift", None)
     system = contact_system(model, formulation, baumgarte, projection, painleve_check)
-    lean = not enumerates_each_evaluation(system.admissible_set(model.layout.n_rows),
+    lean = not enumerates_each_evaluation(["planar_contact"] * len(system.names),
                                           formulation, painleve_check)
     if lean:
         system = dataclasses.replace(system, fallback=False)
