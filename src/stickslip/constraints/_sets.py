@@ -146,7 +146,9 @@ def _project_cone(t: jnp.ndarray, n: jnp.ndarray, mu: jnp.ndarray, axis=None) ->
     one cone, t (d,); ``axis=1``: k cones at once, t (k, d), n and μ (k,)."""
     if axis is not None:
         n, mu = n[:, None], mu[:, None]
-    norm = jnp.sqrt(jnp.sum(t ** 2, axis=axis, keepdims=axis is not None))
+    sq = jnp.sum(t ** 2, axis=axis, keepdims=axis is not None)
+    # ‖t‖, with a finite derivative at t = 0 (a separated contact): sqrt'(0) would be inf
+    norm = jnp.where(sq > 0, jnp.sqrt(jnp.where(sq > 0, sq, 1.0)), 0.0)
     inside = norm <= mu * n
     polar = mu * norm <= -n                       # in the polar cone: project to the apex
     s = (mu * norm + n) / (1.0 + mu ** 2)         # normal force on the cone's surface
