@@ -10,10 +10,16 @@ target (clearance slider: kikuuwe RK4 vs Moreau–Jean) come from fresh processe
 JAX cache, with JAX's own compile events. The clearance-slider rows also sweep δ and h for the
 equal-accuracy comparison of issue 12's Speed section. Run:
 ``nice -n 10 python benchmarks/unilateral_formulations.py`` (a few minutes).
+
+The issue's compile target (δ = 5e-5, h = 1e-4, the default formulation) gets its own table,
+``benchmarks/results/unilateral_compile.md``: cold runs of this checkout and of a baseline
+source tree alternately, with run time after compile and error against Moreau–Jean:
+``python benchmarks/unilateral_formulations.py --baseline-src /tmp/base/src --compile-only``.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -32,6 +38,7 @@ from _timing import best_of
 
 REPEATS = 2
 OUT = Path(__file__).parent / "results" / "unilateral_formulations.md"
+COMPILE_OUT = Path(__file__).parent / "results" / "unilateral_compile.md"
 
 
 def timed(run):
@@ -104,7 +111,7 @@ def slider_rows():
 
 
 COLD = """
-import collections, json, sys, time
+import collections, json, os, sys, time
 from jax import monitoring
 ev = collections.defaultdict(float)
 monitoring.register_event_duration_secs_listener(
@@ -116,27 +123,103 @@ def run():
     if kind == "kikuuwe":
         return clearance_slider_crank(delta=delta).simulate({t}, dt=h, dt_out=1e-3)
     return ss.planar.moreau_jean(clearance_slider_crank(), {t}, h, dt_out=1e-3)
-t0 = time.perf_counter(); run(); first = time.perf_counter() - t0
-t0 = time.perf_counter(); run(); second = time.perf_counter() - t0
-print(json.dumps(dict(first=first, second=second, trace=ev["jaxpr_trace_duration"],
+load = os.getloadavg()[0]
+c0, t0 = time.process_time(), time.perf_counter()
+run()
+first, cpu_first = time.perf_counter() - t0, time.process_time() - c0
+walls, cpus = [], []
+for _ in range(3):
+    c0, t0 = time.process_time(), time.perf_counter()
+    res = run()
+    walls.append(time.perf_counter() - t0)
+    cpus.append(time.process_time() - c0)
+print(json.dumps(dict(first=first, second=min(walls), cpu_first=cpu_first,
+                      cpu_second=min(cpus), trace=ev["jaxpr_trace_duration"],
                       lower=ev["jaxpr_to_mlir_module_duration"],
-                      backend=ev["backend_compile_duration"])))
+                      backend=ev["backend_compile_duration"], load=load,
+                      x=res["slider.x"].tolist(), y=res["slider.y"].tolist())))
 """.format(t=SLIDER_T_END)
 
+# the issue's speed setting: the seed's law (the default), δ = 5e-5, h = 1e-4
+COLD_SETTING = ("kikuuwe", 5e-5, 1e-4)
 
-def cold_compile(kind, delta, h):
-    """Compile cost of one slider run in a fresh process with an empty JAX cache."""
+
+def cold_compile(kind, delta, h, src=None):
+    """Compile cost of one slider run in a fresh process with an empty JAX cache; `src`: the
+    source tree to import stickslip from (the baseline), default this checkout's."""
     with tempfile.TemporaryDirectory() as cache:
         # `import stickslip` in this process exported JAX's cache settings (its warm cache
         # directory); the child must not inherit them
         env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}
         env["STICKSLIP_JAX_CACHE"] = cache
+        if src is not None:
+            env["PYTHONPATH"] = str(src)
         out = subprocess.run([sys.executable, "-c", COLD, kind, str(delta), str(h)], env=env,
                              capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def compile_table(baseline_src, rounds):
+    """Cold runs of the issue's setting, this checkout and the baseline alternately (so both
+    see the same load), with their errors against Moreau–Jean at h = 5 µs."""
+    ref = ss.planar.moreau_jean(clearance_slider_crank(), SLIDER_T_END, 5e-6, dt_out=1e-3)
+    trees = [("this branch", None)] + ([("baseline", baseline_src)] if baseline_src else [])
+    runs = {label: [] for label, _ in trees}
+    for _ in range(rounds):
+        for label, src in trees:
+            c = cold_compile(*COLD_SETTING, src=src)
+            c["error"] = max(float(np.max(np.abs(np.asarray(c.pop(k)) - ref[ch])))
+                             for k, ch in (("x", "slider.x"), ("y", "slider.y")))
+            runs[label].append(c)
+    kind, delta, h = COLD_SETTING
+    lines = ["# Clearance slider: cold compile (issue 12 speed target: compile ≤ 5 s)", "",
+             f"Clearance slider–crank, 0.2 s, `contact_formulation=\"{kind}\"` (default), "
+             f"δ = {delta:g} s, RK4 h = {h:g} s, dt_out = 1 ms. Each run: a fresh process "
+             "with an empty JAX cache (`STICKSLIP_JAX_CACHE=<new dir>`); first call, then the "
+             "best of 3 more (run time after compile). Compile = first − best. CPU: the "
+             "process's CPU seconds (XLA compiles on both cores, so wall can be below CPU on "
+             "a quiet machine and far above it under load). trace / lower / backend: JAX's "
+             "compile events (wall). Error: max |Δx|, |Δy| of the slider against Moreau–Jean "
+             "at h = 5 µs. Rows alternate between the trees, so both see the same load "
+             f"(1-min load average at each run's start). Baseline: `{baseline_src}`." if
+             baseline_src else "", "",
+             "| tree | load | first [s] | after compile [s] | compile [s] | CPU first − "
+             "after [s] | trace [s] | lower [s] | backend [s] | error [m] |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for k in range(rounds):
+        for label, _ in trees:
+            c = runs[label][k]
+            lines.append(f"| {label} | {c['load']:.1f} | {c['first']:.2f} | "
+                         f"{c['second']:.3f} | {c['first'] - c['second']:.2f} | "
+                         f"{c['cpu_first'] - c['cpu_second']:.2f} | {c['trace']:.2f} | "
+                         f"{c['lower']:.2f} | {c['backend']:.2f} | {c['error']:.2e} |")
+    lines.append("")
+    for label, _ in trees:
+        comp = sorted(c["first"] - c["second"] for c in runs[label])
+        cpu = sorted(c["cpu_first"] - c["cpu_second"] for c in runs[label])
+        after = sorted(c["second"] for c in runs[label])
+        lines.append(f"* {label}: compile median {comp[len(comp) // 2]:.2f} s (min "
+                     f"{comp[0]:.2f}, max {comp[-1]:.2f}); CPU median {cpu[len(cpu) // 2]:.2f}"
+                     f" s; run after compile median {after[len(after) // 2]:.3f} s; error "
+                     f"{runs[label][0]['error']:.2e} m.")
+    return lines
+
+
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--baseline-src", default=None,
+                        help="a source tree (its src/ folder) to measure the cold compile "
+                             "against, e.g. main's: git archive <rev> src | tar -x -C DIR")
+    parser.add_argument("--rounds", type=int, default=3, help="cold runs per tree")
+    parser.add_argument("--compile-only", action="store_true",
+                        help="only the cold-compile table (unilateral_compile.md)")
+    args = parser.parse_args()
+    lines = compile_table(args.baseline_src, args.rounds)
+    COMPILE_OUT.parent.mkdir(exist_ok=True)
+    COMPILE_OUT.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    if args.compile_only:
+        return
     load = os.getloadavg()
     cold = {kind: cold_compile(kind, d, h) for kind, d, h in (("kikuuwe", 2.5e-5, 5e-5),
                                                               ("moreau_jean", 0.0, 1e-5))}
