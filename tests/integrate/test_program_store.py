@@ -59,7 +59,7 @@ def test_a_changed_callable_body_is_a_new_program(store):
     traced = ss.integrate.traces(integrate_padded)
     fast = run(block(force=lambda t: 0.3 * jnp.sin(5.0 * t)))       # same shape, new code
     assert ss.integrate.traces(integrate_padded) == traced + 1
-    assert len(list(store.glob("*.jaxexec"))) == 2
+    assert len(list(store.glob("integrate_padded-*.jaxexec"))) == 2
     assert not np.allclose(fast["p"], slow["p"])
 
 
@@ -128,7 +128,7 @@ def test_what_cannot_be_fingerprinted_is_traced_and_right(store):
 
 def test_a_corrupt_stored_program_is_rebuilt(store):
     first = run(block())
-    (path,) = store.glob("*.jaxexec")
+    (path,) = store.glob("integrate_padded-*.jaxexec")
     path.write_bytes(b"not a program")
     new_process()
     again = run(block())
