@@ -220,9 +220,23 @@ def _environment() -> tuple:
         "jax_debug_nans", "jax_debug_infs", "jax_enable_checks", "jax_default_prng_impl",
         "jax_numpy_dtype_promotion"))
     device = jax.devices()[0]
-    return (sys.version, platform.machine(), jax.__version__, jaxlib.__version__,
-            device.platform, getattr(device, "device_kind", ""), settings,
+    return (sys.version, platform.machine(), _cpu_identity(), jax.__version__,
+            jaxlib.__version__, device.platform, getattr(device, "device_kind", ""), settings,
             os.environ.get("XLA_FLAGS", ""), _source_hash())
+
+
+@functools.lru_cache(maxsize=1)
+def _cpu_identity() -> str:
+    """The processor model and instruction-set flags: XLA compiles a CPU program for the
+    features of the machine it runs on, so a store shared between machines (a network home)
+    must not hand one machine's program to another."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return platform.processor()
+    keep = [line for line in text.splitlines()
+            if line.split(":")[0].strip() in ("model name", "flags", "Features", "CPU part")]
+    return hashlib.sha256("\n".join(sorted(set(keep))).encode()).hexdigest()
 
 
 def _load(path: Path, n_leaves: int):
