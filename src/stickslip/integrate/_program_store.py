@@ -108,18 +108,21 @@ def call(kernel: Callable, static: tuple, arrays):
     return compiled(*leaves)
 
 
-def call_with_system(kernel: Callable, system, *arrays):
-    """``kernel(system, *arrays)`` through :func:`call`: the system is split into its
-    static part (compared, fingerprinted) and its arrays (traced), so a new system of the
-    same structure reuses the compiled program — in this process and the next."""
+def call_with_system(kernel: Callable, system, *arrays, **options):
+    """``kernel(system, *arrays, **options)`` through :func:`call`: the system is split into
+    its static part (compared, fingerprinted) and its arrays (traced), so a new system of
+    the same structure reuses the compiled program — in this process and the next.
+    `options` are static settings of the kernel (flags, names: hashable values); each
+    value is its own program."""
     dynamic, static = eqx.partition(system, eqx.is_array)
-    return call(_split(kernel), (static,), (dynamic, *arrays))
+    settings = tuple(sorted(options.items()))
+    return call(_split(kernel), (static, settings), (dynamic, *arrays))
 
 
 @functools.lru_cache(maxsize=None)
 def _split(kernel: Callable) -> Callable:
-    def split(static, dynamic, *arrays):
-        return kernel(eqx.combine(dynamic, static), *arrays)
+    def split(static, settings, dynamic, *arrays):
+        return kernel(eqx.combine(dynamic, static), *arrays, **dict(settings))
 
     split.__name__, split.__qualname__ = kernel.__name__, kernel.__qualname__
     split.__module__ = kernel.__module__
