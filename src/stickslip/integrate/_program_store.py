@@ -275,3 +275,16 @@ def _save(path: Path, blob: bytearray) -> None:
         os.replace(tmp, path)
     except OSError as exc:
         _log.debug("stickslip: could not store %s (%s)", path, exc)
+        return
+    _remove_superseded(path.parent)
+
+
+@functools.lru_cache(maxsize=None)
+def _remove_superseded(directory: Path) -> None:
+    """Delete the StableHLO files (``*.jaxexport``) of the store's first version, which no
+    version reads any more (once per directory and process)."""
+    for old in directory.glob("*.jaxexport"):
+        try:
+            old.unlink()
+        except OSError:
+            pass
