@@ -100,8 +100,12 @@ def _write_gif(fig, draw, frames, moving, path: Path, fps: int) -> None:
         images.append(Image.frombuffer("RGBA", canvas.get_width_height(),
                                        bytes(canvas.buffer_rgba()), "raw", "RGBA", 0, 1)
                       .convert("RGB"))
-    images[0].save(path, save_all=True, append_images=images[1:], loop=0,
-                   duration=max(1, int(round(1000 / fps))))
+    # one palette for the movie, from the first frame (every body is drawn in it): mapping
+    # to a given palette is a table lookup, an adaptive palette per frame a median cut
+    palette = images[0].quantize(colors=256)
+    frames_p = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
+    frames_p[0].save(path, save_all=True, append_images=frames_p[1:], loop=0,
+                     duration=max(1, int(round(1000 / fps))))
 
 
 def animate(model, results, path, fps: int = 30, duration: float | None = None,
