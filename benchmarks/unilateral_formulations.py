@@ -14,7 +14,8 @@ equal-accuracy comparison of issue 12's Speed section. Run:
 The issue's compile target (δ = 5e-5, h = 1e-4, the default formulation) gets its own table,
 ``benchmarks/results/unilateral_compile.md``: cold runs of this checkout and of a baseline
 source tree alternately, with run time after compile and error against Moreau–Jean:
-``python benchmarks/unilateral_formulations.py --baseline-src /tmp/base/src --compile-only``.
+``python benchmarks/unilateral_formulations.py --baseline-src "main 041c8a0=/tmp/base/src"
+--compile-only``.
 """
 
 from __future__ import annotations
@@ -159,11 +160,11 @@ def cold_compile(kind, delta, h, src=None):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def compile_table(baseline_src, rounds):
-    """Cold runs of the issue's setting, this checkout and the baseline alternately (so both
-    see the same load), with their errors against Moreau–Jean at h = 5 µs."""
+def compile_table(baselines, rounds):
+    """Cold runs of the issue's setting, this checkout and the baselines (``label=src``)
+    alternately (so all see the same load), with errors against Moreau–Jean at h = 5 µs."""
     ref = ss.planar.moreau_jean(clearance_slider_crank(), SLIDER_T_END, 5e-6, dt_out=1e-3)
-    trees = [("this branch", None)] + ([("baseline", baseline_src)] if baseline_src else [])
+    trees = [("this branch", None)] + [tuple(b.split("=", 1)) for b in baselines]
     runs = {label: [] for label, _ in trees}
     for _ in range(rounds):
         for label, src in trees:
@@ -180,9 +181,9 @@ def compile_table(baseline_src, rounds):
              "process's CPU seconds (XLA compiles on both cores, so wall can be below CPU on "
              "a quiet machine and far above it under load). trace / lower / backend: JAX's "
              "compile events (wall). Error: max |Δx|, |Δy| of the slider against Moreau–Jean "
-             "at h = 5 µs. Rows alternate between the trees, so both see the same load "
-             f"(1-min load average at each run's start). Baseline: `{baseline_src}`." if
-             baseline_src else "", "",
+             "at h = 5 µs. Rows alternate between the trees, so all see the same load "
+             "(1-min load average at each run's start). Baselines: " + (", ".join(
+                 f"{label} = `{src}`" for label, src in trees[1:]) or "none") + ".", "",
              "| tree | load | first [s] | after compile [s] | compile [s] | CPU first − "
              "after [s] | trace [s] | lower [s] | backend [s] | error [m] |",
              "|---|---|---|---|---|---|---|---|---|---|"]
@@ -207,9 +208,10 @@ def compile_table(baseline_src, rounds):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--baseline-src", default=None,
+    parser.add_argument("--baseline-src", action="append", default=[], metavar="LABEL=SRC",
                         help="a source tree (its src/ folder) to measure the cold compile "
-                             "against, e.g. main's: git archive <rev> src | tar -x -C DIR")
+                             "against, e.g. main's: git archive <rev> src | tar -x -C DIR; "
+                             "repeat for several")
     parser.add_argument("--rounds", type=int, default=3, help="cold runs per tree")
     parser.add_argument("--compile-only", action="store_true",
                         help="only the cold-compile table (unilateral_compile.md)")
