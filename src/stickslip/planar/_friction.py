@@ -22,12 +22,15 @@ evaluated at the normal forces of λ(f). It is solved by Newton's method with th
 Jacobian, for a fixed number of iterations (``NEWTON_ITERATIONS``) in a ``lax.fori_loop``
 (traced once), started from f = 0 (piecewise-affine for ``CoulombODE``: exact after two or
 three). The joint reactions are linear in λ, so the reactions seen along the loop are an
-affine map of f computed once; each iteration evaluates every group of like frictions (same
-element and law classes) by one ``vmap`` of the normal force and the law, their value and
-their derivative with respect to the reaction from one forward-mode trace. The law's state
-rate and the friction force returned are evaluated at the normal force of the last iterate,
-so force and rate are consistent; the residual reported is ``r`` at that iterate. Tests
-check ``|r(f)|`` at round-off.
+affine map of f computed once. Each iteration evaluates the normal forces N(reaction) and
+∂N/∂reaction by one ``vmap`` per group of like frictions (same element class: the joint
+type decides the formula), then the laws by one ``vmap`` per group of like laws (same law
+class and structure, whatever the joint), their force and ∂force/∂N by one forward-mode
+tangent (a law sees the reaction only through N); ∂g/∂f follows by the chain rule. The loop
+runs one pass more than it has Newton steps, and that pass's laws — at the last iterate —
+give the friction force, the normal force and the law's state rate returned (so force and
+rate are consistent, and the laws are traced once, inside the loop); the residual reported
+is ``r`` at that iterate. Tests check ``|r(f)|`` at round-off.
 """
 
 from __future__ import annotations
