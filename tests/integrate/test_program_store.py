@@ -44,7 +44,7 @@ def run(system):
 
 def test_a_new_process_reuses_the_stored_program_without_tracing(store):
     first = run(block())
-    assert len(list(store.glob("integrate_padded-*.jaxexport"))) == 1
+    assert len(list(store.glob("integrate_padded-*.jaxexec"))) == 1
     traced = ss.integrate.traces(integrate_padded)
     new_process()
     again = run(block())
@@ -59,7 +59,7 @@ def test_a_changed_callable_body_is_a_new_program(store):
     traced = ss.integrate.traces(integrate_padded)
     fast = run(block(force=lambda t: 0.3 * jnp.sin(5.0 * t)))       # same shape, new code
     assert ss.integrate.traces(integrate_padded) == traced + 1
-    assert len(list(store.glob("*.jaxexport"))) == 2
+    assert len(list(store.glob("integrate_padded-*.jaxexec"))) == 2
     assert not np.allclose(fast["p"], slow["p"])
 
 
@@ -123,12 +123,12 @@ def test_what_cannot_be_fingerprinted_is_traced_and_right(store):
         res = run(block(force=lambda t, holder=holder: holder.gain * 0.3 * jnp.sin(2.0 * t)))
         assert ss.integrate.traces(integrate_padded) == traced + 1
         np.testing.assert_allclose(res["fe"], gain * 0.3 * np.sin(2.0 * res.t), atol=1e-12)
-    assert not list(store.glob("*.jaxexport"))
+    assert not list(store.glob("*.jaxexec"))
 
 
 def test_a_corrupt_stored_program_is_rebuilt(store):
     first = run(block())
-    (path,) = store.glob("*.jaxexport")
+    (path,) = store.glob("integrate_padded-*.jaxexec")
     path.write_bytes(b"not a program")
     new_process()
     again = run(block())
@@ -162,3 +162,57 @@ def test_store_off_with_the_compile_cache(tmp_path):
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "None"
+
+
+def _fresh(code: str, cache: Path) -> str:
+    """Run `code` in a new Python process on the store under `cache`; its last stdout line."""
+    env = {**os.environ, "PYTHONPATH": SRC, "STICKSLIP_JAX_CACHE": str(cache)}
+    for name in ("JAX_COMPILATION_CACHE_DIR", "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS",
+                 "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"):
+        env.pop(name, None)
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout.strip().splitlines()[-1]
+
+
+def test_a_stored_program_that_calls_lapack_runs_in_a_new_process(tmp_path):
+    """jaxlib binds its LAPACK kernels on first use; a loaded executable that calls them (an
+    LU solve here) must find them bound, or the process would crash instead of answering."""
+    code = """
+        import jax.numpy as jnp, numpy as np
+        import stickslip as ss
+        from stickslip.integrate import _program_store
+
+        def lu_solve(a, b):
+            return jnp.linalg.solve(a, b)
+
+        a = jnp.asarray([[4.0, 1.0, 0.0], [2.0, 5.0, 1.0], [0.0, 1.0, 3.0]])
+        x = _program_store.call(lu_solve, (), (a, jnp.ones(3)))
+        print(ss.integrate.traces("lu_solve"), float(np.max(np.abs(a @ x - 1.0))))
+    """
+    first = _fresh(code, tmp_path).split()
+    second = _fresh(code, tmp_path).split()
+    assert first[0] == "1" and float(first[1]) < 1e-14
+    assert second[0] == "0" and float(second[1]) < 1e-14      # loaded, run, right
+    assert len(list((tmp_path / "stickslip-programs").glob("lu_solve-*.jaxexec"))) == 1
+
+
+def test_a_warm_planar_process_neither_traces_nor_imports_scipy(tmp_path):
+    """The planar run holds no LAPACK call (spd_solve), so a process that loads it from the
+    store skips the 0.2 s SciPy import that jaxlib's LAPACK binding costs."""
+    code = """
+        import sys
+        import stickslip as ss
+        from stickslip.integrate._fixed_step import integrate_padded
+        from stickslip.planar import examples
+
+        res = examples.slider_crank().simulate(0.5, dt=1e-3, dt_out=0.1)
+        print(ss.integrate.traces(integrate_padded), "scipy.linalg" in sys.modules,
+              repr(float(res["slider.x"][-1])))
+    """
+    cold = _fresh(code, tmp_path).split()
+    warm = _fresh(code, tmp_path).split()
+    assert cold[0] == "1" and warm[0] == "0"
+    assert warm[1] == "False"
+    assert warm[2] == cold[2]

@@ -15,6 +15,7 @@ from typing import NamedTuple
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ._grid import StepGrid
 from ._rk_step import rk_step, tableau_of
@@ -76,9 +77,12 @@ def segment(grid: StepGrid, done: int, keep: int) -> Segment:
     """The `Segment` for outputs ``done+1 … done+keep`` of `grid`."""
     final = done + keep == grid.n_out
     t_last = grid.t_end if final else grid.t0 + (done + keep) * grid.dt_out
-    return Segment(jnp.asarray(grid.dt), jnp.asarray(grid.n_sub), jnp.asarray(keep),
-                   jnp.asarray(grid.n_last if final else grid.n_sub),
-                   jnp.asarray(grid.h_last if final else 0.0), jnp.asarray(t_last))
+    # NumPy scalars, not jnp.asarray: each of those would compile a small conversion program
+    # in a new process (a few ms apiece, before the run starts)
+    real, whole = np.float64, np.int64
+    return Segment(real(grid.dt), whole(grid.n_sub), whole(keep),
+                   whole(grid.n_last if final else grid.n_sub),
+                   real(grid.h_last if final else 0.0), real(t_last))
 
 
 def _samples(system, ts, xs):

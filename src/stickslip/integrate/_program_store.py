@@ -13,13 +13,23 @@ script starts. This store keys a run by the *inputs* of tracing instead:
   trace (x64, matmul precision, NaN checks), ``XLA_FLAGS``, and a hash of stickslip's own
   source files —
 
-and keeps the lowered program as a :mod:`jax.export` artifact (StableHLO) in
-``<compile cache directory>/stickslip-programs/``. A process that finds it deserializes it
-(milliseconds) and compiles it, which JAX's persistent cache then serves from disk.
+and keeps the *compiled* program (the XLA executable, through
+:mod:`jax.experimental.serialize_executable`) in ``<compile cache directory>/stickslip-programs/``.
+A process that finds it loads it and runs: no tracing, no lowering, no compile-cache lookup.
+An executable that calls LAPACK (a least-squares impact solve, an eigenvalue check) has
+jaxlib bind its LAPACK kernels first, as any lowering of such an op does; one that does not
+(a planar mechanism's run: :func:`stickslip.planar._dynamics.spd_solve`) leaves SciPy unimported.
+Measured on the slider–crank, 10 s, in a fresh process on a warm store: 0.44 s from the
+first call to its result, against 0.69 s with the StableHLO (:mod:`jax.export`) artifact this
+store kept before, which a new process still had to lower and look up in JAX's compile cache
+(`benchmarks/results/planar_startup.md`).
+
+The file is a pickle, as JAX's own executable serialization is: like JAX's persistent cache,
+the directory must be writable by the user alone.
 
 When the static part cannot be fingerprinted for certain (an object of a user class without
 ``__stickslip_key__``, a callable that reads a user module, …), when the store is off
-(``STICKSLIP_JAX_CACHE=0``) or when the program cannot be exported (host callbacks), the run
+(``STICKSLIP_JAX_CACHE=0``) or when the executable cannot be serialized (host callbacks), the run
 is traced as before: the store never guesses. A corrupt or unreadable file is rebuilt.
 
 :func:`traces` counts how often a kernel was traced in this process (tests use it to check
@@ -32,8 +42,11 @@ import collections
 import functools
 import hashlib
 import logging
+import math
 import os
+import pickle
 import platform
+import secrets
 import sys
 from pathlib import Path
 from typing import Callable
@@ -41,6 +54,7 @@ from typing import Callable
 import equinox as eqx
 import jax
 import numpy as np
+from jax.experimental import serialize_executable
 
 from .._compile_cache import compile_cache_dir
 from ._fingerprint import Unfingerprintable, fingerprint
@@ -53,7 +67,8 @@ _MEMO_SIZE = 256
 _MEMO: "collections.OrderedDict" = collections.OrderedDict()
 _TRACES: collections.Counter = collections.Counter()
 
-_STORE_VERSION = 1
+_STORE_VERSION = 2
+_SUFFIX = ".jaxexec"
 
 
 def traces(kernel: Callable | str) -> int:
@@ -136,17 +151,46 @@ def _prepare(kernel, static, treedef, leaves):
     except Unfingerprintable as exc:
         _log.debug("stickslip: %s traced (not stored): %s", name, exc)
         return jitted
-    path = directory / f"{name}-{digest[:40]}.jaxexport"
-    exported = _load(path)
-    if exported is None:
-        try:
-            exported = jax.export.export(jitted)(*leaves)
-            blob = exported.serialize()
-        except Exception as exc:       # noqa: BLE001 — any export failure: trace as before
-            _log.debug("stickslip: %s not exportable (%s); traced", name, exc)
-            return jitted
-        _save(path, blob)
-    return jax.jit(exported.call)
+    path = directory / f"{name}-{digest[:40]}{_SUFFIX}"
+    loaded = _load(path, len(leaves))
+    if loaded is not None:
+        return loaded
+    try:
+        compiled = _compile_afresh(flat, leaves)
+    except Exception as exc:           # noqa: BLE001 — the plain call raises it again, named
+        _log.debug("stickslip: %s not compiled ahead (%s); traced", name, exc)
+        return jitted
+    try:
+        payload, _, out_tree = serialize_executable.serialize(compiled)
+        needs_lapack = "lapack_" in compiled.as_text()
+        blob = pickle.dumps((_STORE_VERSION, needs_lapack, out_tree, payload),
+                            protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as exc:           # noqa: BLE001 — not serializable: run it, store nothing
+        _log.debug("stickslip: %s not storable (%s)", name, exc)
+        return compiled
+    _save(path, blob)
+    return compiled
+
+
+def _compile_afresh(flat, leaves):
+    """``flat`` compiled by XLA, not taken from JAX's persistent cache.
+
+    An executable that JAX loaded from its cache cannot be serialized again: XLA's CPU
+    runtime keeps no object code for it, and the copy fails when run ("Function … not
+    found"). So the program is lowered under a name of its own (the module name is part of
+    JAX's cache key: no entry can match) and JAX is kept from writing it to its cache, where
+    no one would look it up: the store holds it.
+    """
+    name = flat.__name__
+    flat.__name__ = f"{name}_{secrets.token_hex(6)}"
+    option = "jax_persistent_cache_min_compile_time_secs"
+    previous = getattr(jax.config, option)
+    jax.config.update(option, math.inf)
+    try:
+        return jax.jit(flat).lower(*leaves).compile()
+    finally:
+        jax.config.update(option, previous)
+        flat.__name__ = name
 
 
 def _key(kernel, static, treedef, leaves) -> str:
@@ -181,16 +225,29 @@ def _environment() -> tuple:
             os.environ.get("XLA_FLAGS", ""), _source_hash())
 
 
-def _load(path: Path):
+def _load(path: Path, n_leaves: int):
     try:
         blob = path.read_bytes()
     except OSError:
         return None
     try:
-        return jax.export.deserialize(bytearray(blob))
+        version, needs_lapack, out_tree, payload = pickle.loads(blob)
+        if version != _STORE_VERSION:
+            return None
+        if needs_lapack:
+            _initialize_lapack()
+        in_tree = jax.tree_util.tree_structure((tuple(range(n_leaves)), {}))
+        return serialize_executable.deserialize_and_load(payload, in_tree, out_tree)
     except Exception as exc:           # noqa: BLE001 — a corrupt or foreign file: rebuild
         _log.debug("stickslip: stored program %s unreadable (%s); rebuilding", path, exc)
         return None
+
+
+@functools.lru_cache(maxsize=1)
+def _initialize_lapack() -> None:
+    """Make jaxlib bind its LAPACK kernels (it takes them from SciPy on first use), as the
+    lowering of any LAPACK-backed op does: a loaded program that calls LAPACK needs them."""
+    jax.jit(jax.numpy.linalg.cholesky).lower(np.eye(1))
 
 
 def _save(path: Path, blob: bytearray) -> None:

@@ -174,7 +174,7 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
             _check_stability(stacked, method, grid.dt)
         xs, outputs, energy = _program_store.call(
             integrate_batch, (static, rule, padded_length(grid.n_out)),
-            (dynamic, jnp.asarray(t0), x0, segment(grid, 0, grid.n_out)))
+            (dynamic, np.float64(t0), x0, segment(grid, 0, grid.n_out)))
         keep = slice(0, grid.n_out + 1)
         xs = np.asarray(xs)[:, keep]
         outputs = {k: np.asarray(v)[:, keep] for k, v in outputs.items()}
@@ -349,9 +349,13 @@ def _initial(system, options):
     return t0, x0
 
 
-@eqx.filter_jit
 def _initial_state(system):
-    """The system's initial state, compiled once per system structure (saves eager dispatch)."""
+    """The system's initial state, through the program store (one small compiled program per
+    system structure, loaded in a new process; eager dispatch would compile op by op)."""
+    return _program_store.call_with_system(_initial_state_kernel, system)
+
+
+def _initial_state_kernel(system):
     return system.initial_state()
 
 
@@ -429,7 +433,7 @@ def _run_fixed_chunks(dynamic, static, system, x0, grid, rule, guard, options):
             t_start = times[done]
             xs, outputs, energy = _program_store.call(
                 integrate_padded, (static, rule, capacity),
-                (dynamic, jnp.asarray(t_start), x, segment(grid, done, keep)))
+                (dynamic, np.float64(t_start), x, segment(grid, done, keep)))
             xs = np.asarray(xs)[: keep + 1]
             outputs = {k: np.asarray(v)[: keep + 1] for k, v in outputs.items()}
             ts_chunk = times[done: done + keep + 1]
@@ -445,7 +449,7 @@ def _run_fixed_chunks(dynamic, static, system, x0, grid, rule, guard, options):
             if writer:
                 writer.write(ts_chunk, xs, outputs, first=(done == 0))
             done += keep
-            x = jnp.asarray(xs[-1])
+            x = xs[-1]
             progress.advance()
     except KeyboardInterrupt:
         interrupted = True

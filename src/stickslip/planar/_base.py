@@ -25,7 +25,18 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["AbstractElement", "evolve", "group_key", "nonnegative_number", "stack", "unstack_like"]
+__all__ = ["AbstractElement", "evolve", "group_key", "host_array", "nonnegative_number", "stack",
+           "unstack_like"]
+
+
+def host_array(value) -> jax.Array:
+    """`value` (numbers, NumPy data or a JAX array) as a float64 JAX array, copied to the
+    device without compiling anything: ``jnp.asarray`` of host data compiles a small
+    conversion program per shape, which a new process pays at model build (a few ms each).
+    Tracers pass through unchanged."""
+    if isinstance(value, jax.core.Tracer):
+        return jnp.asarray(value, dtype=float)
+    return jax.device_put(np.asarray(value, dtype=np.float64))
 
 
 def evolve(module: eqx.Module, **changes: Any) -> eqx.Module:
@@ -82,8 +93,14 @@ def stack(elements) -> eqx.Module:
     first = eqx.filter(elements[0], eqx.is_array)
     columns = zip(*[_arrays(e) for e in elements])
     stacked = jax.tree.unflatten(jax.tree.structure(first),
-                                 [jnp.stack([jnp.asarray(x) for x in c]) for c in columns])
+                                 [_stacked(c) for c in columns])
     return eqx.combine(stacked, eqx.filter(elements[0], eqx.is_array, inverse=True))
+
+
+def _stacked(values) -> jax.Array:
+    if any(isinstance(x, jax.core.Tracer) for x in values):
+        return jnp.stack([jnp.asarray(x) for x in values])
+    return jax.device_put(np.stack([np.asarray(x) for x in values]))      # no compile
 
 
 def unstack_like(stacked, k: int):
@@ -101,4 +118,4 @@ def nonnegative_number(owner: str, name: str, value, unit: str) -> jnp.ndarray:
     if not (np.isfinite(v) and v >= 0):
         raise ParameterError(f"`{owner}.{name}` must be a finite number >= 0 [{unit}]; got "
                              f"{name}={value!r}.")
-    return jnp.asarray(v)
+    return host_array(v)

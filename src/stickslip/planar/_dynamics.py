@@ -31,7 +31,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-__all__ = ["ConstrainedEquations", "Dynamics", "schur_solve"]
+__all__ = ["ConstrainedEquations", "Dynamics", "schur_solve", "spd_solve"]
 
 
 class ConstrainedEquations(NamedTuple):
@@ -62,26 +62,56 @@ class Dynamics(NamedTuple):
 def schur_solve(minv, J, Q, gamma, *, robust: bool = False, cholesky: bool = False):
     """(q̈, λ) of ``[[M, Jᵀ], [J, 0]] [q̈; λ] = [Q; γ]`` with ``M = diag(1/minv)``.
 
-    `Q` (n,) or (n, k) and `gamma` (m,) or (m, k). ``robust=True`` solves the Schur system
-    by least squares (a rank-deficient J, as in an impact through redundant rows); the
-    default is an LU factorisation, which turns a singular S (a mechanism at a lock-up,
-    where Φ_q loses rank) into inf/NaN at once, so the run stops there with the lock-up
-    diagnosis (a Cholesky factorisation measured 0.25 s later on the locked slider–crank:
-    finite garbage first). ``cholesky=True`` factorises the symmetric positive definite S
-    by Cholesky instead: about a third of the LU's compile time under ``vmap`` (the
-    projection and the channels at output samples use it; the vector field keeps the LU,
-    whose inf/NaN stops a run at a lock-up).
+    `Q` (n,) or (n, k) and `gamma` (m,) or (m, k). The Schur system ``S λ = J M⁻¹ Q − γ`` is
+    solved by :func:`spd_solve`, Gaussian elimination without pivoting, which is stable for
+    the symmetric positive definite S and needs no LAPACK: a singular S (a mechanism at a
+    lock-up, where Φ_q loses rank) meets a zero pivot and turns the result into inf/NaN at
+    once, so the run stops there with the lock-up diagnosis. ``robust=True`` solves it by
+    least squares instead (a rank-deficient J, as in an impact through redundant rows).
+    ``cholesky`` is accepted for the callers of earlier versions, where it chose LAPACK's
+    Cholesky over its LU; both are now the one elimination.
     """
+    del cholesky
     if J.shape[0] == 0:
         return (minv * Q.T).T, jnp.zeros((0,) + Q.shape[1:], Q.dtype)
     JM = J * minv[None, :]
     S = JM @ J.T
     rhs = JM @ Q - gamma
-    if robust:
-        lam = jnp.linalg.lstsq(S, rhs)[0]
-    elif cholesky:
-        lam = jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(S), rhs)
-    else:
-        lam = jnp.linalg.solve(S, rhs)
+    lam = jnp.linalg.lstsq(S, rhs)[0] if robust else spd_solve(S, rhs)
     qdd = (minv * (Q - J.T @ lam).T).T
     return qdd, lam
+
+
+def spd_solve(S, b):
+    """x of ``S x = b`` for a symmetric positive definite S (m, m), b (m,) or (m, k).
+
+    Gaussian elimination without pivoting — backward stable for a positive definite S
+    (Golub & Van Loan, *Matrix Computations*, 4th ed., §4.2) — as two ``fori_loop`` s of
+    whole-matrix updates: forward elimination of ``[S | b]``, rows scaled to a unit diagonal,
+    then back substitution by columns. Pure JAX, so a compiled run holds no LAPACK call: on
+    the CPU that spares a new process the import of SciPy that jaxlib's LAPACK binding does
+    (0.2 s), and for the m ≤ 12 of a planar mechanism it runs as fast as LAPACK's LU
+    (`benchmarks/results/planar_startup.md`). A zero pivot gives inf/NaN, never a silent
+    value.
+    """
+    m = S.shape[0]
+    B = b[:, None] if b.ndim == 1 else b
+    A = jnp.concatenate([S, B.astype(S.dtype)], axis=1)
+    rows = jnp.arange(m)
+
+    def eliminate(k, A):
+        pivot_row = A[k]
+        factors = jnp.where(rows > k, A[:, k] / pivot_row[k], 0.0)
+        return A - factors[:, None] * pivot_row[None, :]
+
+    A = jax.lax.fori_loop(0, m, eliminate, A)
+    A = A / jnp.diagonal(A)[:, None]
+    U = A[:, :m]
+
+    def substitute(i, X):
+        k = m - 1 - i
+        above = jnp.where(rows < k, U[:, k], 0.0)
+        return X - above[:, None] * X[k][None, :]
+
+    X = jax.lax.fori_loop(0, m, substitute, A[:, m:])
+    return X[:, 0] if b.ndim == 1 else X
