@@ -33,7 +33,7 @@ from ..systems import AbstractSystem
 from ._base import group_key, stack
 from ._body import Body
 from ._dynamics import ConstrainedEquations, Dynamics, schur_solve
-from ._friction import NEWTON_ITERATIONS, JointFriction, stored_energy
+from ._friction import NEWTON_ITERATIONS, JointFriction, newton_solve, stored_energy
 from ._modes import mechanism_modes
 
 __all__ = ["Layout", "PlanarSystem", "ProjectedPlanarSystem"]
@@ -464,7 +464,7 @@ class PlanarSystem(AbstractSystem):
         def newton(_, carry):
             f = carry[0]
             value, jac, normals, s_rate = evaluate(f)
-            step = jnp.linalg.solve(eye - jac, f - value)
+            step = newton_solve(eye - jac, f - value)
             # a singular Jacobian (a self-locking, jammed joint) leaves f where it is
             return (jnp.where(jnp.all(jnp.isfinite(step)), f - step, f), f, value, normals,
                     s_rate)
