@@ -216,3 +216,11 @@ def test_a_warm_planar_process_neither_traces_nor_imports_scipy(tmp_path):
     assert cold[0] == "1" and warm[0] == "0"
     assert warm[1] == "False"
     assert warm[2] == cold[2]
+
+
+def test_files_of_the_first_store_version_are_removed(store):
+    old = store / "integrate_padded-0123456789abcdef.jaxexport"
+    old.write_bytes(b"StableHLO of the first store version")
+    run(block(force=lambda t: 0.25 * jnp.cos(3.0 * t)))       # a new program: one save
+    assert not old.exists()
+    assert list(store.glob("integrate_padded-*.jaxexec"))

@@ -95,7 +95,8 @@ _spd_solve = jax.jit(spd_solve)      # one compile per shape, not one per exampl
 
 
 @settings(max_examples=60)
-@given(m=st.integers(1, 12), k=st.sampled_from([1, 3]), log_cond=st.floats(0.0, 12.0),
+@given(m=st.sampled_from([1, 2, 3, 5, 8, 12]), k=st.sampled_from([1, 3]),
+       log_cond=st.floats(0.0, 12.0),
        seed=st.integers(0, 2 ** 32 - 1))
 def test_spd_solve_is_backward_stable_for_positive_definite_matrices(m, k, log_cond, seed):
     """Gaussian elimination without pivoting on S = Sᵀ > 0 (Golub & Van Loan §4.2):

@@ -108,18 +108,21 @@ def call(kernel: Callable, static: tuple, arrays):
     return compiled(*leaves)
 
 
-def call_with_system(kernel: Callable, system, *arrays):
-    """``kernel(system, *arrays)`` through :func:`call`: the system is split into its
-    static part (compared, fingerprinted) and its arrays (traced), so a new system of the
-    same structure reuses the compiled program — in this process and the next."""
+def call_with_system(kernel: Callable, system, *arrays, **options):
+    """``kernel(system, *arrays, **options)`` through :func:`call`: the system is split into
+    its static part (compared, fingerprinted) and its arrays (traced), so a new system of
+    the same structure reuses the compiled program — in this process and the next.
+    `options` are static settings of the kernel (flags, names: hashable values); each
+    value is its own program."""
     dynamic, static = eqx.partition(system, eqx.is_array)
-    return call(_split(kernel), (static,), (dynamic, *arrays))
+    settings = tuple(sorted(options.items()))
+    return call(_split(kernel), (static, settings), (dynamic, *arrays))
 
 
 @functools.lru_cache(maxsize=None)
 def _split(kernel: Callable) -> Callable:
-    def split(static, dynamic, *arrays):
-        return kernel(eqx.combine(dynamic, static), *arrays)
+    def split(static, settings, dynamic, *arrays):
+        return kernel(eqx.combine(dynamic, static), *arrays, **dict(settings))
 
     split.__name__, split.__qualname__ = kernel.__name__, kernel.__qualname__
     split.__module__ = kernel.__module__
@@ -220,9 +223,23 @@ def _environment() -> tuple:
         "jax_debug_nans", "jax_debug_infs", "jax_enable_checks", "jax_default_prng_impl",
         "jax_numpy_dtype_promotion"))
     device = jax.devices()[0]
-    return (sys.version, platform.machine(), jax.__version__, jaxlib.__version__,
-            device.platform, getattr(device, "device_kind", ""), settings,
+    return (sys.version, platform.machine(), _cpu_identity(), jax.__version__,
+            jaxlib.__version__, device.platform, getattr(device, "device_kind", ""), settings,
             os.environ.get("XLA_FLAGS", ""), _source_hash())
+
+
+@functools.lru_cache(maxsize=1)
+def _cpu_identity() -> str:
+    """The processor model and instruction-set flags: XLA compiles a CPU program for the
+    features of the machine it runs on, so a store shared between machines (a network home)
+    must not hand one machine's program to another."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return platform.processor()
+    keep = [line for line in text.splitlines()
+            if line.split(":")[0].strip() in ("model name", "flags", "Features", "CPU part")]
+    return hashlib.sha256("\n".join(sorted(set(keep))).encode()).hexdigest()
 
 
 def _load(path: Path, n_leaves: int):
@@ -258,3 +275,16 @@ def _save(path: Path, blob: bytearray) -> None:
         os.replace(tmp, path)
     except OSError as exc:
         _log.debug("stickslip: could not store %s (%s)", path, exc)
+        return
+    _remove_superseded(path.parent)
+
+
+@functools.lru_cache(maxsize=None)
+def _remove_superseded(directory: Path) -> None:
+    """Delete the StableHLO files (``*.jaxexport``) of the store's first version, which no
+    version reads any more (once per directory and process)."""
+    for old in directory.glob("*.jaxexport"):
+        try:
+            old.unlink()
+        except OSError:
+            pass

@@ -4,9 +4,10 @@
 :class:`~stickslip.Results`) and changes nothing: a new starting configuration is a new
 system (``system.with_state(q, qd)``).
 
-The compiled kernels are module-level ``eqx.filter_jit`` functions, and Φ, Φ_q, ν come from
-one stored program (:func:`._kernels.host_kinematics`): one compile per model structure
-(the static :class:`Layout`), shared by every call and every model method.
+The compiled kernels are module-level functions called through the program store
+(:func:`._kernels.host_call`; Φ, Φ_q, ν by :func:`._kernels.host_kinematics`): one compile
+per model structure (the static :class:`Layout`), shared by every call and every model
+method, and loaded, not traced, by the next process.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import time
 from typing import Any, Sequence
 
-import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -23,7 +23,7 @@ from .. import integrate
 from ..errors import ModelError, ParameterError, SimulationError
 from ..integrate._fixed_step import padded_length
 from ..results import Results
-from ._kernels import host_kinematics
+from ._kernels import host_call, host_kinematics
 from ._system import PlanarSystem
 
 __all__ = ["dof", "assemble", "kinematics", "inverse_dynamics", "equilibrium", "simulate"]
@@ -198,7 +198,6 @@ def _check_driven(system):
                          "For an under-driven model use `simulate`.")
 
 
-@eqx.filter_jit
 def kinematic_scan(system, q0, times, tol, with_lambda: bool = False):
     """Newton on Φ(q, t) = 0 at each time (from the previous solution), then Φ_q q̇ = ν,
     Φ_q q̈ = γ and optionally Φ_qᵀ λ = Q^A − M q̈ (SPEC §9), as one scan."""
@@ -251,9 +250,8 @@ def _kinematic_solution(system, times, tol, with_lambda=False):
     _check_driven(system)
     q0, _ = state_of(assemble(system, t=float(times[0])), system.layout.n_coordinates)
     n = len(times)
-    q, qd, qdd, lam, resid, ok, J = kinematic_scan(
-        system, jnp.asarray(q0), jnp.asarray(pad_rows(times)), jnp.asarray(tol),
-        with_lambda=with_lambda)
+    q, qd, qdd, lam, resid, ok, J = host_call(kinematic_scan, system, q0, pad_rows(times),
+                                              tol, with_lambda=with_lambda)
     q, qd, qdd, lam = (np.asarray(a)[:n] for a in (q, qd, qdd, lam))
     resid, ok = np.asarray(resid)[:n], np.asarray(ok)[:n]
     J = np.nan_to_num(np.asarray(J)[:n])
@@ -277,7 +275,6 @@ def _kinematic_solution(system, times, tol, with_lambda=False):
     return q, qd, qdd, lam, resid
 
 
-@eqx.filter_jit
 def channel_table(system, times, q, qd, qdd, lam, dynamics: bool):
     """Every channel at every row (vmapped :meth:`PlanarSystem.channels`)."""
     def one(t, q, qd, qdd, lam):
@@ -291,8 +288,8 @@ def channel_table(system, times, q, qd, qdd, lam, dynamics: bool):
 
 def _channels(system, times, q, qd, qdd, lam, dynamics):
     n = len(times)
-    out = channel_table(system, *(jnp.asarray(pad_rows(a)) for a in (times, q, qd, qdd, lam)),
-                        dynamics=dynamics)
+    out = host_call(channel_table, system, *(pad_rows(a) for a in (times, q, qd, qdd, lam)),
+                    dynamics=dynamics)
     return {k: np.asarray(v)[:n] for k, v in out.items()}
 
 
@@ -322,7 +319,6 @@ def inverse_dynamics(system: PlanarSystem, times: Sequence[float],
 
 
 # --- statics ---------------------------------------------------------------------------------
-@eqx.filter_jit
 def _equilibrium_residual(system, z, t):
     n = system.layout.n_coordinates
     q, lam = z[:n], z[n:]
@@ -330,7 +326,6 @@ def _equilibrium_residual(system, z, t):
     return jnp.concatenate([Q - system.phi_q(q, t).T @ lam, system.phi(q, t)])
 
 
-@eqx.filter_jit
 def _equilibrium_jacobian(system, z, t):
     return jax.jacfwd(lambda z: _equilibrium_residual(system, z, t))(z)
 
@@ -345,18 +340,18 @@ def equilibrium(system: PlanarSystem, t: float = 0.0, tol: float = 1e-10,
     layout = system.layout
     n, m = layout.n_coordinates, layout.n_rows
     q0, _ = state_of(assemble(system, t=t), n)
-    tt = jnp.asarray(float(t))
+    tt = float(t)
     z = np.concatenate([q0, np.zeros(m)])
     if m:        # λ that balances the applied forces best at the start (the residual at λ = 0)
-        Q = np.asarray(_equilibrium_residual(system, jnp.asarray(z), tt))[:n]
+        Q = host_call(_equilibrium_residual, system, z, tt)[:n]
         z[n:] = np.linalg.lstsq(_phi_q(system, q0, t).T, Q, rcond=None)[0]
     g = float(np.linalg.norm(np.asarray(system.gravity)))
     scale = max(1.0, float(np.max(np.abs(np.asarray(system.masses)))) * g)
     for _ in range(max_iterations):
-        r = np.asarray(_equilibrium_residual(system, jnp.asarray(z), tt))
+        r = host_call(_equilibrium_residual, system, z, tt)
         if np.max(np.abs(r[n:]), initial=0.0) < tol and np.max(np.abs(r[:n])) < tol * scale:
             break
-        jac = np.asarray(_equilibrium_jacobian(system, jnp.asarray(z), tt))
+        jac = host_call(_equilibrium_jacobian, system, z, tt)
         z = z - np.linalg.lstsq(jac, r, rcond=None)[0]
     else:
         raise ModelError(f"equilibrium of {layout.name!r} not found in {max_iterations} "
@@ -420,7 +415,7 @@ def _simulate_events(system, stops, t_end, dt, method, dt_out, options):
     else:
         x0, t0 = np.asarray(system.initial_state()), float(options.get("t0", 0.0))
     ts, xs, impacts = simulate_events(system, stops, t0, x0, float(t_end), float(dt), dt_out)
-    out = _outputs(system, jnp.asarray(ts), jnp.asarray(xs))
+    out = host_call(_outputs, system, ts, xs)
     channels = {name: xs[:, k] for k, name in enumerate(system.state_names)}
     channels.update({k: np.asarray(v) for k, v in out.items()})
     gaps = np.asarray(jax.vmap(lambda x: _gaps(system, stops, x))(jnp.asarray(xs)))
@@ -435,7 +430,6 @@ def _simulate_events(system, stops, t_end, dt, method, dt_out, options):
                    final_state=xs[-1])
 
 
-@eqx.filter_jit
 def _outputs(system, ts, xs):
     return jax.vmap(system.outputs)(ts, xs)
 

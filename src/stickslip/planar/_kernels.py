@@ -14,11 +14,11 @@ from ..integrate import call_with_system
 __all__ = ["host_call", "host_kinematics"]
 
 
-def host_call(kernel, system, *arrays):
-    """``kernel(system, *arrays)`` compiled through the program store, as NumPy (a pytree
-    of arrays)."""
+def host_call(kernel, system, *arrays, **options):
+    """``kernel(system, *arrays, **options)`` compiled through the program store (`options`
+    static), as NumPy (a pytree of arrays)."""
     arrays = tuple(jax.device_put(np.asarray(a, dtype=float)) for a in arrays)
-    return jax.tree.map(np.asarray, call_with_system(kernel, system, *arrays))
+    return jax.tree.map(np.asarray, call_with_system(kernel, system, *arrays, **options))
 
 
 def _kinematics(system, q, t):
