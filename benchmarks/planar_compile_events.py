@@ -105,6 +105,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--xla-flags", default=None)
     parser.add_argument("--cache", choices=("cold", "off"), default="cold")
+    parser.add_argument("--note", default=None, help="a paragraph added to the table (what "
+                        "the baseline is, the machine's state)")
     parser.add_argument("--out", default="benchmarks/results/planar_compile_events.md")
     args = parser.parse_args()
     trees = [("this tree", Path(__file__).resolve().parents[1] / "src", None)]
@@ -158,6 +160,8 @@ def main():
                                                         f"{d:.2f}" for f, n, d in r["detail"]))
     lines += ["", "The warm call includes building the model, assembly, the step check and "
               "every output channel at 100 Hz."]
+    if args.note:
+        lines += ["", args.note]
     text = "\n".join(lines) + "\n"
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
