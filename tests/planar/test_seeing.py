@@ -27,6 +27,14 @@ def test_plots_and_gif_are_written(tmp_path):
     assert len(m.plot_coupler_curve(res, "link", "tip").lines) == 1
     path = m.animate(res, tmp_path / "pendulum.gif", fps=10, trace=("link", "tip"))
     assert path.exists() and path.stat().st_size > 1000
+    from PIL import Image, ImageChops
+
+    with Image.open(path) as gif:                 # 1 s at 10 fps: 10 frames, and it moves
+        assert gif.n_frames == 10
+        first = gif.convert("RGB")
+        gif.seek(gif.n_frames - 1)
+        last = gif.convert("RGB")
+    assert ImageChops.difference(first, last).getbbox() is not None
     # the ramp's end: zero velocity (quintic smooth ramp)
     assert abs(res["link.phid"][-1]) < 1e-12 and abs(res["link.phi"][-1] - 1.0) < 1e-12
 
