@@ -198,3 +198,22 @@ def test_like_frictions_share_one_group_and_unlike_ones_do_not():
     # within 5 % (the proxy's force builds up over the first tens of ms, +2 % here); with
     # a's μ = 0.3 (level 2.66 N) b would slide 0.18 m instead of 0.27 m
     assert abs(along - expected) < 0.05 * expected
+
+
+def test_newton_solve_pivots_and_reports_a_singular_matrix():
+    """The loop's Newton step solves A x = b by elimination with partial pivoting: it
+    matches LAPACK's solve on random matrices, handles a zero leading pivot (a row swap is
+    needed) and turns a singular A into non-finite values (which the loop rejects)."""
+    from stickslip.planar._friction import newton_solve
+
+    solve = jax.jit(newton_solve)
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 4, 6):
+        A = rng.normal(size=(n, n)) + np.eye(n)
+        b = rng.normal(size=n)
+        np.testing.assert_allclose(solve(A, b), np.linalg.solve(A, b), rtol=1e-10,
+                                   atol=1e-12)
+    swap = np.array([[0.0, 2.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 4.0]])
+    np.testing.assert_allclose(solve(swap, np.array([2.0, 3.0, 8.0])), [3.0, 1.0, 2.0],
+                               rtol=1e-14)
+    assert not np.all(np.isfinite(solve(np.ones((2, 2)), np.array([1.0, 2.0]))))

@@ -70,6 +70,12 @@ _TRACES: collections.Counter = collections.Counter()
 _STORE_VERSION = 2
 _SUFFIX = ".jaxexec"
 
+# XLA's newer CPU fusion emitters take about twice as long to compile a stickslip kernel as the
+# classic ones for the same run time and the same results (friction slider–crank: the RK step
+# 2.63 → 1.37 s CPU, first call 6.4 → 4.7 s; slider–crank 3.7 → 2.8 s; warm calls within
+# noise: `benchmarks/results/planar_compile_events.md`). Used where the store compiles.
+_COMPILER_OPTIONS = {"cpu": {"xla_cpu_use_fusion_emitters": False}}
+
 
 def traces(kernel: Callable | str) -> int:
     """How many times `kernel` (a function or its name) was traced in this process."""
@@ -190,7 +196,14 @@ def _compile_afresh(flat, leaves):
     previous = getattr(jax.config, option)
     jax.config.update(option, math.inf)
     try:
-        return jax.jit(flat).lower(*leaves).compile()
+        lowered = jax.jit(flat).lower(*leaves)
+        options = _COMPILER_OPTIONS.get(jax.default_backend())
+        if options:
+            try:
+                return lowered.compile(compiler_options=options)
+            except Exception as exc:   # noqa: BLE001 — an XLA without the option: defaults
+                _log.debug("stickslip: compiler options %s refused (%s)", options, exc)
+        return lowered.compile()
     finally:
         jax.config.update(option, previous)
         flat.__name__ = name

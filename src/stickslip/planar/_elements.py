@@ -32,7 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import ParameterError
-from ._base import AbstractElement, evolve
+from ._base import AbstractElement, evolve, host_array
 from ._body import cross2, global_point, perp, rotation
 from ._friction_slot import check_friction_slot
 
@@ -49,7 +49,7 @@ def _positive(owner: str, name: str, value: float, unit: str) -> jnp.ndarray:
     if not (math.isfinite(v) and v > 0):
         raise ParameterError(f"`{owner}.{name}` must be a finite number > 0 [{unit}]; got "
                              f"{name}={value!r}.")
-    return jnp.asarray(v)
+    return host_array(v)
 
 
 def _finite(owner: str, name: str, value, unit: str) -> jnp.ndarray:
@@ -60,7 +60,7 @@ def _finite(owner: str, name: str, value, unit: str) -> jnp.ndarray:
     if not math.isfinite(v):
         raise ParameterError(f"`{owner}.{name}` must be a finite number [{unit}]; got "
                              f"{name}={value!r}.")
-    return jnp.asarray(v)
+    return host_array(v)
 
 
 def _unit_axis(owner: str, axis) -> jnp.ndarray:
@@ -71,7 +71,7 @@ def _unit_axis(owner: str, axis) -> jnp.ndarray:
     if arr.shape != (2,) or not np.all(np.isfinite(arr)) or np.linalg.norm(arr) == 0:
         raise ParameterError(f"`{owner}.axis_i` must be a non-zero direction (ux, uy) in body "
                              f"i's frame; got {axis!r}. Pass e.g. axis_i=(1, 0).")
-    return jnp.asarray(arr / np.linalg.norm(arr))
+    return host_array(arr / np.linalg.norm(arr))
 
 
 def _time_function(owner: str, name: str, fn) -> Callable:
@@ -119,10 +119,12 @@ class AbstractConstraint(AbstractElement):
         the current poses, its name (raises ParameterError for an unknown point)."""
         point_i = body_i.resolve_point(self.owner, "point_i", self.point_i)
         point_j = body_j.resolve_point(self.owner, "point_j", self.point_j)
-        bound = evolve(self, body_i=body_i, body_j=body_j, point_i=jnp.asarray(point_i),
-                       point_j=jnp.asarray(point_j), name=name)
-        return evolve(bound, **bound._frozen(jnp.asarray(body_i.pose),
-                                             jnp.asarray(body_j.pose)))
+        bound = evolve(self, body_i=body_i, body_j=body_j, point_i=host_array(point_i),
+                       point_j=host_array(point_j), name=name)
+        # poses as NumPy: the reference constants are host arithmetic, not small compiles
+        frozen = bound._frozen(np.asarray(body_i.pose, dtype=float),
+                               np.asarray(body_j.pose, dtype=float))
+        return evolve(bound, **{k: host_array(v) for k, v in frozen.items()})
 
     def _frozen(self, pose_i, pose_j) -> dict:
         """Reference constants from the poses at `Model.add` time (default: none)."""
@@ -474,8 +476,8 @@ class GearJoint(AbstractConstraint):
         self.radius_i = _positive(self.owner, "radius_i", radius_i, "m")
         self.radius_j = _positive(self.owner, "radius_j", radius_j, "m")
         self.internal = bool(internal)
-        self.phase = jnp.asarray(0.0)
-        self.theta0 = jnp.asarray(0.0)
+        self.phase = host_array(0.0)
+        self.theta0 = host_array(0.0)
 
     def _raw(self, qi, qj, theta0):
         d = self._d(qi, qj)
@@ -582,7 +584,7 @@ class AbsoluteDistance(AbstractConstraint):
 
         self.body_i, self.body_j, self.point_i, self.point_j = body, "ground", point, (0.0, 0.0)
         self.name = _name(type(self).__name__, name)
-        self.ground_point = jnp.asarray(_vector(self.owner, "ground_point", ground_point))
+        self.ground_point = host_array(_vector(self.owner, "ground_point", ground_point))
         self.distance = _positive(self.owner, "distance", distance, "m")
 
     def describe(self) -> str:

@@ -19,15 +19,19 @@ load-dependent law (``CoulombODE(mu=...)``, ``LuGre``) f depends on N. Since λ 
 in f (λ = S⁻¹(Φ_q M⁻¹(Q + Wᵀf) − γ), S the Schur complement), the loop is the small
 nonlinear system ``r(f) = f − g(f) = 0`` in the n_f friction forces, with g the laws
 evaluated at the normal forces of λ(f). It is solved by Newton's method with the exact
-Jacobian, for a fixed number of iterations (``NEWTON_ITERATIONS``) in a ``lax.fori_loop``
+Jacobian (its linear step by :func:`newton_solve`, no LAPACK), for a fixed number of
+iterations (``NEWTON_ITERATIONS``) in a ``lax.fori_loop``
 (traced once), started from f = 0 (piecewise-affine for ``CoulombODE``: exact after two or
 three). The joint reactions are linear in λ, so the reactions seen along the loop are an
-affine map of f computed once; each iteration evaluates every group of like frictions (same
-element and law classes) by one ``vmap`` of the normal force and the law, their value and
-their derivative with respect to the reaction from one forward-mode trace. The law's state
-rate and the friction force returned are evaluated at the normal force of the last iterate,
-so force and rate are consistent; the residual reported is ``r`` at that iterate. Tests
-check ``|r(f)|`` at round-off.
+affine map of f computed once. Each iteration evaluates the normal forces N(reaction) and
+∂N/∂reaction by one ``vmap`` per group of like frictions (same element class: the joint
+type decides the formula), then the laws by one ``vmap`` per group of like laws (same law
+class and structure, whatever the joint), their force and ∂force/∂N by one forward-mode
+tangent (a law sees the reaction only through N); ∂g/∂f follows by the chain rule. The loop
+runs one pass more than it has Newton steps, and that pass's laws — at the last iterate —
+give the friction force, the normal force and the law's state rate returned (so force and
+rate are consistent, and the laws are traced once, inside the loop); the residual reported
+is ``r`` at that iterate. Tests check ``|r(f)|`` at round-off.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import math
 from typing import Any, ClassVar
 
 import equinox as eqx
+import jax
 import jax.numpy as jnp
 
 from ..errors import ParameterError
@@ -47,9 +52,36 @@ from ._body import cross2, rotation
 from ._elements import AbstractConstraint
 
 __all__ = ["AbstractJointFriction", "JointFriction", "LuGreFriction", "NEWTON_ITERATIONS",
-           "stored_energy"]
+           "newton_solve", "stored_energy"]
 
 NEWTON_ITERATIONS = 5
+
+
+def newton_solve(A, b):
+    """x of ``A x = b`` for the loop's Newton matrix ``A = I − ∂g/∂f`` (n_f × n_f; neither
+    symmetric nor definite): Gaussian elimination with partial pivoting, as two
+    ``fori_loop`` s over whole-matrix updates (pure JAX: a handful of operations to compile,
+    where ``jnp.linalg.solve`` brings LAPACK's LU, its pivot permutation loop and two
+    triangular solves). A singular A meets a zero pivot and gives inf/NaN, which the loop
+    rejects (see ``PlanarSystem.dynamics``)."""
+    n = A.shape[0]
+    rows = jnp.arange(n)
+    M = jnp.concatenate([A, b[:, None].astype(A.dtype)], axis=1)
+
+    def eliminate(k, M):
+        p = jnp.argmax(jnp.where(rows >= k, jnp.abs(M[:, k]), -1.0))
+        M = M[jnp.where(rows == k, p, jnp.where(rows == p, k, rows))]     # swap rows k, p
+        factors = jnp.where(rows > k, M[:, k] / M[k, k], 0.0)
+        return M - factors[:, None] * M[k][None, :]
+
+    M = jax.lax.fori_loop(0, n, eliminate, M)
+    M = M / jnp.diagonal(M)[:, None]
+
+    def substitute(i, x):
+        k = n - 1 - i
+        return x - jnp.where(rows < k, M[:, k], 0.0) * x[k]
+
+    return jax.lax.fori_loop(0, n, substitute, M[:, n])
 
 
 class AbstractJointFriction(AbstractElement):

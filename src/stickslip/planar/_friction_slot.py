@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import math
 
-import jax.numpy as jnp
-
 from ..errors import ParameterError
 from ..laws._base import AbstractFrictionLaw
-from ._base import nonnegative_number
+from ._base import host_array, nonnegative_number
 
 __all__ = ["check_friction_slot"]
 
@@ -27,7 +25,7 @@ def _positive_length(owner, name, value):
     if not (math.isfinite(v) and v > 0):
         raise ParameterError(f"`{owner}.{name}` must be a finite number > 0 [m]; got "
                              f"{name}={value!r}.")
-    return jnp.asarray(v)
+    return host_array(v)
 
 
 def check_friction_slot(owner, law, pin_radius, viscous, preload, slider_length, rotational):

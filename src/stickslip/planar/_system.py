@@ -33,7 +33,7 @@ from ..systems import AbstractSystem
 from ._base import group_key, stack
 from ._body import Body
 from ._dynamics import ConstrainedEquations, Dynamics, schur_solve
-from ._friction import NEWTON_ITERATIONS, JointFriction, stored_energy
+from ._friction import NEWTON_ITERATIONS, JointFriction, newton_solve, stored_energy
 from ._modes import mechanism_modes
 
 __all__ = ["Layout", "PlanarSystem", "ProjectedPlanarSystem"]
@@ -81,10 +81,10 @@ class Layout:
         self.groups = self._group()
         self.reaction_table = self._reaction_table(
             [k for k, c in enumerate(self.constraints) if not c.is_driver])
-        self.friction_groups, self.friction_order, self.friction_state_order = \
-            self._group_frictions()
+        self.friction_groups, self.friction_order = self._group_frictions()
         self.friction_table = self._reaction_table(   # the frictions' joints, group order
             [self.friction_joint[k] for g in self.friction_groups for k in g[0]])
+        self.law_groups, self.law_order, self.law_state_order = self._group_laws()
         self._key = self._signature()
 
     def _signature(self):
@@ -160,31 +160,55 @@ class Layout:
         """Friction groups (same class, law class and array structure), each evaluated by
         one vmap: member indices, pose-table slots of the joint's bodies i and j and of the
         body its reaction is computed on (body i, or body j with sign −1 when body i is the
-        ground), the joint's rows of Φ and the members' law-state indices. Plus the static
-        permutations from group order back to the order of `frictions` and of their
-        states."""
+        ground) and the joint's rows of Φ. Plus the static permutation from group order
+        back to the order of `frictions`. (Their laws are grouped on their own:
+        :meth:`_group_laws`.)"""
         keyed: dict = {}
         for k, f in enumerate(self.frictions):
             leaves = jax.tree_util.tree_flatten_with_path(eqx.filter(f, eqx.is_array))[0]
             key = (group_key(f), tuple(jax.tree_util.keystr(path) for path, _ in leaves))
             keyed.setdefault(key, []).append(k)
-        groups, order, states = [], [], []
+        groups, order = [], []
         for members in keyed.values():
             joints = [self.constraints[self.friction_joint[k]] for k in members]
             idx_i = np.array([self.slot(c.body_i) for c in joints])
             idx_j = np.array([self.slot(c.body_j) for c in joints])
             idx_b, sign = self._reacting(joints)
             rows = np.array([np.arange(*self.rows[self.friction_joint[k]]) for k in members])
-            slots = np.array([np.arange(*self.friction_slots[k]) for k in members],
-                             dtype=int).reshape(len(members), -1)
-            groups.append((tuple(members), idx_i, idx_j, idx_b, sign, rows, slots))
+            groups.append((tuple(members), idx_i, idx_j, idx_b, sign, rows))
             order.extend(members)
-            states.extend(slots.reshape(-1))
         friction_order = np.empty(len(order), dtype=int)
         friction_order[np.asarray(order, dtype=int)] = np.arange(len(order))
+        return tuple(groups), friction_order
+
+    def _group_laws(self):
+        """Law groups: the frictions' laws of one class and array structure (whatever their
+        joints), each evaluated by one vmap. Per group: the members' positions in group
+        order (the order of ``friction_groups``) and their law-state indices. Plus the
+        static permutations from law-group order back to group order and of the states
+        the groups' rates come in back to the order of ``s``."""
+        in_group_order = [k for g in self.friction_groups for k in g[0]]
+        keyed: dict = {}
+        for pos, k in enumerate(in_group_order):
+            law = self.frictions[k].law
+            arrays, static = eqx.partition(law, eqx.is_array)
+            leaves, structure = jax.tree_util.tree_flatten(arrays)
+            key = (type(law), structure, jax.tree_util.tree_structure(static),
+                   tuple(jnp.shape(x) for x in leaves))
+            keyed.setdefault(key, []).append(pos)
+        groups, order, states = [], [], []
+        for positions in keyed.values():
+            members = [in_group_order[p] for p in positions]
+            slots = np.array([np.arange(*self.friction_slots[k]) for k in members],
+                             dtype=int).reshape(len(members), -1)
+            groups.append((np.array(positions), slots))
+            order.extend(positions)
+            states.extend(slots.reshape(-1))
+        law_order = np.empty(len(order), dtype=int)
+        law_order[np.asarray(order, dtype=int)] = np.arange(len(order))
         state_order = np.empty(len(states), dtype=int)
         state_order[np.asarray(states, dtype=int)] = np.arange(len(states))
-        return tuple(groups), friction_order, state_order
+        return tuple(groups), law_order, state_order
 
     def row_owner(self, row: int):
         for c, (a, b) in zip(self.constraints, self.rows):
@@ -434,29 +458,28 @@ class PlanarSystem(AbstractSystem):
         _, lams = schur_solve(eq.minv, eq.J, jnp.concatenate([eq.Q[:, None], W.T], axis=1),
                               rhs_gamma, cholesky=cholesky)
         wrenches = self._friction_wrenches(q, eq.J, lams)        # (n_f, 3, 1 + n_f)
-        laws = self._friction_law_groups(parts, s, v)
-
-        def g_and_jacobian(f):
-            wrench = wrenches[:, :, 0] + wrenches[:, :, 1:] @ f
-            value, grad = laws(wrench)
-            return value, jnp.einsum("kw,kwf->kf", grad, wrenches[:, :, 1:])
-
+        evaluate = self._friction_laws(parts, s, v, wrenches)
         eye = jnp.eye(n_f)
 
-        def newton(_, f):
-            value, jac = g_and_jacobian(f)
-            step = jnp.linalg.solve(eye - jac, f - value)
+        def newton(_, carry):
+            f = carry[0]
+            value, jac, normals, s_rate = evaluate(f)
+            step = newton_solve(eye - jac, f - value)
             # a singular Jacobian (a self-locking, jammed joint) leaves f where it is
-            return jnp.where(jnp.all(jnp.isfinite(step)), f - step, f)
+            return (jnp.where(jnp.all(jnp.isfinite(step)), f - step, f), f, value, normals,
+                    s_rate)
 
-        f = jax.lax.fori_loop(0, NEWTON_ITERATIONS, newton, jnp.zeros_like(v))
-        g, normals, s_rate = laws(wrenches[:, :, 0] + wrenches[:, :, 1:] @ f, final=True)
+        # NEWTON_ITERATIONS steps, then one more pass only for the laws at the last iterate
+        # (its step is not used): the laws are traced once, in the loop
+        zero = jnp.zeros_like(v)
+        start = (zero, zero, zero, zero, jnp.zeros(self.layout.n_friction_states))
+        _, f, g, normals, s_rate = jax.lax.fori_loop(0, NEWTON_ITERATIONS + 1, newton, start)
         residual = f - g
         lam = lams[:, 0] + lams[:, 1:] @ g
         qdd = eq.minv * (eq.Q + W.T @ g - eq.J.T @ lam)
         order = self.layout.friction_order
         return Dynamics(qdd, lam, phi, rate, eq.J,
-                        jnp.concatenate([s_rate[self.layout.friction_state_order], c_rates]),
+                        jnp.concatenate([s_rate[self.layout.law_state_order], c_rates]),
                         g[order], normals[order], v[order], residual[order], c_forces)
 
     def accelerations(self, t, q, qd, stabilise=True, s=None):
@@ -473,7 +496,7 @@ class PlanarSystem(AbstractSystem):
         n_b = len(self.layout.bodies)
         eye = np.eye(n_b + 1)
         parts = []
-        for members, idx_i, idx_j, idx_b, sign, rows, slots in self.layout.friction_groups:
+        for members, idx_i, idx_j, idx_b, sign, rows in self.layout.friction_groups:
             group = stack([self.frictions[k] for k in members])
             arrays, static = eqx.partition(group, eqx.is_array)
 
@@ -486,7 +509,7 @@ class PlanarSystem(AbstractSystem):
             W = (jnp.einsum("kb,kc->kbc", eye[idx_i], ds_i)
                  + jnp.einsum("kb,kc->kbc", eye[idx_j], ds_j)).reshape(len(members), -1)
             parts.append({"arrays": arrays, "static": static, "W": W[:, 3:], "angle": angle,
-                          "d": d_ij, "slots": slots})
+                          "d": d_ij})
         return parts
 
     def _friction_wrenches(self, q, J, lams):
@@ -496,46 +519,65 @@ class PlanarSystem(AbstractSystem):
         of f computed once."""
         return self._wrenches(q, J, lams, self.layout.friction_table)[0]
 
-    def _friction_law_groups(self, parts, s, v):
-        """``laws(wrench)``: the friction forces g (n_f,) the laws give at the normal
-        forces of the joint reactions `wrench` (n_f, 3) and ∂g/∂wrench (n_f, 3), each
-        group's law traced once; ``laws(wrench, final=True)``: (g, normal forces, law
-        state rates in group order)."""
-        bounds, start = [], 0
+    def _friction_laws(self, parts, s, v, wrenches):
+        """``evaluate(f)``: at the friction forces `f` (n_f,), the joint reactions
+        ``wrenches[:, :, 0] + wrenches[:, :, 1:] @ f`` and from them, in group order: the
+        forces g(f) the laws give, the Jacobian ∂g/∂f (n_f × n_f), the normal forces and
+        the law state rates (law-group order). The normal force and its derivative with
+        respect to the reaction come from one vmap per friction group (forward mode, three
+        tangents); the laws from one vmap per law group (same law class and structure,
+        whatever the joint: the pins' and the slider's CoulombODE together), with
+        ∂force/∂N by one forward-mode tangent — a law sees the reaction only through N."""
+        normal_groups, bounds, start = [], [], 0
         for p in parts:
+            static = p["static"]
+
+            def normal(arr, w, angle, d, static=static):
+                def h(w):
+                    n = eqx.combine(arr, static).normal(w[:2], w[2], angle, d)
+                    return n, n
+                return jax.jacfwd(h, has_aux=True)(w)[::-1]
+            normal_groups.append((normal, p))
             bounds.append((start, start + p["W"].shape[0]))
             start += p["W"].shape[0]
+        viscous = jnp.concatenate([jnp.reshape(p["arrays"].viscous, (-1,)) for p in parts])
+        law_groups = []
+        in_group_order = [k for g in self.layout.friction_groups for k in g[0]]
+        for positions, slots in self.layout.law_groups:
+            laws = [self.frictions[in_group_order[pos]].law for pos in positions]
+            arrays, static = eqx.partition(laws[0], eqx.is_array)
+            stacked = jax.tree.map(lambda *x: jnp.stack(x),
+                                   *[eqx.filter(law, eqx.is_array) for law in laws])
+            law_groups.append((stacked, static, positions, s[slots], v[positions]))
+        wrench0, dwrench = wrenches[:, :, 0], wrenches[:, :, 1:]
 
-        def laws(wrench, final=False):
-            values = []
-            for p, (a, b) in zip(parts, bounds):
-                static, slots = p["static"], p["slots"]
-
-                def member(arr, w, state, vk, angle, d):
-                    f = eqx.combine(arr, static)
-                    normal = f.normal(w[:2], w[2], angle, d)
-                    force, rate = f.law.force_and_rate(state, vk, normal)
-                    return force - f.viscous * vk, (normal, jnp.reshape(rate, (-1,)))
-
-                args = (p["arrays"], wrench[a:b], s[slots], v[a:b], p["angle"], p["d"])
-                if final:
-                    values.append(jax.vmap(member)(*args))
-                    continue
-
-                def value_and_grad(arr, w, *rest):
-                    def h(w):
-                        y = member(arr, w, *rest)[0]
-                        return y, y
-                    return jax.jacfwd(h, has_aux=True)(w)[::-1]
-
-                values.append(jax.vmap(value_and_grad)(*args))
-            if final:
-                return (jnp.concatenate([x[0] for x in values]),
-                        jnp.concatenate([x[1][0] for x in values]),
-                        jnp.concatenate([x[1][1].reshape(-1) for x in values]))
-            return (jnp.concatenate([x[0] for x in values]),
-                    jnp.concatenate([x[1] for x in values]))
-        return laws
+        def evaluate(f):
+            wrench = wrench0 + dwrench @ f
+            normals, dnormals = [], []
+            for (normal, p), (a, b) in zip(normal_groups, bounds):
+                n, dn = jax.vmap(normal)(p["arrays"], wrench[a:b], p["angle"], p["d"])
+                normals.append(n)
+                dnormals.append(dn)
+            normals, dnormals = jnp.concatenate(normals), jnp.concatenate(dnormals)
+            forces, slopes, rates = [], [], []
+            for stacked, static, positions, state, vk in law_groups:
+                def law(arr, state, vk, n, static=static):
+                    def force_and_rate(n):
+                        return eqx.combine(arr, static).force_and_rate(state, vk, n)
+                    (force, rate), (slope, _) = jax.jvp(force_and_rate, (n,),
+                                                        (jnp.ones_like(n),))
+                    return force, slope, jnp.reshape(rate, (-1,))
+                force, slope, rate = jax.vmap(law)(stacked, state, vk, normals[positions])
+                forces.append(force)
+                slopes.append(slope)
+                rates.append(rate.reshape(-1))
+            order = self.layout.law_order
+            force = jnp.concatenate(forces)[order]
+            slope = jnp.concatenate(slopes)[order]
+            value = force - viscous * v
+            jac = jnp.einsum("kw,kwf->kf", slope[:, None] * dnormals, dwrench)
+            return value, jac, normals, jnp.concatenate(rates)
+        return evaluate
 
     def slide_jacobian(self, q):
         """∂s/∂q of the frictions' relative coordinates s_k(q) (each joint's ``slide``),
