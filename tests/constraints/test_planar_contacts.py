@@ -182,3 +182,38 @@ def test_vector_field_derivative_is_finite_with_separated_contacts():
 
     for derivative in (jax.jacrev(qdd)(0.01), jax.jacfwd(qdd)(0.01)):
         assert np.all(np.asarray(derivative) == 0.0)
+
+
+def test_lean_run_repeats_with_the_fallback_where_the_active_set_fails(monkeypatch):
+    """The four-corner slider runs first without the enumeration fallback (the vector field
+    of the lean run); where that run's active set failed — counted as "no solution", forced
+    here on its counter — the run is repeated with the fallback compiled, and that run's
+    results are returned (no Painlevé stop: the full solve finds the solutions)."""
+    from stickslip import integrate
+    from stickslip.planar._contact_examples import clearance_slider_crank
+
+    real, fallbacks = integrate.simulate, []
+
+    class FailedSomewhere:
+        def __init__(self, res):
+            self.res = res
+
+        def __getitem__(self, name):
+            out = self.res[name]
+            return np.ones_like(out) if name == "painleve.none" else out
+
+    def simulate(system, *args, **kwargs):
+        fallbacks.append(system.fallback)
+        res = real(system, *args, **kwargs)
+        return res if system.fallback else FailedSomewhere(res)
+
+    monkeypatch.setattr(integrate, "simulate", simulate)
+    res = clearance_slider_crank(delta=1e-3).simulate(0.01, dt=2.5e-4, dt_out=1e-3)
+    assert fallbacks == [False, True]
+    assert res.meta["lambda_fallback"] == "rerun"
+    assert np.all(res["painleve.none"] == 0.0)
+    # where evaluations enumerate for uniqueness (the rod's two contacts: 16 combinations)
+    # the fallback is compiled in the first and only run
+    fallbacks.clear()
+    res = rod(0.3, **ROD).simulate(0.01, dt=1e-3)
+    assert fallbacks == [True] and res.meta["lambda_fallback"] == "compiled"
