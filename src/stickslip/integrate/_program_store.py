@@ -73,7 +73,8 @@ _SUFFIX = ".jaxexec"
 # XLA's newer CPU fusion emitters take about twice as long to compile a stickslip kernel as the
 # classic ones for the same run time and the same results (friction slider–crank: the RK step
 # 2.63 → 1.37 s CPU, first call 6.4 → 4.7 s; slider–crank 3.7 → 2.8 s; warm calls within
-# noise: `benchmarks/results/planar_compile_events.md`). Used where the store compiles.
+# noise: `benchmarks/results/planar_compile_events.md`). Used for every program the store
+# compiles, stored or not (a kernel it cannot fingerprint, the store off).
 _COMPILER_OPTIONS = {"cpu": {"xla_cpu_use_fusion_emitters": False}}
 
 
@@ -151,7 +152,7 @@ def _prepare(kernel, static, treedef, leaves):
         return kernel(*static, *jax.tree_util.tree_unflatten(treedef, flat_leaves))
 
     flat.__name__ = name
-    jitted = jax.jit(flat)
+    jitted = jax.jit(flat, compiler_options=_compiler_options())
     directory = store_directory()
     if directory is None:
         return jitted
@@ -196,17 +197,25 @@ def _compile_afresh(flat, leaves):
     previous = getattr(jax.config, option)
     jax.config.update(option, math.inf)
     try:
-        lowered = jax.jit(flat).lower(*leaves)
-        options = _COMPILER_OPTIONS.get(jax.default_backend())
-        if options:
-            try:
-                return lowered.compile(compiler_options=options)
-            except Exception as exc:   # noqa: BLE001 — an XLA without the option: defaults
-                _log.debug("stickslip: compiler options %s refused (%s)", options, exc)
-        return lowered.compile()
+        return jax.jit(flat, compiler_options=_compiler_options()).lower(*leaves).compile()
     finally:
         jax.config.update(option, previous)
         flat.__name__ = name
+
+
+@functools.lru_cache(maxsize=1)
+def _compiler_options() -> dict | None:
+    """:data:`_COMPILER_OPTIONS` for the default backend, or None where this XLA refuses
+    them (checked once per process on a one-line program)."""
+    options = _COMPILER_OPTIONS.get(jax.default_backend())
+    if not options:
+        return None
+    try:
+        jax.jit(lambda x: x + 1.0, compiler_options=options).lower(np.zeros(1)).compile()
+    except Exception as exc:           # noqa: BLE001 — an XLA without the option: defaults
+        _log.debug("stickslip: compiler options %s refused (%s)", options, exc)
+        return None
+    return options
 
 
 def _key(kernel, static, treedef, leaves) -> str:
