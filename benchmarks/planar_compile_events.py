@@ -27,6 +27,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from _report import write_report
+
 _CASE = r"""
 import collections, json, math, sys, time
 import jax.monitoring as mon
@@ -162,11 +164,7 @@ def main():
               "every output channel at 100 Hz."]
     if args.note:
         lines += ["", args.note]
-    text = "\n".join(lines) + "\n"
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text)
-    print(text)
+    write_report(lines, args.out)
 
 
 if __name__ == "__main__":

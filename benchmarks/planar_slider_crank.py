@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from stickslip.planar import examples
+from _report import write_report
 from _timing import best_of
 
 T_END = 10.0
@@ -219,12 +220,8 @@ def startup(args):
               "(radius 1 cm, μ = 0.1) and on the slider D; `lugre_tutorial` — "
               "`examples.sliding_block_tutorial('lugre')`, 2 × 4 s at dt = 2e-4 with "
               "`Model.replace` between. Shared 2-core machine: other jobs run beside it."]
-    text = "\n".join(lines) + "\n"
-    out = Path(args.out if args.out != "benchmarks/results/planar_slider_crank.md"
-               else "benchmarks/results/planar_startup.md")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text)
-    print(text)
+    write_report(lines, args.out if args.out != "benchmarks/results/planar_slider_crank.md"
+                 else "benchmarks/results/planar_startup.md")
 
 
 def main():
@@ -278,11 +275,7 @@ def main():
         "stickslip's include assembly, the DOF check and every output channel (reactions, "
         "energy) at 50 Hz. MuJoCo's include a Python loop over `mj_step(nstep=10)` and the drift sampling every 10 steps.",
     ]
-    text = "\n".join(lines) + "\n"
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text)
-    print(text)
+    write_report(lines, args.out)
 
 
 if __name__ == "__main__":

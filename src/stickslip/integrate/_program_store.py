@@ -152,7 +152,7 @@ def _prepare(kernel, static, treedef, leaves):
         return kernel(*static, *jax.tree_util.tree_unflatten(treedef, flat_leaves))
 
     flat.__name__ = name
-    jitted = jax.jit(flat, compiler_options=_compiler_options())
+    jitted = _jit(flat)
     directory = store_directory()
     if directory is None:
         return jitted
@@ -197,10 +197,16 @@ def _compile_afresh(flat, leaves):
     previous = getattr(jax.config, option)
     jax.config.update(option, math.inf)
     try:
-        return jax.jit(flat, compiler_options=_compiler_options()).lower(*leaves).compile()
+        return _jit(flat).lower(*leaves).compile()
     finally:
         jax.config.update(option, previous)
         flat.__name__ = name
+
+
+def _jit(flat):
+    """``jax.jit(flat)`` with :func:`_compiler_options` where this JAX and XLA take them."""
+    options = _compiler_options()
+    return jax.jit(flat, compiler_options=options) if options else jax.jit(flat)
 
 
 @functools.lru_cache(maxsize=1)
@@ -212,7 +218,7 @@ def _compiler_options() -> dict | None:
         return None
     try:
         jax.jit(lambda x: x + 1.0, compiler_options=options).lower(np.zeros(1)).compile()
-    except Exception as exc:           # noqa: BLE001 — an XLA without the option: defaults
+    except Exception as exc:           # noqa: BLE001 — a JAX/XLA without it: defaults
         _log.debug("stickslip: compiler options %s refused (%s)", options, exc)
         return None
     return options

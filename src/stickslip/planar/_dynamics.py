@@ -31,7 +31,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-__all__ = ["ConstrainedEquations", "Dynamics", "schur_solve", "spd_solve"]
+__all__ = ["ConstrainedEquations", "Dynamics", "eliminate_solve", "schur_solve", "spd_solve"]
 
 
 class ConstrainedEquations(NamedTuple):
@@ -85,33 +85,42 @@ def schur_solve(minv, J, Q, gamma, *, robust: bool = False, cholesky: bool = Fal
 def spd_solve(S, b):
     """x of ``S x = b`` for a symmetric positive definite S (m, m), b (m,) or (m, k).
 
-    Gaussian elimination without pivoting — backward stable for a positive definite S
-    (Golub & Van Loan, *Matrix Computations*, 4th ed., §4.2) — as two ``fori_loop`` s of
-    whole-matrix updates: forward elimination of ``[S | b]``, rows scaled to a unit diagonal,
-    then back substitution by columns. Pure JAX, so a compiled run holds no LAPACK call: on
-    the CPU that spares a new process the import of SciPy that jaxlib's LAPACK binding does
-    (0.2 s), and for the m ≤ 12 of a planar mechanism it runs as fast as LAPACK's LU
-    (`benchmarks/results/planar_startup.md`). A zero pivot gives inf/NaN, never a silent
-    value.
+    :func:`eliminate_solve` without pivoting — backward stable for a positive definite S
+    (Golub & Van Loan, *Matrix Computations*, 4th ed., §4.2). Pure JAX, so a compiled run
+    holds no LAPACK call: on the CPU that spares a new process the import of SciPy that
+    jaxlib's LAPACK binding does (0.2 s), and for the m ≤ 12 of a planar mechanism it runs
+    as fast as LAPACK's LU (`benchmarks/results/planar_startup.md`). A zero pivot gives
+    inf/NaN, never a silent value.
     """
-    m = S.shape[0]
+    return eliminate_solve(S, b, pivoting=False)
+
+
+def eliminate_solve(A, b, *, pivoting: bool):
+    """x of ``A x = b`` (A (m, m), b (m,) or (m, k)) by Gaussian elimination as two
+    ``fori_loop`` s of whole-matrix updates: forward elimination of ``[A | b]`` (with
+    `pivoting`, the largest remaining entry of each column is swapped into the pivot row —
+    partial pivoting, for a general A such as the friction loop's Newton matrix), rows
+    scaled to a unit diagonal, then back substitution by columns. A singular A meets a zero
+    pivot: inf/NaN."""
+    m = A.shape[0]
     B = b[:, None] if b.ndim == 1 else b
-    A = jnp.concatenate([S, B.astype(S.dtype)], axis=1)
+    M = jnp.concatenate([A, B.astype(A.dtype)], axis=1)
     rows = jnp.arange(m)
 
-    def eliminate(k, A):
-        pivot_row = A[k]
-        factors = jnp.where(rows > k, A[:, k] / pivot_row[k], 0.0)
-        return A - factors[:, None] * pivot_row[None, :]
+    def eliminate(k, M):
+        if pivoting:
+            p = jnp.argmax(jnp.where(rows >= k, jnp.abs(M[:, k]), -1.0))
+            M = M[jnp.where(rows == k, p, jnp.where(rows == p, k, rows))]   # swap rows k, p
+        factors = jnp.where(rows > k, M[:, k] / M[k, k], 0.0)
+        return M - factors[:, None] * M[k][None, :]
 
-    A = jax.lax.fori_loop(0, m, eliminate, A)
-    A = A / jnp.diagonal(A)[:, None]
-    U = A[:, :m]
+    M = jax.lax.fori_loop(0, m, eliminate, M)
+    M = M / jnp.diagonal(M)[:, None]
 
     def substitute(i, X):
         k = m - 1 - i
-        above = jnp.where(rows < k, U[:, k], 0.0)
+        above = jnp.where(rows < k, M[:, k], 0.0)
         return X - above[:, None] * X[k][None, :]
 
-    X = jax.lax.fori_loop(0, m, substitute, A[:, m:])
+    X = jax.lax.fori_loop(0, m, substitute, M[:, m:])
     return X[:, 0] if b.ndim == 1 else X

@@ -40,7 +40,6 @@ import math
 from typing import Any, ClassVar
 
 import equinox as eqx
-import jax
 import jax.numpy as jnp
 
 from ..errors import ParameterError
@@ -49,6 +48,7 @@ from ..laws._base import AbstractFrictionLaw
 from ..nonsmooth import safe_norm
 from ._base import AbstractElement, evolve
 from ._body import cross2, rotation
+from ._dynamics import eliminate_solve
 from ._elements import AbstractConstraint
 
 __all__ = ["AbstractJointFriction", "JointFriction", "LuGreFriction", "NEWTON_ITERATIONS",
@@ -59,29 +59,11 @@ NEWTON_ITERATIONS = 5
 
 def newton_solve(A, b):
     """x of ``A x = b`` for the loop's Newton matrix ``A = I − ∂g/∂f`` (n_f × n_f; neither
-    symmetric nor definite): Gaussian elimination with partial pivoting, as two
-    ``fori_loop`` s over whole-matrix updates (pure JAX: a handful of operations to compile,
-    where ``jnp.linalg.solve`` brings LAPACK's LU, its pivot permutation loop and two
-    triangular solves). A singular A meets a zero pivot and gives inf/NaN, which the loop
-    rejects (see ``PlanarSystem.dynamics``)."""
-    n = A.shape[0]
-    rows = jnp.arange(n)
-    M = jnp.concatenate([A, b[:, None].astype(A.dtype)], axis=1)
-
-    def eliminate(k, M):
-        p = jnp.argmax(jnp.where(rows >= k, jnp.abs(M[:, k]), -1.0))
-        M = M[jnp.where(rows == k, p, jnp.where(rows == p, k, rows))]     # swap rows k, p
-        factors = jnp.where(rows > k, M[:, k] / M[k, k], 0.0)
-        return M - factors[:, None] * M[k][None, :]
-
-    M = jax.lax.fori_loop(0, n, eliminate, M)
-    M = M / jnp.diagonal(M)[:, None]
-
-    def substitute(i, x):
-        k = n - 1 - i
-        return x - jnp.where(rows < k, M[:, k], 0.0) * x[k]
-
-    return jax.lax.fori_loop(0, n, substitute, M[:, n])
+    symmetric nor definite): :func:`~._dynamics.eliminate_solve` with partial pivoting
+    (pure JAX: a handful of operations to compile, where ``jnp.linalg.solve`` brings
+    LAPACK's LU, its pivot permutation loop and two triangular solves). A singular A meets
+    a zero pivot and gives inf/NaN, which the loop rejects (see ``PlanarSystem.dynamics``)."""
+    return eliminate_solve(A, b, pivoting=True)
 
 
 class AbstractJointFriction(AbstractElement):
