@@ -19,6 +19,8 @@ from ._sets import PlanarContact as PlanarContact
 from ._sets import ProductSet as ProductSet
 from ._sets import SpatialContact as SpatialContact
 from ._sets import Unilateral as Unilateral
+from ._linear import eliminate_solve as eliminate_solve
+from ._linear import spd_solve as spd_solve
 from ._lambda_problem import FORMULATIONS as FORMULATIONS
 from ._lambda_problem import LambdaSolution as LambdaSolution
 from ._lambda_problem import STATUS_NONE as STATUS_NONE
@@ -32,4 +34,5 @@ __all__ = [
     "AbstractBlock", "Bilateral", "Unilateral", "CoulombBound", "PlanarContact",
     "SpatialContact", "ProductSet", "FORMULATIONS", "LambdaSolution", "solve_lambda",
     "STATUS_UNIQUE", "STATUS_NONE", "STATUS_SEVERAL", "STATUS_TEXT", "relaxation_restitution",
+    "spd_solve", "eliminate_solve",
 ]

@@ -16,6 +16,17 @@ from ._model import Model as Model
 from ._model import SpatialModel as SpatialModel
 from ._shapes import Box as Box
 from ._shapes import ConvexHull as ConvexHull
+from ._shapes import Sphere as Sphere
+from ._elements import BodyTorque as BodyTorque
+from ._elements import ContactPair as ContactPair
+from ._elements import FixedJoint as FixedJoint
+from ._elements import FreeJoint as FreeJoint
+from ._elements import JointDriver as JointDriver
+from ._elements import PointForce as PointForce
+from ._elements import PrismaticJoint as PrismaticJoint
+from ._elements import RevoluteJoint as RevoluteJoint
+from ._elements import SphericalJoint as SphericalJoint
+from ._elements import SpringDamper as SpringDamper
 from ._shapes import Polyhedron as Polyhedron
 from ._shapes import Prism as Prism
 from ._volume import ContactGeometry as ContactGeometry
@@ -25,7 +36,9 @@ from ._volume import intersect as intersect
 
 __all__ = ["SpatialModel", "Model", "BodyState", "ContactRecord", "Polyhedron", "Box", "Prism", "ConvexHull",
            "ContactVolume", "ContactGeometry", "intersect", "contact_geometry",
-           "static_friction_holds", "PointContacts"]
+           "static_friction_holds", "PointContacts", "Sphere", "RevoluteJoint",
+           "PrismaticJoint", "SphericalJoint", "FixedJoint", "FreeJoint", "JointDriver",
+           "PointForce", "BodyTorque", "SpringDamper", "ContactPair"]
 
 if TYPE_CHECKING:              # for static tools (documentation, type checkers)
     from ._point_contacts import PointContacts as PointContacts

@@ -42,7 +42,7 @@ from ._friction import (
     static_lp_feasible,
 )
 from ._qp import cone_qp
-from ._shapes import Polyhedron, cross3
+from ._shapes import Polyhedron, Sphere, cross3
 from ._volume import (
     ContactGeometry,
     contact_geometry,
@@ -219,9 +219,10 @@ class SpatialModel:
         self.restitution = _check_restitution("Model", restitution)
         self.bodies: list[_Body] = []
         self.ground: dict | None = None
+        self.elements: list = []
 
     # --- building ------------------------------------------------------------------------
-    def add_body(self, name: str, *, mass: float, inertia=None, shape: Polyhedron,
+    def add_body(self, name: str, *, mass: float, inertia=None, shape: Polyhedron | Sphere | None,
                  position=(0.0, 0.0, 0.0), orientation=(1.0, 0.0, 0.0, 0.0),
                  velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0)) -> "SpatialModel":
         """Add a rigid body whose body-frame origin is its centre of mass.
@@ -229,8 +230,11 @@ class SpatialModel:
         mass [kg] > 0; inertia [kg m^2]: a symmetric positive-definite 3×3 tensor (or its
         3 principal values) about the centre of mass in the body frame, or None for a uniform
         density; shape: a convex `Polyhedron` (`Box`, `Prism`, `ConvexHull`) in the body
-        frame; position [m]; orientation: quaternion (w, x, y, z), normalised here;
-        velocity [m/s] and angular velocity [rad/s] in the world frame.
+        frame — or a `Sphere`, or None for a link without contact geometry (both only on the
+        link-system route, see `simulate`); position [m]; orientation: quaternion
+        (w, x, y, z), normalised here; velocity [m/s] and angular velocity [rad/s] in the
+        world frame. On the link-system route the initial velocities are made consistent
+        with the joints (a mass-weighted projection) when the run starts.
         """
         owner = f"body {name!r}"
         if not isinstance(name, str) or not name or name == "ground":
@@ -238,10 +242,16 @@ class SpatialModel:
                              f"{name!r}.")
         if any(b.name == name for b in self.bodies):
             raise ModelError(f"a body named {name!r} already exists. Pick another name.")
-        if not isinstance(shape, Polyhedron):
+        if shape is not None and not isinstance(shape, (Polyhedron, Sphere)):
             raise ParameterError(f"`{owner}.shape` must be a stickslip.spatial polyhedron (Box, "
-                                 f"Prism, ConvexHull); got {type(shape).__name__}.")
+                                 f"Prism, ConvexHull), a Sphere or None; got "
+                                 f"{type(shape).__name__}.")
         mass = _check_scalar(owner, "mass", mass, positive=True)
+        if inertia is None and shape is None:
+            raise ParameterError(f"`{owner}.inertia` is needed for a body without a shape: "
+                                 "pass its 3×3 tensor or 3 principal moments [kg m^2].")
+        if inertia is None and isinstance(shape, Sphere):
+            inertia = shape.inertia(mass)
         if inertia is None:
             if np.linalg.norm(shape.centroid) > 1e-9 * shape.radius:
                 raise ParameterError(f"`{owner}.inertia` is None but the shape's centroid "
@@ -275,6 +285,43 @@ class SpatialModel:
                                 _vec(owner, "angular_velocity", angular_velocity, 3)])
         self.bodies.append(_Body(name, mass, inertia, shape, state))
         return self
+
+    def add(self, element):
+        """Add a joint (`RevoluteJoint`, `PrismaticJoint`, `SphericalJoint`, `FixedJoint`,
+        `FreeJoint`), a `JointDriver`, a load (`PointForce`, `BodyTorque`), a
+        `SpringDamper` or a `ContactPair`; returns the element. A model with elements runs
+        on the link-system route (see `simulate`). Names are checked when the model freezes
+        (`link_system`), all problems at once."""
+        from ._elements import (AbstractJoint, BodyTorque, ContactPair, JointDriver,
+                                PointForce, SpringDamper)
+
+        kinds = (AbstractJoint, JointDriver, PointForce, BodyTorque, SpringDamper, ContactPair)
+        if not isinstance(element, kinds):
+            raise ParameterError(f"`SpatialModel.add` takes a spatial element (a joint, "
+                                 f"JointDriver, PointForce, BodyTorque, SpringDamper, "
+                                 f"ContactPair); got {type(element).__name__}.")
+        self.elements.append(element)
+        return element
+
+    def link_system(self, *, delta: float = 1e-3, zeta: float = 1.0,
+                    baumgarte=(10.0, 10.0), formulation: str = "kikuuwe"):
+        """The model frozen into a JAX `LinkSystem` (an ``ss.simulate``-able system: one
+        jitted ``lax.scan`` per run, ``vmap`` over its arrays, ``grad`` through
+        ``ss.integrate.trajectory``). Joints, drivers, loads, spring–dampers, joint friction
+        and point contacts (every shaped body against the ground when there is one, plus
+        each `ContactPair`), solved as one λ-problem (SPEC §6) with the relaxation `delta`
+        [s], `zeta` [-]; `baumgarte` (α, β) [1/s] stabilise the joints. See
+        :mod:`stickslip.spatial._link_system`."""
+        from ._link_build import build_link_system
+
+        return build_link_system(self, delta=delta, zeta=zeta, baumgarte=baumgarte,
+                                 formulation=formulation)
+
+    def uses_link_route(self) -> bool:
+        """True when the model needs the link-system route: it has elements, or a body whose
+        shape the volume method cannot take (a Sphere, or none)."""
+        return bool(self.elements) or any(not isinstance(b.shape, Polyhedron)
+                                          for b in self.bodies)
 
     def add_ground(self, *, mu_s: float, mu_d: float, height: float = 0.0,
                    restitution: float | None = None) -> "SpatialModel":
@@ -650,12 +697,25 @@ class SpatialModel:
         # a non-finite wrench is reported by the divergence guard after the step (body, time)
         return F, T
 
-    def simulate(self, t_end: float, *, dt: float = 1e-3, method: str = "rk_gill",
+    def simulate(self, t_end: float, *, dt: float = 1e-3, method: str | None = None,
                  forces: Mapping[str, Callable] | Callable | None = None,
                  friction: str = "pyramid", dt_out: float | None = None,
                  lp_solver: str = "nnls", initial=None, t0: float | None = None,
-                 contact_update: str = "step") -> Results:
-        """Simulate from `t0` to `t_end` [s] with fixed step `dt` [s] (SPEC §7 step 6).
+                 contact_update: str = "step", contact: str | None = None,
+                 **options) -> Results:
+        """Simulate from `t0` to `t_end` [s] with fixed step `dt` [s].
+
+        Two routes. **Volume contact** (SPEC §7 step 6; free polyhedral bodies, the ground,
+        no elements): host-side, documented below. **Link system** (any model with joints,
+        drivers, loads, spring–dampers or contact pairs, a Sphere or shapeless body, or
+        ``contact="point"``): the model frozen by `link_system` and run by ``ss.simulate``
+        (``method`` default ``"rk4"``; `forces`, `friction`, `lp_solver` and
+        `contact_update` belong to the volume route and are rejected here; `options` go to
+        `link_system` (``delta``, ``zeta``, ``baumgarte``, ``formulation``) and to
+        ``ss.simulate``). Its channels: the bodies' states, ``<joint>.angle`` /
+        ``.position``, ``.rate``, reactions ``.fx`` … ``.tz`` (on body j, about the joint
+        point), ``.friction``, ``.normal``, ``.slip``, contacts ``<pair>.k.gap/.fn/.ft``,
+        ``energy`` and the constraint residuals.
 
         Parameters
         ----------
@@ -696,8 +756,46 @@ class SpatialModel:
             energy growing beyond everything the run was given: names the time, the body and
             the last sane state).
         """
-        return self._simulate(t_end, dt, method, forces, friction, dt_out, lp_solver,
-                                  initial, t0, contact_update)
+        if contact not in (None, "volume", "point"):
+            raise ParameterError(f"`simulate.contact` must be 'volume' or 'point'; got "
+                                 f"{contact!r}.")
+        if contact == "point" or (contact is None and self.uses_link_route()):
+            return self._simulate_link(t_end, dt, method, forces, friction, dt_out,
+                                       lp_solver, initial, t0, contact_update, options)
+        if contact == "volume" and self.elements:
+            raise ParameterError("`simulate.contact='volume'` takes free polyhedral bodies "
+                                 "only; this model has joints/loads/contact pairs. Use "
+                                 "contact='point' (the link-system route).")
+        if options:
+            raise ParameterError(f"`simulate` got unknown options {sorted(options)} for the "
+                                 "volume route.")
+        return self._simulate(t_end, dt, "rk_gill" if method is None else method, forces,
+                              friction, dt_out, lp_solver, initial, t0, contact_update)
+
+    def _simulate_link(self, t_end, dt, method, forces, friction, dt_out, lp_solver,
+                       initial, t0, contact_update, options) -> Results:
+        from .. import integrate
+
+        for label, value, default in (("forces", forces, None), ("friction", friction,
+                                      "pyramid"), ("lp_solver", lp_solver, "nnls"),
+                                      ("contact_update", contact_update, "step")):
+            if value != default:
+                raise ParameterError(f"`simulate.{label}` belongs to the volume route; this "
+                                     "model runs as a link system. Use PointForce/BodyTorque "
+                                     "elements for loads.")
+        build = {k: options.pop(k) for k in ("delta", "zeta", "baumgarte", "formulation")
+                 if k in options}
+        system = self.link_system(**build)
+        if initial is not None and not isinstance(initial, Results):
+            X = np.asarray(initial, dtype=float)
+            if X.shape == (len(self.bodies), 13):
+                initial = np.concatenate([X.reshape(-1), np.asarray(system.s0)])
+        if t0 is not None:
+            options["t0"] = t0
+        if initial is not None:
+            options["initial"] = initial
+        return integrate.simulate(system, t_end, dt=dt, method=method or "rk4",
+                                  dt_out=dt_out, **options)
 
     def _simulate(self, t_end, dt, method, forces, friction, dt_out, lp_solver, initial, t0,
                   contact_update) -> Results:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["Polyhedron", "Box", "Prism", "ConvexHull"]
+__all__ = ["Polyhedron", "Box", "Prism", "ConvexHull", "Sphere"]
 
 
 class Polyhedron:
@@ -168,6 +168,28 @@ def Box(lx: float, ly: float, lz: float) -> Polyhedron:
     box = Polyhedron(v, faces, name="Box")
     box.size = (float(lx), float(ly), float(lz))
     return box
+
+
+class Sphere:
+    """A sphere of `radius` [m] centred on the body origin. It touches through point
+    contacts (the link-system route: ground, spheres and boxes); the volume method (SPEC §7)
+    needs polyhedra."""
+
+    def __init__(self, radius: float):
+        if isinstance(radius, (str, bytes, bool)) or not (np.ndim(radius) == 0 and
+                                                          np.isfinite(radius) and radius > 0):
+            raise ParameterError(f"`Sphere.radius` must be a number > 0 [m]; got "
+                                 f"{radius!r}.")
+        self.radius = float(radius)
+        self.centroid = np.zeros(3)
+        self.volume = 4.0 / 3.0 * np.pi * self.radius ** 3
+
+    def inertia(self, mass: float) -> np.ndarray:
+        """Inertia tensor [kg m^2] of a uniform solid sphere of `mass` [kg]: 2/5 m r²."""
+        return np.eye(3) * 0.4 * mass * self.radius ** 2
+
+    def __repr__(self) -> str:
+        return f"Sphere(radius={self.radius!r})"
 
 
 def Prism(polygon, height: float) -> Polyhedron:

@@ -1,0 +1,335 @@
+"""Freezing a `SpatialModel` with joints, drivers, loads or point contacts into a
+:class:`~._link_system.LinkSystem`: names → indices, world points → body-fixed anchors,
+elements grouped by type, redundant constraint rows removed, initial velocities made
+consistent with the joints.
+
+Redundant rows (a closed loop whose joints remove the same freedom twice — a 3-D four-bar of
+parallel hinges has 20 rows for 18 coordinates and one DOF) are found from the rank of the
+mass-weighted Jacobian at the initial pose (pivoted QR, relative tolerance 1e-9) and dropped,
+as Adams and MotionSolve do; the reactions of such a loop are then one of many admissible
+sets (``LinkSystem.parameters()["redundant_rows"]`` names the dropped rows).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+from ..errors import ModelError, ParameterError
+from ._elements import (AbstractJoint, BodyTorque, ContactPair, FixedJoint, JointDriver,
+                        PointForce, SpringDamper)
+from ._shapes import Polyhedron, Sphere
+
+__all__ = ["build_link_system", "box_half_extents"]
+
+
+def _matrix(q):
+    w, x, y, z = np.asarray(q, dtype=float) / np.linalg.norm(q)
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def box_half_extents(shape) -> np.ndarray | None:
+    """Half extents of an axis-aligned box centred at the body origin, else None."""
+    if not isinstance(shape, Polyhedron) or len(shape.vertices) != 8:
+        return None
+    half = np.max(np.abs(shape.vertices), axis=0)
+    corners = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
+    target = corners * half
+    v = shape.vertices
+    match = all(np.min(np.linalg.norm(v - c, axis=1)) < 1e-9 * max(half.max(), 1e-300)
+                for c in target)
+    return half if match else None
+
+
+def _frame(axis):
+    """Columns (u, e₁, e₂): u the axis, e₁, e₂ completing a right-handed frame."""
+    u = np.asarray(axis, dtype=float)
+    helper = np.array([1.0, 0.0, 0.0]) if abs(u[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    e1 = np.cross(helper, u)
+    e1 /= np.linalg.norm(e1)
+    return np.stack([u, e1, np.cross(u, e1)], axis=1)
+
+
+def _contact_points(model, pair, index, problems):
+    """(name, kind, a, b, arrays) rows of the point contacts of one ContactPair."""
+    n_b = len(model.bodies)
+    a = n_b if pair.body_a == "ground" else index[pair.body_a]
+    b = index[pair.body_b]
+    shape_b = model.bodies[b].shape
+    shape_a = None if a == n_b else model.bodies[a].shape
+    base = pair.name or f"{pair.body_a}-{pair.body_b}"
+    height = model.ground["height"] if model.ground else 0.0
+    mu = pair.mu
+    if mu is None:
+        if pair.body_a == "ground" and model.ground is not None:
+            mu = model.ground["mu_d"]
+        else:
+            problems.append(f"ContactPair {base}: give mu=... (a friction coefficient >= 0).")
+            return []
+
+    def row(name, kind, A, B, point=(0, 0, 0), ra=0.0, rb=0.0, half=(0, 0, 0)):
+        return (name, kind, A, B, {"point": np.asarray(point, float), "radius_a": float(ra),
+                                   "radius_b": float(rb), "half_a": np.asarray(half, float),
+                                   "height": float(height), "mu": float(mu)})
+
+    out = []
+    if shape_b is None or (a < n_b and shape_a is None):
+        problems.append(f"ContactPair {base}: both bodies need a shape (add_body(shape=...)).")
+        return out
+    if a == n_b:
+        if isinstance(shape_b, Sphere):
+            return [row(base, "ground-sphere", a, b, rb=shape_b.radius)]
+        return [row(f"{base}.{k + 1}", "ground-vertex", a, b, point=p)
+                for k, p in enumerate(shape_b.vertices)]
+    if isinstance(shape_a, Sphere) and isinstance(shape_b, Sphere):
+        return [row(base, "sphere-sphere", a, b, ra=shape_a.radius, rb=shape_b.radius)]
+    half_a, half_b = box_half_extents(shape_a), box_half_extents(shape_b)
+    if isinstance(shape_a, Sphere) and half_b is not None:      # sphere against a box
+        a, b, half_a, shape_a, shape_b = b, a, half_b, shape_b, shape_a
+    if half_a is not None and isinstance(shape_b, Sphere):
+        return [row(base, "sphere-box", a, b, rb=shape_b.radius, half=half_a)]
+    if half_a is not None and isinstance(shape_b, Polyhedron):
+        out = [row(f"{base}.{k + 1}", "vertex-box", a, b, point=p, half=half_a)
+               for k, p in enumerate(shape_b.vertices)]
+        if half_b is not None:                                  # box against box: both ways
+            out += [row(f"{base}.{len(out) + k + 1}", "vertex-box", b, a, point=p, half=half_b)
+                    for k, p in enumerate(shape_a.vertices)]
+        return out
+    problems.append(f"ContactPair {base}: point contacts between a "
+                    f"{type(shape_a).__name__} and a {type(shape_b).__name__} are not supported "
+                    "(supported: ground with any shape, sphere–sphere, sphere–box, polyhedron "
+                    "vertices against a box). Use a Box or a Sphere.")
+    return out
+
+
+def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
+                      baumgarte=(10.0, 10.0), formulation: str = "kikuuwe"):
+    """The :class:`~._link_system.LinkSystem` of `model` (see the module docstring).
+
+    delta [s], zeta [-]: the contacts' relaxation (SPEC §6). baumgarte: (α, β) [1/s] of the
+    joints' stabilisation Φ̈ + 2αΦ̇ + β²Φ = 0. formulation: the λ-problem's law
+    (``"kikuuwe"``, ``"anitescu"``, ``"nakaoka"``).
+
+    Raises ModelError listing every problem at once (one line each).
+    """
+    import jax.numpy as jnp
+
+    from ..constraints._lambda_problem import check_formulation
+    from ._link_system import ContactArrays, JointArrays, LinkLayout, LinkSystem, SpringArrays
+
+    check_formulation(formulation)
+    for label, value, positive in (("delta", delta, True), ("zeta", zeta, False)):
+        if not (np.isfinite(value) and (value > 0 if positive else value >= 0)):
+            raise ParameterError(f"`{label}` must be {'> 0 [s]' if positive else '>= 0'}; got "
+                                 f"{label}={value!r}.")
+    try:
+        alpha, beta = (float(v) for v in baumgarte)
+    except (TypeError, ValueError):
+        alpha = beta = float("nan")
+    if not (np.isfinite(alpha) and np.isfinite(beta) and alpha >= 0 and beta >= 0):
+        raise ParameterError(f"`baumgarte` gains must be two finite numbers >= 0 [1/s]; got "
+                             f"{baumgarte!r}.")
+    bodies = model.bodies
+    if not bodies:
+        raise ModelError("the model has no bodies. Add one with `model.add_body(...)`.")
+    n_b = len(bodies)
+    index = {b.name: k for k, b in enumerate(bodies)}
+    index["ground"] = n_b
+    X0 = np.array([b.state for b in bodies])
+    Rs = [_matrix(b.state[3:7]) for b in bodies] + [np.eye(3)]
+    rs = [b.state[0:3] for b in bodies] + [np.zeros(3)]
+    problems: list[str] = []
+
+    def body(owner, name):
+        if name not in index:
+            problems.append(f"{owner}: body {name!r} is not in the model (bodies: "
+                            f"{[b.name for b in bodies]}).")
+            return None
+        return index[name]
+
+    joints, arrays, frictions, law_names, laws, pins = [], [], [], [], [], []
+    names_seen: set = set()
+    elements = list(model.elements)
+    for e in elements:
+        if not isinstance(e, AbstractJoint):
+            continue
+        name = e.name or f"{e.body_i}-{e.body_j}"
+        if name in names_seen:
+            problems.append(f"{e.kind} {name!r}: a joint of that name already exists; give "
+                            "each joint its own name=.")
+        names_seen.add(name)
+        i, j = body(f"{e.kind} {name!r}", e.body_i), body(f"{e.kind} {name!r}", e.body_j)
+        if i is None or j is None:
+            continue
+        point = getattr(e, "point", None)
+        if point is None:
+            point = rs[j] if j < n_b else rs[i]
+        axis = getattr(e, "axis", np.array([0.0, 0.0, 1.0]))
+        F = _frame(axis)
+        arrays.append({"s_i": Rs[i].T @ (point - rs[i]), "s_j": Rs[j].T @ (point - rs[j]),
+                       "frame_i": Rs[i].T @ F, "frame_j": Rs[j].T @ F,
+                       "C": Rs[i].T @ Rs[j]})
+        joints.append((name, e.kind, i, j))
+        law = getattr(e, "friction", None)
+        if law is not None:
+            start = len(law_names)
+            law_names.extend(f"{name}.{s}" for s in law.state_names)
+            frictions.append((len(joints) - 1, (start, len(law_names))))
+            laws.append(law)
+            pins.append(getattr(e, "pin_radius", 0.0))
+    joint_index = {j[0]: k for k, j in enumerate(joints)}
+
+    drivers, driver_values = [], []
+    for e in elements:
+        if not isinstance(e, JointDriver):
+            continue
+        if e.joint not in joint_index:
+            problems.append(f"JointDriver: joint {e.joint!r} is not in the model (joints: "
+                            f"{list(joint_index)}).")
+            continue
+        jk = joint_index[e.joint]
+        if joints[jk][1] not in ("RevoluteJoint", "PrismaticJoint"):
+            problems.append(f"JointDriver on {e.joint!r}: only revolute and prismatic joints "
+                            f"can be driven; it is a {joints[jk][1]}.")
+            continue
+        fn = e.value if callable(e.value) else None
+        drivers.append((e.name or f"{e.joint}.driver", jk, e.mode, fn, len(driver_values)))
+        driver_values.append(0.0 if fn is not None else float(e.value))
+
+    forces, force_values, force_points, torques, torque_values = [], [], [], [], []
+    springs, spring_arrays = [], {"k": [], "c": [], "l0": [], "s_i": [], "s_j": []}
+    contact_pairs = [e for e in elements if isinstance(e, ContactPair)]
+    for e in elements:
+        if isinstance(e, PointForce):
+            b = body("PointForce", e.body)
+            if b is not None:
+                fn = e.force if callable(e.force) else None
+                forces.append((b, fn))
+                force_values.append(np.zeros(3) if fn else e.force)
+                force_points.append(e.point)
+        elif isinstance(e, BodyTorque):
+            b = body("BodyTorque", e.body)
+            if b is not None:
+                fn = e.torque if callable(e.torque) else None
+                torques.append((b, fn))
+                torque_values.append(np.zeros(3) if fn else e.torque)
+        elif isinstance(e, SpringDamper):
+            name = e.name or f"{e.body_i}-{e.body_j}.spring"
+            i, j = body(f"SpringDamper {name!r}", e.body_i), body(f"SpringDamper {name!r}",
+                                                                    e.body_j)
+            if i is None or j is None:
+                continue
+            springs.append((name, i, j))
+            spring_arrays["k"].append(e.stiffness)
+            spring_arrays["c"].append(e.damping)
+            spring_arrays["l0"].append(np.linalg.norm(e.point_j - e.point_i)
+                                       if e.rest_length is None else e.rest_length)
+            spring_arrays["s_i"].append(Rs[i].T @ (e.point_i - rs[i]))
+            spring_arrays["s_j"].append(Rs[j].T @ (e.point_j - rs[j]))
+
+    # ground contacts: every body with a shape, when the model has a ground
+    if model.ground is not None:
+        explicit = {(p.body_a, p.body_b) for p in contact_pairs}
+        for b in bodies:
+            if b.shape is not None and ("ground", b.name) not in explicit:
+                contact_pairs.append(ContactPair("ground", b.name))
+    contacts = []
+    for p in contact_pairs:
+        if body("ContactPair", p.body_a) is None or body("ContactPair", p.body_b) is None:
+            continue
+        contacts.extend(_contact_points(model, p, index, problems))
+    if problems:
+        raise ModelError("the spatial model has problems:\n  " + "\n  ".join(problems))
+
+    def stack(rows, keys, shape):
+        if not rows:
+            return {k: np.zeros((0,) + shape[k]) for k in keys}
+        return {k: np.array([r[k] for r in rows]) for k in keys}
+
+    joint_arrays = stack(arrays, ("s_i", "s_j", "frame_i", "frame_j", "C"),
+                         {"s_i": (3,), "s_j": (3,), "frame_i": (3, 3), "frame_j": (3, 3),
+                          "C": (3, 3)})
+    contact_arrays = stack([c[4] for c in contacts],
+                           ("point", "radius_a", "radius_b", "half_a", "height", "mu"),
+                           {"point": (3,), "radius_a": (), "radius_b": (), "half_a": (3,),
+                            "height": (), "mu": ()})
+    n_rows_total = sum({"RevoluteJoint": 5, "PrismaticJoint": 5, "SphericalJoint": 3,
+                        "FixedJoint": 6, "FreeJoint": 0}[j[1]] for j in joints)
+    n_rows_total += sum(1 for d in drivers if d[2] != "effort")
+    holonomic_all = np.array([True] * sum({"RevoluteJoint": 5, "PrismaticJoint": 5,
+                                           "SphericalJoint": 3, "FixedJoint": 6,
+                                           "FreeJoint": 0}[j[1]] for j in joints)
+                             + [d[2] == "position" for d in drivers if d[2] != "effort"],
+                             dtype=bool)
+
+    def make(kept, holonomic, redundant, x0):
+        layout = LinkLayout(name=type(model).__name__, bodies=[b.name for b in bodies],
+                            joints=joints, drivers=drivers, kept=kept, holonomic=holonomic,
+                            frictions=frictions, law_state_names=law_names, forces=forces,
+                            torques=torques, springs=springs,
+                            contacts=[c[:4] + (None,) for c in contacts],
+                            formulation=formulation, redundant=redundant)
+        s0 = (np.concatenate([np.asarray(law.initial_state()).reshape(-1) for law in laws])
+              if laws else np.zeros(0))
+        return LinkSystem(
+            x0=x0, masses=np.array([b.mass for b in bodies]),
+            inertias=np.array([b.inertia for b in bodies]), gravity=model.gravity,
+            joint_arrays=JointArrays(**{k: jnp.asarray(v) for k, v in joint_arrays.items()}),
+            driver_values=np.array(driver_values, dtype=float).reshape(-1),
+            force_values=np.array(force_values, dtype=float).reshape(-1, 3),
+            force_points=np.array(force_points, dtype=float).reshape(-1, 3),
+            torque_values=np.array(torque_values, dtype=float).reshape(-1, 3),
+            springs=SpringArrays(**{k: jnp.asarray(np.array(v, dtype=float).reshape(
+                (-1, 3) if k in ("s_i", "s_j") else -1)) for k, v in spring_arrays.items()}),
+            laws=tuple(laws), pin_radii=np.array(pins, dtype=float),
+            contact_arrays=ContactArrays(**{k: jnp.asarray(v) for k, v in contact_arrays.items()}),
+            delta=float(delta), zeta=float(zeta), alpha=alpha, beta=beta, s0=s0,
+            layout=layout)
+
+    all_rows = np.arange(n_rows_total)
+    system = make(all_rows, holonomic_all, (), X0)
+    kept, redundant = all_rows, ()
+    if n_rows_total:
+        _, J, _, _ = system.joint_terms(0.0, jnp.asarray(X0))
+        J = np.asarray(J)
+        scale = np.concatenate([[1 / np.sqrt(b.mass)] * 3 + [1 / np.sqrt(
+            np.linalg.eigvalsh(b.inertia).min())] * 3 for b in bodies])
+        Jw = J * scale[None, :]
+        _, Rq, piv = scipy.linalg.qr(Jw.T, pivoting=True, mode="economic")
+        diag = np.abs(np.diag(Rq)) if Rq.size else np.zeros(0)
+        rank = int(np.sum(diag > 1e-9 * (diag.max() if diag.size else 1.0)))
+        kept = np.sort(piv[:rank])
+        redundant = tuple(_row_label(joints, drivers, int(r)) for r in
+                          np.sort(piv[rank:]))
+        if rank < n_rows_total:
+            system = make(kept, holonomic_all[kept], redundant, X0)
+    # make the initial velocities consistent with the joints and drivers
+    if kept.size:
+        x = system.project(jnp.asarray(0.0), system.initial_state())
+        X1 = np.asarray(x[:13 * n_b]).reshape(n_b, 13)
+        if not np.allclose(X1[:, :7], X0[:, :7], atol=1e-9, rtol=0):
+            bad = int(np.argmax(np.abs(X1[:, :3] - X0[:, :3]).max(axis=1)))
+            raise ModelError(
+                f"the bodies' initial poses do not satisfy the joints (body "
+                f"{bodies[bad].name!r} is off by "
+                f"{np.abs(X1[bad, :3] - X0[bad, :3]).max():.3g} m). Give each joint's point "
+                "and axis at the initial pose, and place the bodies consistently.")
+        system = make(kept, holonomic_all[kept], redundant, X1)
+    return system
+
+
+def _row_label(joints, drivers, row):
+    start = 0
+    for name, kind, _, _ in joints:
+        size = {"RevoluteJoint": 5, "PrismaticJoint": 5, "SphericalJoint": 3,
+                "FixedJoint": 6, "FreeJoint": 0}[kind]
+        if row < start + size:
+            return f"{name}[{row - start}]"
+        start += size
+    active = [d for d in drivers if d[2] != "effort"]
+    return f"{active[row - start][0]}"
+
+
+del FixedJoint

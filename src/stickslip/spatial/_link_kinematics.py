@@ -1,0 +1,208 @@
+"""Constraint rows and contact frames of the spatial link-system engine, one pure function
+per joint type and per contact type (evaluated by one ``vmap`` per group of like elements).
+
+Poses are (r, R): centre of mass [m] and rotation matrix, world frame; twists (v, ω), world
+frame. A joint's rows Φ(pose_i, pose_j) (see :mod:`._elements` for the rows of each type)
+give, by forward-mode differentiation (SPEC §9 in 3-D; the planar host does the same):
+
+* J — the rows' velocity Jacobian, ``Φ̇ = J [v_i; ω_i; v_j; ω_j]``, from the derivative of
+  Φ(r + δr, (I + [δθ×]) R) at δ = 0 (12 tangents);
+* Φ̇ and J̇ν — the first and second derivatives of Φ along the pose curve
+  s ↦ (r + s v, exp(s[ω×]) R) at s = 0 (one nested ``jvp``): the second is exactly J̇ν
+  because the twist is constant along that curve; time-dependent rows (drivers) add
+  t + s to the curve, so γ = −d²Φ/ds² also carries the driver's −s̈_d.
+
+A contact's frame (gap ψ [m], rows t₁, t₂, n of E, the arms from each body's centre of mass
+to its contact point) gives the rows [e, arm × e] on body b and their negative on body a,
+and J̇ν = d/dt (E (u_b − u_a)) at fixed twists (one ``jvp``).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from ._rigid import skew, vex
+
+__all__ = ["JOINT_ROWS", "joint_rows", "joint_coordinate", "row_terms", "CONTACT_FRAMES",
+           "contact_terms", "tangent_basis"]
+
+
+def _points(ri, Ri, rj, Rj, a):
+    return rj + Rj @ a["s_j"] - ri - Ri @ a["s_i"]
+
+
+def _rotation_lock(Ri, Rj, a):
+    # E = R_i C R_jᵀ with C = R_i0ᵀ R_j0: E = I at the initial pose; vex(E) ≈ the relative
+    # rotation vector (3 rows, regular near E = I)
+    return vex(Ri @ a["C"] @ Rj.T)
+
+
+def _revolute(ri, Ri, rj, Rj, a):
+    axis_j = Rj @ a["frame_j"][:, 0]
+    return jnp.concatenate([_points(ri, Ri, rj, Rj, a),
+                            jnp.stack([(Ri @ a["frame_i"][:, 1]) @ axis_j,
+                                       (Ri @ a["frame_i"][:, 2]) @ axis_j])])
+
+
+def _prismatic(ri, Ri, rj, Rj, a):
+    d = _points(ri, Ri, rj, Rj, a)
+    return jnp.concatenate([jnp.stack([(Ri @ a["frame_i"][:, 1]) @ d,
+                                       (Ri @ a["frame_i"][:, 2]) @ d]),
+                            _rotation_lock(Ri, Rj, a)])
+
+
+def _spherical(ri, Ri, rj, Rj, a):
+    return _points(ri, Ri, rj, Rj, a)
+
+
+def _fixed(ri, Ri, rj, Rj, a):
+    return jnp.concatenate([_points(ri, Ri, rj, Rj, a), _rotation_lock(Ri, Rj, a)])
+
+
+JOINT_ROWS = {"RevoluteJoint": _revolute, "PrismaticJoint": _prismatic,
+              "SphericalJoint": _spherical, "FixedJoint": _fixed}
+
+
+def joint_rows(kind):
+    return JOINT_ROWS[kind]
+
+
+def joint_coordinate(kind, ri, Ri, rj, Rj, a):
+    """The joint's coordinate: the angle of j about the axis relative to i [rad] (revolute,
+    in (−π, π]) or the slide along the axis [m] (prismatic)."""
+    u = Ri @ a["frame_i"][:, 0]
+    if kind == "RevoluteJoint":
+        ai, aj = Ri @ a["frame_i"][:, 1], Rj @ a["frame_j"][:, 1]
+        return jnp.arctan2(u @ jnp.cross(ai, aj), ai @ aj)
+    return u @ _points(ri, Ri, rj, Rj, a)
+
+
+def driver_row(kind, ri, Ri, rj, Rj, a, target):
+    """A position driver's row: sin(θ − θ_d) for a revolute joint (no wrap at ±π: the
+    row is u·(c × a_j) with c the reference direction turned by θ_d), s − s_d for a
+    prismatic joint."""
+    if kind == "RevoluteJoint":
+        u = Ri @ a["frame_i"][:, 0]
+        ai, aj = Ri @ a["frame_i"][:, 1], Rj @ a["frame_j"][:, 1]
+        c = jnp.cos(target) * ai + jnp.sin(target) * jnp.cross(u, ai)
+        return u @ jnp.cross(c, aj)
+    return joint_coordinate(kind, ri, Ri, rj, Rj, a) - target
+
+
+def _perturbed(fn, ri, Ri, rj, Rj):
+    """fn at the pose perturbed by ξ = (δr_i, δθ_i, δr_j, δθ_j) (first order in δθ)."""
+    eye = jnp.eye(3)
+
+    def at(xi):
+        return fn(ri + xi[0:3], (eye + skew(xi[3:6])) @ Ri,
+                  rj + xi[6:9], (eye + skew(xi[9:12])) @ Rj)
+    return at
+
+
+def row_terms(fn, ri, Ri, vi, wi, rj, Rj, vj, wj):
+    """(Φ, J (k, 12), Φ̇, J̇ν (+ the time terms)) of rows ``fn(ri, Ri, rj, Rj, s)`` where s
+    is the time offset along the curve (module docstring)."""
+    J = jax.jacfwd(_perturbed(lambda a, b, c, d: fn(a, b, c, d, 0.0), ri, Ri, rj, Rj))(
+        jnp.zeros(12, ri.dtype))
+    Wi, Wj = skew(wi), skew(wj)
+
+    def along(s):
+        Ei = jnp.eye(3) + s * Wi + 0.5 * s * s * Wi @ Wi
+        Ej = jnp.eye(3) + s * Wj + 0.5 * s * s * Wj @ Wj
+        return fn(ri + s * vi, Ei @ Ri, rj + s * vj, Ej @ Rj, s)
+
+    def first(s):
+        return jax.jvp(along, (s,), (jnp.ones_like(s),))
+
+    zero = jnp.zeros((), ri.dtype)
+    (phi, rate), (_, second) = jax.jvp(first, (zero,), (jnp.ones_like(zero),))
+    return phi, J, rate, second
+
+
+# --- contacts --------------------------------------------------------------------------------
+def tangent_basis(n):
+    """Rows (t₁, t₂, n) of an orthonormal frame with third row n (t₁ from the world axis
+    least aligned with n; the cone is isotropic, so the basis' choice does not matter)."""
+    helper = jnp.where(jnp.abs(n[0]) < 0.9, jnp.array([1.0, 0.0, 0.0]),
+                       jnp.array([0.0, 1.0, 0.0]))
+    t1 = jnp.cross(helper, n)
+    t1 = t1 / jnp.sqrt(jnp.sum(t1 * t1))
+    return jnp.stack([t1, jnp.cross(n, t1), n])
+
+
+_WORLD = jnp.eye(3)
+
+
+def _ground_vertex(ra, Ra, rb, Rb, c):
+    arm_b = Rb @ c["point"]
+    psi = rb[2] + arm_b[2] - c["height"]
+    return psi, _WORLD, jnp.zeros(3), arm_b
+
+
+def _ground_sphere(ra, Ra, rb, Rb, c):
+    arm_b = -c["radius_b"] * _WORLD[2]
+    return rb[2] - c["radius_b"] - c["height"], _WORLD, jnp.zeros(3), arm_b
+
+
+def _sphere_sphere(ra, Ra, rb, Rb, c):
+    d = rb - ra
+    dist = jnp.sqrt(jnp.sum(d * d) + 1e-300)
+    n = d / dist
+    return (dist - c["radius_a"] - c["radius_b"], tangent_basis(n), c["radius_a"] * n,
+            -c["radius_b"] * n)
+
+
+def _box_faces(p, half):
+    """Signed distances of p (box frame) to the six face planes, and their normals."""
+    normals = jnp.concatenate([jnp.eye(3), -jnp.eye(3)])
+    return normals @ p - jnp.concatenate([half, half]), normals
+
+
+def _vertex_box(ra, Ra, rb, Rb, c):
+    """Vertex of body b against box a: the gap is the largest face distance (exact inside
+    and in front of a face; below the true distance beside an edge), normal that face's."""
+    P = rb + Rb @ c["point"]
+    dist, normals = _box_faces(Ra.T @ (P - ra), c["half_a"])
+    k = jnp.argmax(dist)
+    n = Ra @ normals[k]
+    return dist[k], tangent_basis(n), P - ra, P - rb
+
+
+def _sphere_box(ra, Ra, rb, Rb, c):
+    """Sphere b against box a: nearest point of the box to the centre (outside), or the
+    nearest face (centre inside)."""
+    p = Ra.T @ (rb - ra)
+    half = c["half_a"]
+    clamped = jnp.clip(p, -half, half)
+    out = p - clamped
+    out_norm = jnp.sqrt(jnp.sum(out * out) + 1e-300)
+    dist, normals = _box_faces(p, half)
+    k = jnp.argmax(dist)
+    inside = out_norm < 1e-12
+    n_local = jnp.where(inside, normals[k], out / out_norm)
+    gap = jnp.where(inside, dist[k], out_norm) - c["radius_b"]
+    n = Ra @ n_local
+    contact = rb - c["radius_b"] * n
+    return gap, tangent_basis(n), contact - ra, contact - rb
+
+
+CONTACT_FRAMES = {"ground-vertex": _ground_vertex, "ground-sphere": _ground_sphere,
+                  "sphere-sphere": _sphere_sphere, "vertex-box": _vertex_box,
+                  "sphere-box": _sphere_box}
+
+
+def contact_terms(kind, ra, Ra, va, wa, rb, Rb, vb, wb, c):
+    """(ψ, J (3, 12) over [v_a, ω_a, v_b, ω_b], J ν, J̇ν) of one contact (rows t₁, t₂, n)."""
+    frame = CONTACT_FRAMES[kind]
+
+    def relative(ra, Ra, rb, Rb):
+        psi, E, arm_a, arm_b = frame(ra, Ra, rb, Rb, c)
+        u = (vb + jnp.cross(wb, arm_b)) - (va + jnp.cross(wa, arm_a))
+        Jb = jnp.concatenate([E, jnp.stack([jnp.cross(arm_b, e) for e in E])], axis=1)
+        Ja = jnp.concatenate([E, jnp.stack([jnp.cross(arm_a, e) for e in E])], axis=1)
+        return psi, jnp.concatenate([-Ja, Jb], axis=1), E @ u
+
+    (psi, J, u), (_, _, u_dot) = jax.jvp(relative, (ra, Ra, rb, Rb),
+                                         (va, skew(wa) @ Ra, vb, skew(wb) @ Rb))
+    return psi, J, u, u_dot

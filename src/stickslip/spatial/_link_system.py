@@ -1,0 +1,657 @@
+"""The traced side of a spatial link system: stages from the state to the accelerations.
+
+:class:`LinkSystem` is an immutable :class:`~stickslip.systems.AbstractSystem` with state
+x = [X; s], X the bodies' (n_b, 13) rows (r, q = (w, x, y, z), v, ω — world frame) and s
+the joint-friction laws' states. Its arrays are traced (masses, anchors, loads, friction
+laws, μ: a new value reuses the compiled run; ``vmap`` over them batches), its topology is
+the static :class:`LinkLayout`. One evaluation runs the stages
+
+    poses → joint rows (Φ, J, Φ̇, γ) → applied forces Q → [joint friction loop] →
+    λ-stage (joints, drivers and point contacts) → accelerations
+
+with the Newton–Euler equations (world frame, SPEC §7 eq. 11)
+
+    M ν̇ = Q + Jᵀλ,   Q = [m g + f; τ − ω × I_w ω],   I_w = R I Rᵀ,
+
+and J ν̇ = c on the joint rows, c = −J̇ν − 2αΦ̇ − β²Φ (Baumgarte; the fixed-step methods
+also project onto Φ = 0, Φ̇ = 0 after every step). Without contacts λ comes from the Schur
+complement S = J M⁻¹ Jᵀ (:func:`~stickslip.constraints.spd_solve`); with contacts the joint
+rows are the bilateral block of one λ-problem (SPEC §6), each contact a
+:class:`~stickslip.constraints.SpatialContact` with the relaxation (δ, ζ):
+w = J ν̇ + J̇ν + (2ζ/δ) J ν + (1/δ²)[0; 0; ψ] ∈ −lim N_F^{U_ε}(λ).
+
+**Joint friction** (SPEC §9 9-2 in 3-D): along a revolute joint's angle or a prismatic
+joint's slide, the law sees the slide rate and the normal force — a·N for a revolute joint
+(a the pin radius, N the radial part of the joint's reaction force), N for a prismatic one
+(the reaction force's part normal to the axis). The reaction depends on the friction force
+f, and with a load-dependent law f depends on N: the loop r(f) = f − g(f) = 0 is solved by
+Newton's method (``NEWTON_ITERATIONS`` steps, Jacobian by forward mode), as in planar.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, NamedTuple
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..constraints import Bilateral, ProductSet, SpatialContact, eliminate_solve, solve_lambda
+from ..laws._base import as_parameter
+from ..systems import AbstractSystem
+from ._link_kinematics import (contact_terms, driver_row, joint_coordinate, joint_rows,
+                               row_terms)
+from ._rigid import quat_rate, rotate_quat, rotation
+
+__all__ = ["LinkLayout", "LinkSystem", "NEWTON_ITERATIONS", "JointArrays", "SpringArrays",
+           "ContactArrays"]
+
+NEWTON_ITERATIONS = 5
+_STATE = ("x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz")
+_UNITS = ("m", "m", "m", "-", "-", "-", "-", "m/s", "m/s", "m/s", "rad/s", "rad/s",
+          "rad/s")
+
+
+class _JointArrays(NamedTuple):
+    """Per joint (stacked): anchors s_i, s_j [m] in the body frames; frame_i, frame_j: the
+    columns (u, e₁, e₂) of the joint frame in each body frame; C = R_i0ᵀ R_j0."""
+
+    s_i: Any
+    s_j: Any
+    frame_i: Any
+    frame_j: Any
+    C: Any
+
+
+class _SpringArrays(NamedTuple):
+    """Per spring–damper: k [N/m], c [N·s/m], l0 [m], anchors s_i, s_j (body frames)."""
+
+    k: Any
+    c: Any
+    l0: Any
+    s_i: Any
+    s_j: Any
+
+
+class _ContactArrays(NamedTuple):
+    """Per contact: a vertex of body b (body frame) [m], radii of a and b [m], half extents
+    of box a [m], the ground height [m], μ [-]."""
+
+    point: Any
+    radius_a: Any
+    radius_b: Any
+    half_a: Any
+    height: Any
+    mu: Any
+
+
+def _by_name(base):
+    """`base` with item access by field name too (``a["s_i"]``)."""
+    def __getitem__(self, key):
+        return getattr(self, key) if isinstance(key, str) else tuple.__getitem__(self, key)
+    return type(base.__name__[1:], (base,), {"__getitem__": __getitem__, "__slots__": (),
+                                             "__doc__": base.__doc__})
+
+
+JointArrays = _by_name(_JointArrays)
+SpringArrays = _by_name(_SpringArrays)
+ContactArrays = _by_name(_ContactArrays)
+
+
+class LinkLayout:
+    """Static topology of a frozen model (hashed by identity: a compiled run is reused
+    while the model's structure does not change).
+
+    bodies: names. joints: (name, kind, i, j) with i, j body indices (n_b: the ground).
+    joint_groups: (kind, member indices). rows: (start, stop) of each joint's rows in the
+    full row list. drivers: (name, joint index, mode, callable or None, slot in the
+    constants). kept: the independent rows (joints then drivers) after redundancy
+    removal, holonomic: which kept rows have a position-level Φ. frictions: (joint index,
+    state slice). forces: (body, callable or None) for point forces, torques alike.
+    springs: (name, i, j). contacts: (name, kind, a, b, group) and contact_groups:
+    (kind, member indices).
+    """
+
+    def __init__(self, *, name, bodies, joints, drivers, kept, holonomic, frictions,
+                 law_state_names, forces, torques, springs, contacts, formulation,
+                 redundant):
+        self.name = name
+        self.bodies = tuple(bodies)
+        self.joints = tuple(joints)
+        groups: dict = {}
+        for k, (_, kind, _, _) in enumerate(self.joints):
+            if kind != "FreeJoint":
+                groups.setdefault(kind, []).append(k)
+        self.joint_groups = tuple((kind, tuple(m)) for kind, m in groups.items())
+        from ._elements import JointDriver  # noqa: F401  (documentation of the tuple)
+        self.drivers = tuple(drivers)
+        self.kept = np.asarray(kept, dtype=int)
+        self.holonomic = np.asarray(holonomic, dtype=bool)
+        self.frictions = tuple(frictions)
+        self.law_state_names = tuple(law_state_names)
+        self.forces = tuple(forces)
+        self.torques = tuple(torques)
+        self.springs = tuple(springs)
+        self.contacts = tuple(contacts)
+        cgroups: dict = {}
+        for k, c in enumerate(self.contacts):
+            cgroups.setdefault(c[1], []).append(k)
+        self.contact_groups = tuple((kind, tuple(m)) for kind, m in cgroups.items())
+        self.formulation = formulation
+        self.redundant = tuple(redundant)
+        starts, start = [], 0
+        from ._elements import (FixedJoint, PrismaticJoint, RevoluteJoint,
+                                SphericalJoint)
+        sizes = {c.kind: c.rows for c in (RevoluteJoint, PrismaticJoint, SphericalJoint,
+                                           FixedJoint)}
+        sizes["FreeJoint"] = 0
+        for (_, kind, _, _) in self.joints:
+            starts.append((start, start + sizes[kind]))
+            start += sizes[kind]
+        self.rows = tuple(starts)
+        self.n_joint_rows = start
+        self.n_rows = start + sum(1 for d in self.drivers if d[2] != "effort")
+        self.n_law_states = len(self.law_state_names)
+
+    @property
+    def n_bodies(self) -> int:
+        return len(self.bodies)
+
+    def state_names(self) -> tuple[str, ...]:
+        names = [f"{b}.{c}" for b in self.bodies for c in _STATE]
+        return tuple(names) + self.law_state_names
+
+    def units(self) -> dict[str, str]:
+        out = {f"{b}.{c}": u for b in self.bodies for c, u in zip(_STATE, _UNITS)}
+        for (name, kind, _, _) in self.joints:
+            if kind == "RevoluteJoint":
+                out.update({f"{name}.angle": "rad", f"{name}.rate": "rad/s",
+                            f"{name}.friction": "N·m", f"{name}.normal": "N·m"})
+            elif kind == "PrismaticJoint":
+                out.update({f"{name}.position": "m", f"{name}.rate": "m/s",
+                            f"{name}.friction": "N", f"{name}.normal": "N"})
+            out.update({f"{name}.f{c}": "N" for c in "xyz"})
+            out.update({f"{name}.t{c}": "N·m" for c in "xyz"})
+        for (name, _, _, _, _) in self.contacts:
+            out.update({f"{name}.gap": "m", f"{name}.fn": "N", f"{name}.ft": "N"})
+        for (name, _, _) in self.springs:
+            out.update({f"{name}.length": "m", f"{name}.tension": "N"})
+        out.update({"energy": "J", "constraint.position": "m", "constraint.velocity": "m/s"})
+        return out
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __eq__(self, other) -> bool:
+        return self is other
+
+
+def _value(const, fn, t):
+    """A load's value at t: the traced constant, or the user's function of t."""
+    return const if fn is None else jnp.asarray(fn(t), dtype=float) + 0.0 * const
+
+
+class LinkSystem(AbstractSystem):
+    """A frozen spatial link system (module docstring). Build it with
+    ``SpatialModel.link_system()``; run it with ``ss.simulate`` (or
+    ``SpatialModel.simulate``)."""
+
+    trace_stages_once: ClassVar[bool] = True
+    projects_after_step: ClassVar[bool] = True
+
+    x0: jnp.ndarray = eqx.field(converter=as_parameter)            # (n_b, 13)
+    masses: jnp.ndarray = eqx.field(converter=as_parameter)        # (n_b,)
+    inertias: jnp.ndarray = eqx.field(converter=as_parameter)      # (n_b, 3, 3) body frame
+    gravity: jnp.ndarray = eqx.field(converter=as_parameter)
+    joint_arrays: JointArrays                                      # per joint, stacked
+    driver_values: jnp.ndarray = eqx.field(converter=as_parameter)  # (n_d,)
+    force_values: jnp.ndarray = eqx.field(converter=as_parameter)   # (n_pf, 3)
+    force_points: jnp.ndarray = eqx.field(converter=as_parameter)   # (n_pf, 3) body frame
+    torque_values: jnp.ndarray = eqx.field(converter=as_parameter)  # (n_bt, 3)
+    springs: SpringArrays
+    laws: tuple                                                    # friction laws
+    pin_radii: jnp.ndarray = eqx.field(converter=as_parameter)     # (n_f,) 0: prismatic
+    contact_arrays: ContactArrays                                  # per contact, stacked
+    delta: jnp.ndarray = eqx.field(converter=as_parameter)
+    zeta: jnp.ndarray = eqx.field(converter=as_parameter)
+    alpha: jnp.ndarray = eqx.field(converter=as_parameter)
+    beta: jnp.ndarray = eqx.field(converter=as_parameter)
+    s0: jnp.ndarray = eqx.field(converter=as_parameter)
+    layout: LinkLayout = eqx.field(static=True)
+
+    # --- stage 1: poses ----------------------------------------------------------------------
+    def poses(self, X):
+        """(r, R, v, ω) of every body with the ground appended at index n_b."""
+        zero = jnp.zeros((1, 3), X.dtype)
+        r = jnp.concatenate([X[:, 0:3], zero])
+        R = jnp.concatenate([jax.vmap(rotation)(X[:, 3:7]), jnp.eye(3)[None]])
+        v = jnp.concatenate([X[:, 7:10], zero])
+        w = jnp.concatenate([X[:, 10:13], zero])
+        return r, R, v, w
+
+    def _scatter(self, blocks, i, j):
+        """Rows (k, 12) over [body i; body j] into (k, 6 n_b) columns (ground dropped)."""
+        n_b = self.layout.n_bodies
+        eye = jnp.eye(n_b + 1, dtype=blocks.dtype)
+        full = (jnp.einsum("kb,krc->krbc", eye[np.asarray(i)], blocks[:, :, :6])
+                + jnp.einsum("kb,krc->krbc", eye[np.asarray(j)], blocks[:, :, 6:]))
+        return full[:, :, :n_b].reshape(blocks.shape[0], blocks.shape[1], 6 * n_b)
+
+    # --- stage 2: joint and driver rows ----------------------------------------------------
+    def joint_terms(self, t, X):
+        """(Φ, J, Φ̇, J̇ν − time terms) of the kept joint and driver rows."""
+        layout = self.layout
+        r, R, v, w = self.poses(X)
+        n = 6 * layout.n_bodies
+        phi = [None] * len(layout.joints)
+        J = [None] * len(layout.joints)
+        rate = [None] * len(layout.joints)
+        second = [None] * len(layout.joints)
+        for kind, members in layout.joint_groups:
+            idx = np.array(members)
+            i = np.array([layout.joints[k][2] for k in members])
+            j = np.array([layout.joints[k][3] for k in members])
+            arrays = jax.tree.map(lambda x: x[idx], self.joint_arrays)
+            fn = joint_rows(kind)
+
+            def one(a, ri, Ri, vi, wi, rj, Rj, vj, wj, fn=fn):
+                return row_terms(lambda A, B, C, D, s: fn(A, B, C, D, a),
+                                 ri, Ri, vi, wi, rj, Rj, vj, wj)
+            p, Jl, rt, sc = jax.vmap(one)(arrays, r[i], R[i], v[i], w[i], r[j], R[j], v[j],
+                                          w[j])
+            Jg = self._scatter(Jl, i, j)
+            for pos, k in enumerate(members):
+                phi[k], J[k], rate[k], second[k] = p[pos], Jg[pos], rt[pos], sc[pos]
+        parts = [(phi[k], J[k], rate[k], second[k]) for k in range(len(layout.joints))
+                 if phi[k] is not None]
+        for (_, jk, mode, fn, slot) in layout.drivers:
+            if mode == "effort":
+                continue
+            kind, i, j = layout.joints[jk][1], layout.joints[jk][2], layout.joints[jk][3]
+            a = jax.tree.map(lambda x: x[jk], self.joint_arrays)
+            const = self.driver_values[slot]
+
+            def target(s, fn=fn, const=const):
+                return const if fn is None else jnp.asarray(fn(t + s), dtype=float)
+            if mode == "position":
+                def rows(A, B, C, D, s, kind=kind, a=a, target=target):
+                    return driver_row(kind, A, B, C, D, a, target(s))[None]
+                p, Jl, rt, sc = row_terms(rows, r[i], R[i], v[i], w[i], r[j], R[j], v[j],
+                                          w[j])
+            else:
+                def coord(A, B, C, D, s, kind=kind, a=a):
+                    return joint_coordinate(kind, A, B, C, D, a)[None]
+                _, Jl, _, sc = row_terms(coord, r[i], R[i], v[i], w[i], r[j], R[j], v[j],
+                                         w[j])
+                vt, at = jax.jvp(target, (jnp.zeros(()),), (jnp.ones(()),))
+                sc = sc - at
+                p = jnp.zeros(1)
+                rt = Jl @ jnp.concatenate([v[i], w[i], v[j], w[j]]) - vt
+            Jg = self._scatter(Jl[None], np.array([i]), np.array([j]))[0]
+            parts.append((p, Jg, rt, sc))
+        if not parts:
+            empty = jnp.zeros((0,), X.dtype)
+            return empty, jnp.zeros((0, n), X.dtype), empty, empty
+        phi = jnp.concatenate([p[0] for p in parts])[layout.kept]
+        J = jnp.concatenate([p[1] for p in parts])[layout.kept]
+        rate = jnp.concatenate([p[2] for p in parts])[layout.kept]
+        second = jnp.concatenate([p[3] for p in parts])[layout.kept]
+        return phi, J, rate, second
+
+    # --- stage 3: applied forces -------------------------------------------------------------
+    def inverse_inertias(self, X):
+        R = jax.vmap(rotation)(X[:, 3:7])
+        Iinv = jnp.linalg.inv(self.inertias)
+        return jnp.einsum("bij,bjk,blk->bil", R, Iinv, R), jnp.einsum(
+            "bij,bjk,blk->bil", R, self.inertias, R)
+
+    def applied(self, t, X):
+        """Q (n_b, 6): gravity, point forces, torques, springs, effort drivers,
+        gyroscopic terms; and the springs' (length, tension)."""
+        layout = self.layout
+        n_b = layout.n_bodies
+        r, R, v, w = self.poses(X)
+        _, Iw = self.inverse_inertias(X)
+        F = self.masses[:, None] * self.gravity[None, :]
+        T = -jnp.cross(X[:, 10:13], jnp.einsum("bij,bj->bi", Iw, X[:, 10:13]))
+        F = jnp.concatenate([F, jnp.zeros((1, 3))])
+        T = jnp.concatenate([T, jnp.zeros((1, 3))])
+        for k, (b, fn) in enumerate(layout.forces):
+            f = _value(self.force_values[k], fn, t)
+            arm = R[b] @ self.force_points[k]
+            F = F.at[b].add(f)
+            T = T.at[b].add(jnp.cross(arm, f))
+        for k, (b, fn) in enumerate(layout.torques):
+            T = T.at[b].add(_value(self.torque_values[k], fn, t))
+        lengths, tensions = [], []
+        for k, (_, i, j) in enumerate(layout.springs):
+            s = self.springs
+            ai, aj = R[i] @ s["s_i"][k], R[j] @ s["s_j"][k]
+            d = r[j] + aj - r[i] - ai
+            length = jnp.sqrt(jnp.sum(d * d) + 1e-300)
+            e = d / length
+            ldot = e @ ((v[j] + jnp.cross(w[j], aj)) - (v[i] + jnp.cross(w[i], ai)))
+            tension = s["k"][k] * (length - s["l0"][k]) + s["c"][k] * ldot
+            F = F.at[i].add(tension * e).at[j].add(-tension * e)
+            T = T.at[i].add(jnp.cross(ai, tension * e)).at[j].add(jnp.cross(aj, -tension * e))
+            lengths.append(length)
+            tensions.append(tension)
+        Q = jnp.concatenate([F[:n_b], T[:n_b]], axis=1)
+        for (_, jk, mode, fn, slot) in layout.drivers:
+            if mode == "effort":
+                Q = Q + self._effort(X, jk, _value(self.driver_values[slot], fn, t))
+        return Q, lengths, tensions
+
+    def slide_rows(self, X, joints):
+        """∂ṡ/∂ν (len(joints), 6 n_b) of the coordinates of `joints` and their rates."""
+        layout = self.layout
+        r, R, v, w = self.poses(X)
+        rows = []
+        for jk in joints:
+            kind, i, j = layout.joints[jk][1], layout.joints[jk][2], layout.joints[jk][3]
+            a = jax.tree.map(lambda x: x[jk], self.joint_arrays)
+
+            def coord(A, B, C, D, s, kind=kind, a=a):
+                return joint_coordinate(kind, A, B, C, D, a)[None]
+            _, Jl, _, _ = row_terms(coord, r[i], R[i], v[i], w[i], r[j], R[j], v[j], w[j])
+            rows.append(self._scatter(Jl[None], np.array([i]), np.array([j]))[0, 0])
+        if not rows:
+            return jnp.zeros((0, 6 * layout.n_bodies))
+        return jnp.stack(rows)
+
+    def _effort(self, X, jk, value):
+        W = self.slide_rows(X, [jk])[0]
+        return (W * value).reshape(self.layout.n_bodies, 6)
+
+    # --- stage 4: contacts --------------------------------------------------------------------
+    def contact_rows(self, X):
+        """(ψ, J (3 n_c, 6 n_b), Jν, J̇ν) of the point contacts, rows (t₁, t₂, n) each."""
+        layout = self.layout
+        r, R, v, w = self.poses(X)
+        n_c = len(layout.contacts)
+        psi, J, u, ud = [None] * n_c, [None] * n_c, [None] * n_c, [None] * n_c
+        for kind, members in layout.contact_groups:
+            idx = np.array(members)
+            a = np.array([layout.contacts[k][2] for k in members])
+            b = np.array([layout.contacts[k][3] for k in members])
+            arrays = jax.tree.map(lambda x: x[idx], self.contact_arrays)
+
+            def one(c, ra, Ra, va, wa, rb, Rb, vb, wb, kind=kind):
+                return contact_terms(kind, ra, Ra, va, wa, rb, Rb, vb, wb, c)
+            p, Jl, uu, udd = jax.vmap(one)(arrays, r[a], R[a], v[a], w[a], r[b], R[b], v[b],
+                                           w[b])
+            Jg = self._scatter(Jl, a, b)
+            for pos, k in enumerate(members):
+                psi[k], J[k], u[k], ud[k] = p[pos], Jg[pos], uu[pos], udd[pos]
+        return (jnp.stack(psi), jnp.concatenate(J), jnp.concatenate(u),
+                jnp.concatenate(ud))
+
+    # --- stage 5: the λ-stage and accelerations ----------------------------------------------
+    def dynamics(self, t, X, s):
+        """Everything one evaluation gives: ν̇ (n_b, 6), joint multipliers, contact forces,
+        friction forces/normals/rates, Φ, Φ̇, springs."""
+        layout = self.layout
+        n_b = layout.n_bodies
+        nu = X[:, 7:13].reshape(-1)
+        Minv_rot, _ = self.inverse_inertias(X)
+        minv = 1.0 / self.masses
+
+        def apply_minv(G):                   # G (..., 6 n_b) -> M⁻¹ G
+            G = G.reshape(G.shape[:-1] + (n_b, 6))
+            lin = G[..., :3] * minv[:, None]
+            ang = jnp.einsum("bij,...bj->...bi", Minv_rot, G[..., 3:])
+            return jnp.concatenate([lin, ang], axis=-1).reshape(G.shape[:-2] + (6 * n_b,))
+
+        Q, lengths, tensions = self.applied(t, X)
+        Q = Q.reshape(-1)
+        phi, J, rate, second = self.joint_terms(t, X)
+        c_joint = -second - 2.0 * self.alpha * rate - self.beta ** 2 * phi
+        m = J.shape[0]
+        n_c = len(layout.contacts)
+        if n_c:
+            psi, Jc, uc, udc = self.contact_rows(X)
+            gap_rows = jnp.zeros((n_c, 3)).at[:, 2].set(psi).reshape(-1)
+            c_contact = -udc - (2.0 * self.zeta / self.delta) * uc - gap_rows / self.delta ** 2
+            J_all = jnp.concatenate([J, Jc])
+            c_all = jnp.concatenate([c_joint, c_contact])
+            blocks = ([Bilateral(m)] if m else []) + [
+                SpatialContact(mu=self.contact_arrays["mu"][k]) for k in range(n_c)]
+            fset = ProductSet(blocks)
+        else:
+            psi = jnp.zeros(0)
+            J_all, c_all = J, c_joint
+        MJt = apply_minv(J_all).T                       # (6 n_b, rows)
+        A = J_all @ MJt
+
+        def solve(Qt):
+            """(λ of all rows, ν̇) for the generalised forces Qt."""
+            if J_all.shape[0] == 0:
+                return jnp.zeros(0), apply_minv(Qt)
+            b = c_all - MJt.T @ Qt
+            if n_c:
+                lam = solve_lambda(fset, A, b, layout.formulation, certify="none",
+                                   fallback=False).lam
+            else:
+                lam = eliminate_solve(A, b, pivoting=False)
+            return lam, apply_minv(Qt + J_all.T @ lam)
+
+        frictions = layout.frictions
+        if frictions:
+            joints = [jk for jk, _ in frictions]
+            Wf = self.slide_rows(X, joints)
+            vf = Wf @ nu
+            normal_of = self._normal_forces(X, joints)
+
+            def g(f):
+                lam, _ = solve(Q + Wf.T @ f)
+                N = normal_of(J_all[:m], lam[:m])
+                forces, rates = [], []
+                for k, (law, (_, sl)) in enumerate(zip(self.laws, frictions)):
+                    force, rate_k = law.force_and_rate(s[sl[0]:sl[1]], vf[k], N[k])
+                    forces.append(force)
+                    rates.append(jnp.reshape(rate_k, (-1,)))
+                return jnp.stack(forces), (N, jnp.concatenate(rates) if rates else
+                                           jnp.zeros(0))
+
+            def newton(_, f):
+                value, aux = g(f)
+                jac = jax.jacfwd(lambda z: g(z)[0])(f)
+                step = eliminate_solve(jnp.eye(f.shape[0]) - jac, f - value, pivoting=True)
+                return jnp.where(jnp.all(jnp.isfinite(step)), f - step, f)
+
+            f0 = jnp.zeros(len(frictions))
+            if self._loop_needed():
+                f0 = jax.lax.fori_loop(0, NEWTON_ITERATIONS, newton, f0)
+            f, (normals, s_rate) = g(f0)
+            Qt = Q + Wf.T @ f
+        else:
+            f = normals = vf = jnp.zeros(0)
+            s_rate = jnp.zeros(0)
+            Qt = Q
+        lam, nud = solve(Qt)
+        return {"nud": nud, "lam": lam[:m], "contact": lam[m:], "J": J_all[:m], "phi": phi,
+                "rate": rate, "friction": f, "normal": normals, "slip": vf, "s_rate": s_rate,
+                "psi": psi, "lengths": lengths, "tensions": tensions, "Q": Q}
+
+    def _loop_needed(self) -> bool:
+        """Whether a friction law's level depends on the normal force (else g is constant
+        in f and one evaluation is exact)."""
+        return any(getattr(law, "mu", None) is not None or not hasattr(law, "F")
+                   for law in self.laws)
+
+    def joint_reactions(self, X, jk, J, lam):
+        """The reaction of joint `jk` on its body j: force F [N] and torque about its centre
+        of mass T [N·m], world frame, from its rows' generalised force Jᵀλ."""
+        layout = self.layout
+        lo, hi = layout.rows[jk]
+        kept = layout.kept
+        mask = (kept >= lo) & (kept < hi)
+        if not mask.any():
+            return jnp.zeros(3), jnp.zeros(3)
+        rows = np.nonzero(mask)[0]
+        G = J[rows].T @ lam[rows]
+        i, j = layout.joints[jk][2], layout.joints[jk][3]
+        n_b = layout.n_bodies
+        if j < n_b:
+            return G[6 * j:6 * j + 3], G[6 * j + 3:6 * j + 6]
+        # body j is the ground: the reaction on j is minus the one on body i (moved to r_i)
+        return -G[6 * i:6 * i + 3], -G[6 * i + 3:6 * i + 6]
+
+    def _normal_forces(self, X, joints):
+        """``normal_of(J, lam)``: the normal force each friction law sees (module
+        docstring)."""
+        layout = self.layout
+        r, R, _, _ = self.poses(X)
+
+        def normal_of(J, lam):
+            out = []
+            for k, jk in enumerate(joints):
+                F, _ = self.joint_reactions(X, jk, J, lam)
+                i = layout.joints[jk][2]
+                u = R[i] @ self.joint_arrays["frame_i"][jk][:, 0]
+                radial = F - (F @ u) * u
+                N = jnp.sqrt(jnp.sum(radial * radial) + 1e-30)
+                out.append(self.pin_radii[k] * N if layout.joints[jk][1] == "RevoluteJoint"
+                           else N)
+            return jnp.stack(out)
+        return normal_of
+
+    # --- energy, projection -------------------------------------------------------------------
+    def energy(self, X):
+        """Kinetic + gravitational + spring potential energy [J]."""
+        _, Iw = self.inverse_inertias(X)
+        v, w = X[:, 7:10], X[:, 10:13]
+        kinetic = 0.5 * jnp.sum(self.masses * jnp.sum(v * v, axis=1)) + 0.5 * jnp.sum(
+            jnp.einsum("bi,bij,bj->b", w, Iw, w))
+        potential = -jnp.sum(self.masses * (X[:, 0:3] @ self.gravity))
+        r, R, _, _ = self.poses(X)
+        for k, (_, i, j) in enumerate(self.layout.springs):
+            s = self.springs
+            d = r[j] + R[j] @ s["s_j"][k] - r[i] - R[i] @ s["s_i"][k]
+            length = jnp.sqrt(jnp.sum(d * d))
+            potential = potential + 0.5 * s["k"][k] * (length - s["l0"][k]) ** 2
+        return kinetic + potential
+
+    def project(self, t, x):
+        """Renormalise the quaternions, then one mass-weighted Newton step onto Φ = 0 (the
+        holonomic rows) and one onto Φ̇ = 0 (every row): δ = −M⁻¹Jᵀ(J M⁻¹ Jᵀ)⁻¹ Φ."""
+        layout = self.layout
+        n_b = layout.n_bodies
+        X = x[:13 * n_b].reshape(n_b, 13)
+        q = X[:, 3:7]
+        X = X.at[:, 3:7].set(q / jnp.linalg.norm(q, axis=1, keepdims=True))
+        if layout.kept.size == 0:
+            return jnp.concatenate([X.reshape(-1), x[13 * n_b:]])
+        Minv_rot, _ = self.inverse_inertias(X)
+        minv = 1.0 / self.masses
+
+        def apply_minv(G):
+            G = G.reshape(G.shape[:-1] + (n_b, 6))
+            lin = G[..., :3] * minv[:, None]
+            ang = jnp.einsum("bij,...bj->...bi", Minv_rot, G[..., 3:])
+            return jnp.concatenate([lin, ang], axis=-1).reshape(G.shape[:-2] + (6 * n_b,))
+
+        hol = np.nonzero(layout.holonomic)[0]
+        if hol.size:
+            phi, J, _, _ = self.joint_terms(t, X)
+            Jh = J[hol]
+            MJt = apply_minv(Jh).T
+            dxi = -MJt @ eliminate_solve(Jh @ MJt, phi[hol], pivoting=False)
+            dxi = dxi.reshape(n_b, 6)
+            X = X.at[:, 0:3].add(dxi[:, :3])
+            X = X.at[:, 3:7].set(jax.vmap(rotate_quat)(X[:, 3:7], dxi[:, 3:]))
+        _, J, rate, _ = self.joint_terms(t, X)
+        MJt = apply_minv(J).T
+        dnu = -MJt @ eliminate_solve(J @ MJt, rate, pivoting=False)
+        X = X.at[:, 7:13].add(dnu.reshape(n_b, 6))
+        return jnp.concatenate([X.reshape(-1), x[13 * n_b:]])
+
+    # --- AbstractSystem ------------------------------------------------------------------------
+    @property
+    def state_names(self):
+        return self.layout.state_names()
+
+    @property
+    def units(self):
+        return self.layout.units()
+
+    def initial_state(self):
+        return jnp.concatenate([jnp.reshape(self.x0, (-1,)), self.s0])
+
+    def _split(self, x):
+        n_b = self.layout.n_bodies
+        return x[:13 * n_b].reshape(n_b, 13), x[13 * n_b:]
+
+    def vector_field(self, t, x):
+        X, s = self._split(x)
+        d = self.dynamics(t, X, s)
+        qd = jax.vmap(quat_rate)(X[:, 3:7], X[:, 10:13])
+        Xd = jnp.concatenate([X[:, 7:10], qd, d["nud"].reshape(-1, 6)], axis=1)
+        return jnp.concatenate([Xd.reshape(-1), d["s_rate"]])
+
+    def passive_energy(self, t, x):
+        layout = self.layout
+        if layout.forces or layout.torques or layout.drivers:
+            return None
+        return self.energy(self._split(x)[0])
+
+    def outputs(self, t, x):
+        layout = self.layout
+        X, s = self._split(x)
+        d = self.dynamics(t, X, s)
+        r, R, v, w = self.poses(X)
+        out = {"energy": self.energy(X)}
+        friction_of = {jk: k for k, (jk, _) in enumerate(layout.frictions)}
+        for jk, (name, kind, i, j) in enumerate(layout.joints):
+            if kind == "FreeJoint":
+                continue
+            a = jax.tree.map(lambda z: z[jk], self.joint_arrays)
+            if kind in ("RevoluteJoint", "PrismaticJoint"):
+                def coord(A, B, C, D, a=a, kind=kind):
+                    return joint_coordinate(kind, A, B, C, D, a)
+                value = coord(r[i], R[i], r[j], R[j])
+                W = self.slide_rows(X, [jk])[0]
+                out[f"{name}.{'angle' if kind == 'RevoluteJoint' else 'position'}"] = value
+                out[f"{name}.rate"] = W @ X[:, 7:13].reshape(-1)
+            F, T = self.joint_reactions(X, jk, d["J"], d["lam"])
+            # torque about the joint point instead of body j's centre of mass
+            point = r[i] + R[i] @ a["s_i"]
+            body = r[j] if j < layout.n_bodies else r[i]
+            T = T - jnp.cross(point - body, F)
+            for c, val in zip("xyz", F):
+                out[f"{name}.f{c}"] = val
+            for c, val in zip("xyz", T):
+                out[f"{name}.t{c}"] = val
+            if jk in friction_of:
+                k = friction_of[jk]
+                out[f"{name}.friction"] = d["friction"][k]
+                out[f"{name}.normal"] = d["normal"][k]
+                out[f"{name}.slip"] = d["slip"][k] - self._proxy_rate(k, d)
+        for k, (name, _, _, _, _) in enumerate(layout.contacts):
+            lam = d["contact"][3 * k:3 * k + 3]
+            out[f"{name}.gap"] = d["psi"][k]
+            out[f"{name}.fn"] = lam[2]
+            out[f"{name}.ft"] = jnp.sqrt(lam[0] ** 2 + lam[1] ** 2 + 1e-300)
+        for k, (name, _, _) in enumerate(layout.springs):
+            out[f"{name}.length"] = d["lengths"][k]
+            out[f"{name}.tension"] = d["tensions"][k]
+        out["constraint.position"] = (jnp.max(jnp.abs(d["phi"][layout.holonomic]))
+                                      if layout.holonomic.any() else jnp.zeros(()))
+        out["constraint.velocity"] = (jnp.max(jnp.abs(d["rate"])) if d["rate"].size
+                                      else jnp.zeros(()))
+        return out
+
+    def _proxy_rate(self, k, d):
+        """The friction law's proxy rate ȧ where it has one (CoulombODE: the slip is
+        ṡ − ȧ, exactly 0 while stuck), else 0."""
+        _, (lo, hi) = self.layout.frictions[k]
+        names = self.layout.law_state_names[lo:hi]
+        if names and names[0].endswith(".a"):
+            return d["s_rate"][lo]
+        return jnp.zeros(())
+
+    def parameters(self) -> dict[str, Any]:
+        return {"model": self.layout.name, "bodies": list(self.layout.bodies),
+                "joints": [j[0] for j in self.layout.joints],
+                "redundant_rows": list(self.layout.redundant)}
