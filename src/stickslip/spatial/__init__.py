@@ -17,6 +17,7 @@ from ._model import SpatialModel as SpatialModel
 from ._shapes import Box as Box
 from ._shapes import ConvexHull as ConvexHull
 from ._shapes import Sphere as Sphere
+from ._mjcf import from_mjcf as from_mjcf
 from ._elements import BodyTorque as BodyTorque
 from ._elements import ContactPair as ContactPair
 from ._elements import FixedJoint as FixedJoint
@@ -38,7 +39,7 @@ __all__ = ["SpatialModel", "Model", "BodyState", "ContactRecord", "Polyhedron", 
            "ContactVolume", "ContactGeometry", "intersect", "contact_geometry",
            "static_friction_holds", "PointContacts", "Sphere", "RevoluteJoint",
            "PrismaticJoint", "SphericalJoint", "FixedJoint", "FreeJoint", "JointDriver",
-           "PointForce", "BodyTorque", "SpringDamper", "ContactPair"]
+           "PointForce", "BodyTorque", "SpringDamper", "ContactPair", "from_mjcf"]
 
 if TYPE_CHECKING:              # for static tools (documentation, type checkers)
     from ._point_contacts import PointContacts as PointContacts

@@ -387,14 +387,23 @@ class ContactPair:
 
     mu: friction coefficient [-] ≥ 0 (default: the ground's ``mu_d`` for a ground pair,
     else required).
+    vertices_of: for two boxes, whose vertices touch the other's faces: ``"both"``
+        (default), ``"a"`` or ``"b"`` (e.g. the small fingertips of a gripper against the
+        held box: fewer contacts to solve). Edge–edge contact is not modelled.
+    name: prefix of the channels ``<name>.<k>.gap/.fn/.ft`` (default ``"<a>-<b>"``).
     """
 
     body_a: str
     body_b: str
     mu: float | None
     name: str | None
+    vertices_of: str
 
-    def __init__(self, body_a, body_b, *, mu=None, name=None):
+    def __init__(self, body_a, body_b, *, mu=None, name=None, vertices_of: str = "both"):
+        if vertices_of not in ("both", "a", "b"):
+            raise ParameterError(f"`ContactPair.vertices_of` must be 'both', 'a' or 'b'; got "
+                                 f"{vertices_of!r}.")
+        object.__setattr__(self, "vertices_of", vertices_of)
         set_ = object.__setattr__
         set_(self, "body_a", body_name("ContactPair", "body_a", body_a))
         set_(self, "body_b", body_name("ContactPair", "body_b", body_b))

@@ -12,6 +12,7 @@ sets (``LinkSystem.parameters()["redundant_rows"]`` names the dropped rows).
 
 from __future__ import annotations
 
+import equinox as eqx
 import numpy as np
 import scipy.linalg
 
@@ -90,10 +91,17 @@ def _contact_points(model, pair, index, problems):
         a, b, half_a, shape_a, shape_b = b, a, half_b, shape_b, shape_a
     if half_a is not None and isinstance(shape_b, Sphere):
         return [row(base, "sphere-box", a, b, rb=shape_b.radius, half=half_a)]
+    if half_a is None and half_b is not None and isinstance(shape_a, Polyhedron):
+        # a polyhedron against a box given second: the polyhedron's vertices on the box
+        return [row(f"{base}.{k + 1}", "vertex-box", b, a, point=p, half=half_b)
+                for k, p in enumerate(shape_a.vertices)]
     if half_a is not None and isinstance(shape_b, Polyhedron):
-        out = [row(f"{base}.{k + 1}", "vertex-box", a, b, point=p, half=half_a)
-               for k, p in enumerate(shape_b.vertices)]
-        if half_b is not None:                                  # box against box: both ways
+        which = pair.vertices_of if half_b is not None else "b"
+        out = []
+        if which in ("both", "b"):
+            out += [row(f"{base}.{k + 1}", "vertex-box", a, b, point=p, half=half_a)
+                    for k, p in enumerate(shape_b.vertices)]
+        if which in ("both", "a"):                               # a's vertices on box b
             out += [row(f"{base}.{len(out) + k + 1}", "vertex-box", b, a, point=p, half=half_b)
                     for k, p in enumerate(shape_a.vertices)]
         return out
@@ -229,11 +237,15 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
             spring_arrays["s_i"].append(Rs[i].T @ (e.point_i - rs[i]))
             spring_arrays["s_j"].append(Rs[j].T @ (e.point_j - rs[j]))
 
-    # ground contacts: every body with a shape, when the model has a ground
+    # ground contacts: every body with a shape (not welded to the ground), when the model has
+    # a ground
     if model.ground is not None:
         explicit = {(p.body_a, p.body_b) for p in contact_pairs}
+        welded = {e.body_j if e.body_i == "ground" else e.body_i for e in elements
+                  if isinstance(e, FixedJoint) and "ground" in (e.body_i, e.body_j)}
         for b in bodies:
-            if b.shape is not None and ("ground", b.name) not in explicit:
+            if b.shape is not None and ("ground", b.name) not in explicit \
+                    and b.name not in welded:
                 contact_pairs.append(ContactPair("ground", b.name))
     contacts = []
     for p in contact_pairs:
@@ -292,7 +304,7 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
     system = make(all_rows, holonomic_all, (), X0)
     kept, redundant = all_rows, ()
     if n_rows_total:
-        _, J, _, _ = system.joint_terms(0.0, jnp.asarray(X0))
+        J = _jacobian(system, jnp.asarray(X0))
         J = np.asarray(J)
         scale = np.concatenate([[1 / np.sqrt(b.mass)] * 3 + [1 / np.sqrt(
             np.linalg.eigvalsh(b.inertia).min())] * 3 for b in bodies])
@@ -307,7 +319,7 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
             system = make(kept, holonomic_all[kept], redundant, X0)
     # make the initial velocities consistent with the joints and drivers
     if kept.size:
-        x = system.project(jnp.asarray(0.0), system.initial_state())
+        x = _project(system, system.initial_state())
         X1 = np.asarray(x[:13 * n_b]).reshape(n_b, 13)
         if not np.allclose(X1[:, :7], X0[:, :7], atol=1e-9, rtol=0):
             bad = int(np.argmax(np.abs(X1[:, :3] - X0[:, :3]).max(axis=1)))
@@ -318,6 +330,16 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
                 "and axis at the initial pose, and place the bodies consistently.")
         system = make(kept, holonomic_all[kept], redundant, X1)
     return system
+
+
+@eqx.filter_jit
+def _jacobian(system, X):
+    return system.joint_terms(0.0, X)[1]
+
+
+@eqx.filter_jit
+def _project(system, x):
+    return system.project(0.0, x)
 
 
 def _row_label(joints, drivers, row):
@@ -331,5 +353,3 @@ def _row_label(joints, drivers, row):
     active = [d for d in drivers if d[2] != "effort"]
     return f"{active[row - start][0]}"
 
-
-del FixedJoint

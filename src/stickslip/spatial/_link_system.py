@@ -4,7 +4,10 @@
 x = [X; s], X the bodies' (n_b, 13) rows (r, q = (w, x, y, z), v, ω — world frame) and s
 the joint-friction laws' states. Its arrays are traced (masses, anchors, loads, friction
 laws, μ: a new value reuses the compiled run; ``vmap`` over them batches), its topology is
-the static :class:`LinkLayout`. One evaluation runs the stages
+the static :class:`LinkLayout`. A revolute joint's angle is a state too, so that it counts
+whole turns: its rate is the joint's rate, and the projection after every fixed step snaps it
+to the exact angle atan2(…) + 2πk (k the nearest whole turn), so it never drifts. One
+evaluation runs the stages
 
     poses → joint rows (Φ, J, Φ̇, γ) → applied forces Q → [joint friction loop] →
     λ-stage (joints, drivers and point contacts) → accelerations
@@ -100,8 +103,8 @@ ContactArrays = _by_name(_ContactArrays)
 
 
 class LinkLayout:
-    """Static topology of a frozen model (hashed by identity: a compiled run is reused
-    while the model's structure does not change).
+    """Static topology of a frozen model (compared by value: a model frozen again with the
+    same structure reuses the compiled run).
 
     bodies: names. joints: (name, kind, i, j) with i, j body indices (n_b: the ground).
     joint_groups: (kind, member indices). rows: (start, stop) of each joint's rows in the
@@ -153,6 +156,12 @@ class LinkLayout:
         self.n_joint_rows = start
         self.n_rows = start + sum(1 for d in self.drivers if d[2] != "effort")
         self.n_law_states = len(self.law_state_names)
+        # revolute joints carry their angle as a state (unwrapped; module docstring)
+        self.revolutes = tuple(k for k, j in enumerate(self.joints) if j[1] == "RevoluteJoint")
+        self._key = (self.name, self.bodies, self.joints, self.drivers,
+                     tuple(self.kept.tolist()), tuple(self.holonomic.tolist()),
+                     self.frictions, self.law_state_names, self.forces, self.torques,
+                     self.springs, self.contacts, self.formulation, self.redundant)
 
     @property
     def n_bodies(self) -> int:
@@ -160,7 +169,8 @@ class LinkLayout:
 
     def state_names(self) -> tuple[str, ...]:
         names = [f"{b}.{c}" for b in self.bodies for c in _STATE]
-        return tuple(names) + self.law_state_names
+        return (tuple(names) + self.law_state_names
+                + tuple(f"{self.joints[k][0]}.angle" for k in self.revolutes))
 
     def units(self) -> dict[str, str]:
         out = {f"{b}.{c}": u for b in self.bodies for c, u in zip(_STATE, _UNITS)}
@@ -180,11 +190,18 @@ class LinkLayout:
         out.update({"energy": "J", "constraint.position": "m", "constraint.velocity": "m/s"})
         return out
 
+
     def __hash__(self) -> int:
-        return id(self)
+        return hash(self._key)
 
     def __eq__(self, other) -> bool:
-        return self is other
+        return self is other or (type(other) is LinkLayout and other._key == self._key)
+
+    def __stickslip_key__(self):
+        """What ``__eq__`` compares (by value; callables by identity), for the stored-program
+        fingerprint (:mod:`stickslip.integrate._fingerprint`): a model frozen again with the
+        same structure reuses the compiled run."""
+        return self._key
 
 
 def _value(const, fn, t):
@@ -541,8 +558,9 @@ class LinkSystem(AbstractSystem):
         X = x[:13 * n_b].reshape(n_b, 13)
         q = X[:, 3:7]
         X = X.at[:, 3:7].set(q / jnp.linalg.norm(q, axis=1, keepdims=True))
+        rest = x[13 * n_b:]
         if layout.kept.size == 0:
-            return jnp.concatenate([X.reshape(-1), x[13 * n_b:]])
+            return jnp.concatenate([X.reshape(-1), rest])
         Minv_rot, _ = self.inverse_inertias(X)
         minv = 1.0 / self.masses
 
@@ -565,7 +583,13 @@ class LinkSystem(AbstractSystem):
         MJt = apply_minv(J).T
         dnu = -MJt @ eliminate_solve(J @ MJt, rate, pivoting=False)
         X = X.at[:, 7:13].add(dnu.reshape(n_b, 6))
-        return jnp.concatenate([X.reshape(-1), x[13 * n_b:]])
+        n_s = layout.n_law_states
+        if layout.revolutes:
+            wrapped = self.revolute_angles(X)
+            tracked = rest[n_s:]
+            turns = jnp.round((tracked - wrapped) / (2 * jnp.pi))
+            rest = jnp.concatenate([rest[:n_s], wrapped + 2 * jnp.pi * turns])
+        return jnp.concatenate([X.reshape(-1), rest])
 
     # --- AbstractSystem ------------------------------------------------------------------------
     @property
@@ -577,18 +601,35 @@ class LinkSystem(AbstractSystem):
         return self.layout.units()
 
     def initial_state(self):
-        return jnp.concatenate([jnp.reshape(self.x0, (-1,)), self.s0])
+        return jnp.concatenate([jnp.reshape(self.x0, (-1,)), self.s0,
+                                self.revolute_angles(self.x0)])
 
     def _split(self, x):
         n_b = self.layout.n_bodies
-        return x[:13 * n_b].reshape(n_b, 13), x[13 * n_b:]
+        n_s = self.layout.n_law_states
+        return x[:13 * n_b].reshape(n_b, 13), x[13 * n_b:13 * n_b + n_s]
+
+    def revolute_angles(self, X):
+        """The revolute joints' angles in (−π, π] [rad]."""
+        layout = self.layout
+        if not layout.revolutes:
+            return jnp.zeros(0)
+        r, R, _, _ = self.poses(X)
+        out = []
+        for jk in layout.revolutes:
+            _, kind, i, j = layout.joints[jk]
+            a = jax.tree.map(lambda z: z[jk], self.joint_arrays)
+            out.append(joint_coordinate(kind, r[i], R[i], r[j], R[j], a))
+        return jnp.stack(out)
 
     def vector_field(self, t, x):
         X, s = self._split(x)
         d = self.dynamics(t, X, s)
         qd = jax.vmap(quat_rate)(X[:, 3:7], X[:, 10:13])
         Xd = jnp.concatenate([X[:, 7:10], qd, d["nud"].reshape(-1, 6)], axis=1)
-        return jnp.concatenate([Xd.reshape(-1), d["s_rate"]])
+        angle_rate = (self.slide_rows(X, self.layout.revolutes) @ X[:, 7:13].reshape(-1)
+                      if self.layout.revolutes else jnp.zeros(0))
+        return jnp.concatenate([Xd.reshape(-1), d["s_rate"], angle_rate])
 
     def passive_energy(self, t, x):
         layout = self.layout
@@ -610,9 +651,9 @@ class LinkSystem(AbstractSystem):
             if kind in ("RevoluteJoint", "PrismaticJoint"):
                 def coord(A, B, C, D, a=a, kind=kind):
                     return joint_coordinate(kind, A, B, C, D, a)
-                value = coord(r[i], R[i], r[j], R[j])
                 W = self.slide_rows(X, [jk])[0]
-                out[f"{name}.{'angle' if kind == 'RevoluteJoint' else 'position'}"] = value
+                if kind == "PrismaticJoint":         # a revolute's angle is a state
+                    out[f"{name}.position"] = coord(r[i], R[i], r[j], R[j])
                 out[f"{name}.rate"] = W @ X[:, 7:13].reshape(-1)
             F, T = self.joint_reactions(X, jk, d["J"], d["lam"])
             # torque about the joint point instead of body j's centre of mass

@@ -789,7 +789,8 @@ class SpatialModel:
         if initial is not None and not isinstance(initial, Results):
             X = np.asarray(initial, dtype=float)
             if X.shape == (len(self.bodies), 13):
-                initial = np.concatenate([X.reshape(-1), np.asarray(system.s0)])
+                initial = np.concatenate([X.reshape(-1), np.asarray(system.s0),
+                                          np.asarray(system.revolute_angles(X))])
         if t0 is not None:
             options["t0"] = t0
         if initial is not None:
