@@ -302,44 +302,43 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
 
     all_rows = np.arange(n_rows_total)
     system = make(all_rows, holonomic_all, (), X0)
-    kept, redundant = all_rows, ()
-    if n_rows_total:
-        J = _jacobian(system, jnp.asarray(X0))
-        J = np.asarray(J)
-        scale = np.concatenate([[1 / np.sqrt(b.mass)] * 3 + [1 / np.sqrt(
-            np.linalg.eigvalsh(b.inertia).min())] * 3 for b in bodies])
-        Jw = J * scale[None, :]
-        _, Rq, piv = scipy.linalg.qr(Jw.T, pivoting=True, mode="economic")
-        diag = np.abs(np.diag(Rq)) if Rq.size else np.zeros(0)
-        rank = int(np.sum(diag > 1e-9 * (diag.max() if diag.size else 1.0)))
-        kept = np.sort(piv[:rank])
-        redundant = tuple(_row_label(joints, drivers, int(r)) for r in
-                          np.sort(piv[rank:]))
-        if rank < n_rows_total:
-            system = make(kept, holonomic_all[kept], redundant, X0)
-    # make the initial velocities consistent with the joints and drivers
-    if kept.size:
-        x = _project(system, system.initial_state())
-        X1 = np.asarray(x[:13 * n_b]).reshape(n_b, 13)
-        if not np.allclose(X1[:, :7], X0[:, :7], atol=1e-9, rtol=0):
-            bad = int(np.argmax(np.abs(X1[:, :3] - X0[:, :3]).max(axis=1)))
-            raise ModelError(
-                f"the bodies' initial poses do not satisfy the joints (body "
-                f"{bodies[bad].name!r} is off by "
-                f"{np.abs(X1[bad, :3] - X0[bad, :3]).max():.3g} m). Give each joint's point "
-                "and axis at the initial pose, and place the bodies consistently.")
-        system = make(kept, holonomic_all[kept], redundant, X1)
+    if not n_rows_total:
+        return system
+    phi, J, rate = (np.asarray(v) for v in _kinematics(system, jnp.asarray(X0)))
+    # independent rows: pivoted QR of the mass-weighted Jacobian
+    from ._link_system import _inverse_mass
+
+    minv = _inverse_mass(system, X0)
+    scale = np.sqrt(np.diag(minv))
+    _, Rq, piv = scipy.linalg.qr((J * scale[None, :]).T, pivoting=True, mode="economic")
+    diag = np.abs(np.diag(Rq))
+    rank = int(np.sum(diag > 1e-9 * diag.max()))
+    kept = np.sort(piv[:rank])
+    redundant = tuple(_row_label(joints, drivers, int(r)) for r in np.sort(piv[rank:]))
+    hol = holonomic_all[kept]
+    if np.abs(phi[kept][hol]).max(initial=0.0) > 1e-9:
+        k = int(np.argmax(np.abs(phi[kept]) * hol))
+        raise ModelError(
+            f"the bodies' initial poses do not satisfy {_row_label(joints, drivers, kept[k])} "
+            f"(residual {abs(phi[kept][k]):.3g}). Give each joint's point and axis at the "
+            "initial pose and place the bodies consistently (a position driver starts at "
+            "its value at t0).")
+    # make the initial velocities consistent with the joints and drivers: the smallest
+    # mass-weighted change, δν = −M⁻¹Jᵀ(J M⁻¹ Jᵀ)⁻¹ Φ̇
+    Jk = J[kept]
+    nu = X0[:, 7:13].reshape(-1)
+    dnu = -minv @ Jk.T @ np.linalg.solve(Jk @ minv @ Jk.T, rate[kept])
+    X1 = X0.copy()
+    X1[:, 7:13] = (nu + dnu).reshape(n_b, 6)
+    system = make(kept, hol, redundant, X1)
     return system
 
 
 @eqx.filter_jit
-def _jacobian(system, X):
-    return system.joint_terms(0.0, X)[1]
-
-
-@eqx.filter_jit
-def _project(system, x):
-    return system.project(0.0, x)
+def _kinematics(system, X):
+    """(Φ, J, Φ̇) of every row at t = 0: one small compiled program."""
+    phi, J, rate, _ = system.joint_terms(0.0, X, derivatives=False)
+    return phi, J, rate
 
 
 def _row_label(joints, drivers, row):

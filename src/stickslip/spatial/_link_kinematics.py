@@ -24,7 +24,8 @@ import jax.numpy as jnp
 
 from ._rigid import skew, vex
 
-__all__ = ["JOINT_ROWS", "joint_rows", "joint_coordinate", "row_terms", "CONTACT_FRAMES",
+__all__ = ["JOINT_ROWS", "joint_rows", "joint_coordinate", "row_terms", "row_values",
+           "joint_jacobian", "coordinate_jacobian", "CONTACT_FRAMES",
            "contact_terms", "tangent_basis"]
 
 
@@ -58,6 +59,48 @@ def _spherical(ri, Ri, rj, Rj, a):
 
 def _fixed(ri, Ri, rj, Rj, a):
     return jnp.concatenate([_points(ri, Ri, rj, Rj, a), _rotation_lock(Ri, Rj, a)])
+
+
+def _lock_rows(Ri, Rj, a):
+    """∂vex(E)/∂(ω_i, ω_j) for E = R_i C R_jᵀ: Ė = [ω_i×]E − E[ω_j×] gives
+    vex(Ė) = ½(tr E·I − E) ω_i − ½(tr E·I − Eᵀ) ω_j."""
+    E = Ri @ a["C"] @ Rj.T
+    tr = jnp.trace(E) * jnp.eye(3)
+    return 0.5 * (tr - E), -0.5 * (tr - E.T)
+
+
+def _point_rows(ri, Ri, rj, Rj, a):
+    """∂d/∂(v_i, ω_i, v_j, ω_j) of d = r_j + R_j s_j − r_i − R_i s_i: (3, 12)."""
+    ai, aj = Ri @ a["s_i"], Rj @ a["s_j"]
+    eye = jnp.eye(3)
+    return jnp.concatenate([-eye, skew(ai), eye, -skew(aj)], axis=1)
+
+
+def joint_jacobian(kind, ri, Ri, rj, Rj, a):
+    """The rows' velocity Jacobian J (k, 12) over [v_i, ω_i, v_j, ω_j], written out (the
+    module docstring's derivative; a test checks it against finite differences)."""
+    zero = jnp.zeros((1, 3))
+    if kind == "SphericalJoint":
+        return _point_rows(ri, Ri, rj, Rj, a)
+    if kind == "FixedJoint":
+        Li, Lj = _lock_rows(Ri, Rj, a)
+        z3 = jnp.zeros((3, 3))
+        return jnp.concatenate([_point_rows(ri, Ri, rj, Rj, a),
+                                jnp.concatenate([z3, Li, z3, Lj], axis=1)])
+    e1, e2 = Ri @ a["frame_i"][:, 1], Ri @ a["frame_i"][:, 2]
+    if kind == "RevoluteJoint":
+        u_j = Rj @ a["frame_j"][:, 0]
+        rows = [jnp.concatenate([zero[0], jnp.cross(e, u_j), zero[0], -jnp.cross(e, u_j)])
+                for e in (e1, e2)]
+        return jnp.concatenate([_point_rows(ri, Ri, rj, Rj, a), jnp.stack(rows)])
+    # prismatic: e_k·d, then the rotation lock
+    ai, aj = Ri @ a["s_i"], Rj @ a["s_j"]
+    d = _points(ri, Ri, rj, Rj, a)
+    rows = [jnp.concatenate([-e, jnp.cross(e, d) - jnp.cross(ai, e), e, jnp.cross(aj, e)])
+            for e in (e1, e2)]
+    Li, Lj = _lock_rows(Ri, Rj, a)
+    z3 = jnp.zeros((3, 3))
+    return jnp.concatenate([jnp.stack(rows), jnp.concatenate([z3, Li, z3, Lj], axis=1)])
 
 
 JOINT_ROWS = {"RevoluteJoint": _revolute, "PrismaticJoint": _prismatic,
@@ -100,11 +143,36 @@ def _perturbed(fn, ri, Ri, rj, Rj):
     return at
 
 
-def row_terms(fn, ri, Ri, vi, wi, rj, Rj, vj, wj):
-    """(Φ, J (k, 12), Φ̇, J̇ν (+ the time terms)) of rows ``fn(ri, Ri, rj, Rj, s)`` where s
-    is the time offset along the curve (module docstring)."""
-    J = jax.jacfwd(_perturbed(lambda a, b, c, d: fn(a, b, c, d, 0.0), ri, Ri, rj, Rj))(
+def coordinate_jacobian(kind, ri, Ri, rj, Rj, a):
+    """∂ṡ/∂(v_i, ω_i, v_j, ω_j) of a joint's coordinate: u·(ω_j − ω_i) for a revolute joint,
+    the prismatic row e·d with e = u for a prismatic one (1, 12)."""
+    u = Ri @ a["frame_i"][:, 0]
+    zero = jnp.zeros(3)
+    if kind == "RevoluteJoint":
+        return jnp.concatenate([zero, -u, zero, u])[None]
+    ai, aj = Ri @ a["s_i"], Rj @ a["s_j"]
+    d = _points(ri, Ri, rj, Rj, a)
+    return jnp.concatenate([-u, jnp.cross(u, d) - jnp.cross(ai, u), u, jnp.cross(aj, u)])[None]
+
+
+def _jacobian(fn, jac, ri, Ri, rj, Rj):
+    if jac is not None:
+        return jac(ri, Ri, rj, Rj)
+    return jax.jacfwd(_perturbed(lambda a, b, c, d: fn(a, b, c, d, 0.0), ri, Ri, rj, Rj))(
         jnp.zeros(12, ri.dtype))
+
+
+def row_values(fn, ri, Ri, rj, Rj, jac=None):
+    """(Φ, J (k, 12)) of rows ``fn(ri, Ri, rj, Rj, s)`` at s = 0 (no time derivatives:
+    for the projection and the build's checks). `jac`: the written-out Jacobian
+    ``jac(ri, Ri, rj, Rj)``, else forward mode (12 tangents)."""
+    return fn(ri, Ri, rj, Rj, 0.0), _jacobian(fn, jac, ri, Ri, rj, Rj)
+
+
+def row_terms(fn, ri, Ri, vi, wi, rj, Rj, vj, wj, jac=None):
+    """(Φ, J (k, 12), Φ̇, J̇ν (+ the time terms)) of rows ``fn(ri, Ri, rj, Rj, s)`` where s
+    is the time offset along the curve (module docstring); `jac` as in `row_values`."""
+    J = _jacobian(fn, jac, ri, Ri, rj, Rj)
     Wi, Wj = skew(wi), skew(wj)
 
     def along(s):

@@ -39,12 +39,14 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
+import scipy.linalg
 
 from ..constraints import Bilateral, ProductSet, SpatialContact, eliminate_solve, solve_lambda
 from ..laws._base import as_parameter
 from ..systems import AbstractSystem
-from ._link_kinematics import (contact_terms, driver_row, joint_coordinate, joint_rows,
-                               row_terms)
+from ._link_kinematics import (contact_terms, coordinate_jacobian, driver_row,
+                               joint_coordinate, joint_jacobian, joint_rows, row_terms,
+                               row_values)
 from ._rigid import quat_rate, rotate_quat, rotation
 
 __all__ = ["LinkLayout", "LinkSystem", "NEWTON_ITERATIONS", "JointArrays", "SpringArrays",
@@ -209,6 +211,33 @@ def _value(const, fn, t):
     return const if fn is None else jnp.asarray(fn(t), dtype=float) + 0.0 * const
 
 
+def _inverse3(A):
+    """The inverse of a 3×3 matrix by its adjugate (a handful of multiplications to
+    compile, where ``jnp.linalg.inv`` brings an LU factorisation)."""
+    c0, c1, c2 = jnp.cross(A[1], A[2]), jnp.cross(A[2], A[0]), jnp.cross(A[0], A[1])
+    return jnp.stack([c0, c1, c2], axis=1) / (A[0] @ c0)
+
+
+@eqx.filter_jit
+def _slide_rows(system, X):
+    return system.slide_rows(X, [jk for jk, _ in system.layout.frictions])
+
+
+def _inverse_mass(system, X) -> np.ndarray:
+    """M⁻¹ (6 n_b, 6 n_b) at the body states X (NumPy)."""
+    blocks = []
+    for k in range(system.layout.n_bodies):
+        w, x, y, z = X[k, 3:7] / np.linalg.norm(X[k, 3:7])
+        R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                      [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+        block = np.zeros((6, 6))
+        block[:3, :3] = np.eye(3) / float(system.masses[k])
+        block[3:, 3:] = R @ np.linalg.inv(np.asarray(system.inertias[k])) @ R.T
+        blocks.append(block)
+    return scipy.linalg.block_diag(*blocks)
+
+
 class LinkSystem(AbstractSystem):
     """A frozen spatial link system (module docstring). Build it with
     ``SpatialModel.link_system()``; run it with ``ss.simulate`` (or
@@ -256,8 +285,10 @@ class LinkSystem(AbstractSystem):
         return full[:, :, :n_b].reshape(blocks.shape[0], blocks.shape[1], 6 * n_b)
 
     # --- stage 2: joint and driver rows ----------------------------------------------------
-    def joint_terms(self, t, X):
-        """(Φ, J, Φ̇, J̇ν − time terms) of the kept joint and driver rows."""
+    def joint_terms(self, t, X, derivatives: bool = True):
+        """(Φ, J, Φ̇, J̇ν − time terms) of the kept joint and driver rows; without
+        `derivatives`, Φ̇ = J ν (the time terms left out) and J̇ν = 0 — what the projection
+        and the build's checks need, at a fraction of the compile."""
         layout = self.layout
         r, R, v, w = self.poses(X)
         n = 6 * layout.n_bodies
@@ -272,9 +303,14 @@ class LinkSystem(AbstractSystem):
             arrays = jax.tree.map(lambda x: x[idx], self.joint_arrays)
             fn = joint_rows(kind)
 
-            def one(a, ri, Ri, vi, wi, rj, Rj, vj, wj, fn=fn):
-                return row_terms(lambda A, B, C, D, s: fn(A, B, C, D, a),
-                                 ri, Ri, vi, wi, rj, Rj, vj, wj)
+            def one(a, ri, Ri, vi, wi, rj, Rj, vj, wj, fn=fn, kind=kind):
+                rows = lambda A, B, C, D, s: fn(A, B, C, D, a)   # noqa: E731
+                jac = lambda A, B, C, D: joint_jacobian(kind, A, B, C, D, a)   # noqa: E731
+                if derivatives:
+                    return row_terms(rows, ri, Ri, vi, wi, rj, Rj, vj, wj, jac)
+                p, Jl = row_values(rows, ri, Ri, rj, Rj, jac)
+                rate = Jl @ jnp.concatenate([vi, wi, vj, wj])
+                return p, Jl, rate, jnp.zeros_like(p)
             p, Jl, rt, sc = jax.vmap(one)(arrays, r[i], R[i], v[i], w[i], r[j], R[j], v[j],
                                           w[j])
             Jg = self._scatter(Jl, i, j)
@@ -294,15 +330,29 @@ class LinkSystem(AbstractSystem):
             if mode == "position":
                 def rows(A, B, C, D, s, kind=kind, a=a, target=target):
                     return driver_row(kind, A, B, C, D, a, target(s))[None]
-                p, Jl, rt, sc = row_terms(rows, r[i], R[i], v[i], w[i], r[j], R[j], v[j],
-                                          w[j])
+                if derivatives:
+                    p, Jl, rt, sc = row_terms(rows, r[i], R[i], v[i], w[i], r[j], R[j],
+                                              v[j], w[j])
+                else:
+                    p, Jl = row_values(rows, r[i], R[i], r[j], R[j])
+                    _, phi_t = jax.jvp(lambda s, rows=rows: rows(r[i], R[i], r[j], R[j], s),
+                                       (jnp.zeros(()),), (jnp.ones(()),))
+                    rt = Jl @ jnp.concatenate([v[i], w[i], v[j], w[j]]) + phi_t
+                    sc = jnp.zeros_like(p)
             else:
                 def coord(A, B, C, D, s, kind=kind, a=a):
                     return joint_coordinate(kind, A, B, C, D, a)[None]
-                _, Jl, _, sc = row_terms(coord, r[i], R[i], v[i], w[i], r[j], R[j], v[j],
-                                         w[j])
+
+                def jac(A, B, C, D, kind=kind, a=a):
+                    return coordinate_jacobian(kind, A, B, C, D, a)
                 vt, at = jax.jvp(target, (jnp.zeros(()),), (jnp.ones(()),))
-                sc = sc - at
+                if derivatives:
+                    _, Jl, _, sc = row_terms(coord, r[i], R[i], v[i], w[i], r[j], R[j],
+                                             v[j], w[j], jac)
+                    sc = sc - at
+                else:
+                    Jl = jac(r[i], R[i], r[j], R[j])
+                    sc = jnp.zeros(1)
                 p = jnp.zeros(1)
                 rt = Jl @ jnp.concatenate([v[i], w[i], v[j], w[j]]) - vt
             Jg = self._scatter(Jl[None], np.array([i]), np.array([j]))[0]
@@ -319,7 +369,7 @@ class LinkSystem(AbstractSystem):
     # --- stage 3: applied forces -------------------------------------------------------------
     def inverse_inertias(self, X):
         R = jax.vmap(rotation)(X[:, 3:7])
-        Iinv = jnp.linalg.inv(self.inertias)
+        Iinv = jax.vmap(_inverse3)(self.inertias)
         return jnp.einsum("bij,bjk,blk->bil", R, Iinv, R), jnp.einsum(
             "bij,bjk,blk->bil", R, self.inertias, R)
 
@@ -369,9 +419,7 @@ class LinkSystem(AbstractSystem):
             kind, i, j = layout.joints[jk][1], layout.joints[jk][2], layout.joints[jk][3]
             a = jax.tree.map(lambda x: x[jk], self.joint_arrays)
 
-            def coord(A, B, C, D, s, kind=kind, a=a):
-                return joint_coordinate(kind, A, B, C, D, a)[None]
-            _, Jl, _, _ = row_terms(coord, r[i], R[i], v[i], w[i], r[j], R[j], v[j], w[j])
+            Jl = coordinate_jacobian(kind, r[i], R[i], r[j], R[j], a)
             rows.append(self._scatter(Jl[None], np.array([i]), np.array([j]))[0, 0])
         if not rows:
             return jnp.zeros((0, 6 * layout.n_bodies))
@@ -491,6 +539,29 @@ class LinkSystem(AbstractSystem):
                 "rate": rate, "friction": f, "normal": normals, "slip": vf, "s_rate": s_rate,
                 "psi": psi, "lengths": lengths, "tensions": tensions, "Q": Q}
 
+    def linear_modes(self):
+        """The stiff modes the step check needs, without linearising the whole vector field
+        (which would compile it op by op): each joint-friction law's own modes on the
+        effective inertia of its joint, m_eff = 1/(W M⁻¹ Wᵀ) at the initial pose, and each
+        contact's relaxation, s² + (2ζ/δ) s + 1/δ² = 0 (SPEC §6)."""
+        modes = []
+        layout = self.layout
+        if layout.frictions:
+            X = np.asarray(self.x0)
+            W = np.asarray(_slide_rows(self, jnp.asarray(X)))
+            minv = _inverse_mass(self, X)
+            for k, (jk, _) in enumerate(layout.frictions):
+                m_eff = 1.0 / float(W[k] @ minv @ W[k])
+                name = layout.joints[jk][0]
+                for regime, eig in self.laws[k].linear_modes(mass=m_eff, normal_force=1.0):
+                    modes.append((f"{name}: {regime}", np.asarray(eig)))
+        if layout.contacts:
+            delta, zeta = float(self.delta), float(self.zeta)
+            root = np.sqrt(complex(zeta ** 2 - 1.0))
+            modes.append(("contact relaxation (δ, ζ)",
+                          np.array([(-zeta + root) / delta, (-zeta - root) / delta])))
+        return modes
+
     def _loop_needed(self) -> bool:
         """Whether a friction law's level depends on the normal force (else g is constant
         in f and one evaluation is exact)."""
@@ -572,14 +643,14 @@ class LinkSystem(AbstractSystem):
 
         hol = np.nonzero(layout.holonomic)[0]
         if hol.size:
-            phi, J, _, _ = self.joint_terms(t, X)
+            phi, J, _, _ = self.joint_terms(t, X, derivatives=False)
             Jh = J[hol]
             MJt = apply_minv(Jh).T
             dxi = -MJt @ eliminate_solve(Jh @ MJt, phi[hol], pivoting=False)
             dxi = dxi.reshape(n_b, 6)
             X = X.at[:, 0:3].add(dxi[:, :3])
             X = X.at[:, 3:7].set(jax.vmap(rotate_quat)(X[:, 3:7], dxi[:, 3:]))
-        _, J, rate, _ = self.joint_terms(t, X)
+        _, J, rate, _ = self.joint_terms(t, X, derivatives=False)
         MJt = apply_minv(J).T
         dnu = -MJt @ eliminate_solve(J @ MJt, rate, pivoting=False)
         X = X.at[:, 7:13].add(dnu.reshape(n_b, 6))
