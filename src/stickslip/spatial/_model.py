@@ -317,6 +317,11 @@ class SpatialModel:
         return build_link_system(self, delta=delta, zeta=zeta, baumgarte=baumgarte,
                                  formulation=formulation)
 
+    def to_system(self):
+        """The `link_system` of a model on the link-system route, else None (the volume
+        route runs host-side): what ``ss.sweep`` stacks to run many models in one vmap."""
+        return self.link_system() if self.uses_link_route() else None
+
     def uses_link_route(self) -> bool:
         """True when the model needs the link-system route: it has elements, or a body whose
         shape the volume method cannot take (a Sphere, or none)."""

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..integrate import AbstractSystem, FIXED_STEP_METHODS, largest_stable_step, simulate
-from ..integrate import simulate_batch, trajectory
+from ..integrate import simulate_batch, stack_systems, trajectory
 from ..laws import AbstractLaw
 from ..results import Results
 from ._store import records_frame
@@ -105,13 +105,37 @@ def _run_points(task: Task) -> ChunkResult:
 
 # --- vmapped runs (systems whose parameters are arrays) -------------------------------------
 
+def as_system(obj: Any) -> Any:
+    """`obj` as a stickslip system: a model that freezes into one (a class with
+    ``to_system()``, e.g. a jointed ``ss.spatial.SpatialModel``) is frozen; anything else is
+    returned as it is."""
+    if not isinstance(obj, AbstractSystem) and callable(getattr(type(obj), "to_system", None)):
+        system = obj.to_system()
+        return obj if system is None else system
+    return obj
+
+
+def builds_model(build, names, values) -> bool:
+    """Whether `build` returns a host-side model (frozen by `as_system`) rather than a
+    system: such a build runs on concrete numbers, point by point, and its frozen systems
+    are stacked."""
+    first = build(**dict(zip(names, map(float, values[0]))))
+    return not isinstance(first, AbstractSystem) and isinstance(as_system(first),
+                                                                AbstractSystem)
+
+
 def build_stacked(build, names, values) -> AbstractSystem:
-    """`build` traced once under ``vmap`` over the rows of `values`: one stacked system."""
+    """`build` traced once under ``vmap`` over the rows of `values`: one stacked system. A
+    build that returns a model (validated host-side, so it cannot be traced) is called on
+    each row, frozen and stacked — the run is still one vmapped compile."""
+    if builds_model(build, names, values):
+        return stack_systems([as_system(build(**dict(zip(names, map(float, row)))))
+                              for row in values])
     columns = [jnp.asarray(values[:, j], dtype=float) for j in range(values.shape[1])]
     return eqx.filter_vmap(lambda *c: build(**dict(zip(names, c))))(*columns)
 
 
-def varying_leaves(build, names) -> list[bool]:
+def varying_leaves(build, names, values=None) -> list[bool]:
     """For each array leaf of ``build(**point)`` (in ``jax.tree.leaves`` order): does it
     depend on the swept parameters?
 
@@ -123,6 +147,13 @@ def varying_leaves(build, names) -> list[bool]:
     ``sin(2π·f·t)`` — is computed once per step for the whole chunk, not once per member.
     """
     from jax.extend.core import Literal
+
+    if values is not None and builds_model(build, names, values):
+        # a model build is not traceable: a leaf varies if it differs between the members
+        stacked = build_stacked(build, names, values)
+        return [bool(np.ptp(np.asarray(leaf).reshape(leaf.shape[0], -1), axis=0).max(
+                    initial=0.0) > 0) if np.ndim(leaf) else False
+                for leaf in jax.tree.leaves(eqx.filter(stacked, eqx.is_array))]
 
     def arrays(*c):
         return jax.tree.leaves(eqx.filter(build(**dict(zip(names, c))), eqx.is_array))
@@ -251,7 +282,7 @@ def _run_vmapped(task: Task) -> ChunkResult:
     outputs = {name: np.full(n, np.nan) for name in task.analyses}
     try:
         stacked = build_stacked(task.build, task.names, values)
-        varying = varying_leaves(task.build, task.names)
+        varying = varying_leaves(task.build, task.names, values)
         _law_errors(stacked, n, errors)
         _stability_errors(stacked, n, task.run, errors)
         res = _batched_results(stacked, task.run, varying)

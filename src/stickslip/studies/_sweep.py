@@ -14,7 +14,7 @@ import pandas as pd
 from ..errors import ParameterError
 from ..integrate import METHODS, AbstractSystem
 from ._analyses import resolve_analyses
-from ._backends import (BACKENDS, ChunkResult, Task, build_stacked, chunk_size, execute,
+from ._backends import (BACKENDS, ChunkResult, Task, as_system, build_stacked, chunk_size, execute,
                         plan_chunks)
 from ._grid import as_design
 from ._store import Store, point_key
@@ -202,6 +202,7 @@ def _probe(build, names, values, run):
             continue
     if first is None:
         return "points", 0
+    first = as_system(first)
     if not isinstance(first, AbstractSystem):
         return "points", 0
     if run["t_end"] is None:
