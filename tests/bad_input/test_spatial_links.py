@@ -1,0 +1,114 @@
+"""Bad input to the spatial link-system elements (issue 20): every case raises a
+`ss.StickslipError` whose message names the element, parameter, body or joint, and says what
+to do. Each case is a zero-argument callable; the model-level ones freeze the model."""
+
+import numpy as np
+import pytest
+
+import stickslip as ss
+
+sp = ss.spatial
+LAW = ss.laws.CoulombODE(mu=0.2, K=1e4, beta=1e-2)
+
+
+def _arm(*elements, shape=None):
+    m = sp.SpatialModel(gravity=(0, 0, -9.81))
+    m.add_body("link", mass=1.0, inertia=(0.1, 0.1, 0.01), shape=shape, position=(0, 0, -0.5))
+    for e in elements:
+        m.add(e)
+    return m
+
+
+def _hinge(**kw):
+    args = {"point": (0, 0, 0), "axis": (0, 1, 0), "name": "hinge"}
+    args.update(kw)
+    return sp.RevoluteJoint("ground", "link", **args)
+
+
+def _freeze(*elements, **kw):
+    return lambda: _arm(*elements, **kw).link_system()
+
+
+CASES = [
+    # joints
+    ("revolute_zero_axis", lambda: _hinge(axis=(0, 0, 0)), "RevoluteJoint.axis"),
+    ("revolute_nan_point", lambda: _hinge(point=(0, np.nan, 0)), "RevoluteJoint.point"),
+    ("revolute_point_2d", lambda: _hinge(point=(0, 0)), "RevoluteJoint.point"),
+    ("revolute_same_body", lambda: sp.RevoluteJoint("link", "link", point=(0, 0, 0),
+                                                    axis=(0, 0, 1)), "to itself"),
+    ("revolute_body_not_string", lambda: sp.RevoluteJoint(3, "link", point=(0, 0, 0),
+                                                          axis=(0, 0, 1)),
+     "RevoluteJoint.body_i"),
+    ("revolute_friction_not_law", lambda: _hinge(friction=0.3), "RevoluteJoint.friction"),
+    ("revolute_mu_without_pin", lambda: _hinge(friction=LAW), "RevoluteJoint.pin_radius"),
+    ("revolute_negative_pin", lambda: _hinge(friction=LAW, pin_radius=-0.01),
+     "RevoluteJoint.pin_radius"),
+    ("prismatic_zero_axis", lambda: sp.PrismaticJoint("ground", "link", point=(0, 0, 0),
+                                                      axis=(0, 0, 0)), "PrismaticJoint.axis"),
+    ("spherical_bad_point", lambda: sp.SphericalJoint("ground", "link", point="origin"),
+     "SphericalJoint.point"),
+    ("fixed_same_body", lambda: sp.FixedJoint("ground", "ground"), "to itself"),
+    ("joint_empty_name", lambda: _hinge(name=""), "RevoluteJoint.name"),
+    # drivers and loads
+    ("driver_two_modes", lambda: sp.JointDriver("hinge", position=0.0, velocity=1.0),
+     "exactly one of"),
+    ("driver_no_mode", lambda: sp.JointDriver("hinge"), "exactly one of"),
+    ("driver_nan_effort", lambda: sp.JointDriver("hinge", effort=np.nan), "JointDriver.effort"),
+    ("driver_joint_object", lambda: sp.JointDriver(3.0, effort=1.0), "JointDriver.joint"),
+    ("point_force_2d", lambda: sp.PointForce("link", force=(1, 0)), "PointForce.force"),
+    ("point_force_on_ground", lambda: sp.PointForce("ground", force=(1, 0, 0)),
+     "PointForce.body"),
+    ("body_torque_string", lambda: sp.BodyTorque("link", torque="up"), "BodyTorque.torque"),
+    ("spring_negative_k", lambda: sp.SpringDamper("ground", "link", point_i=(0, 0, 0),
+                                                  point_j=(0, 0, -0.5), stiffness=-1.0),
+     "SpringDamper.stiffness"),
+    ("spring_zero_length", lambda: sp.SpringDamper("ground", "link", point_i=(0, 0, 0),
+                                                   point_j=(0, 0, 0), stiffness=1.0),
+     "zero length"),
+    ("contact_negative_mu", lambda: sp.ContactPair("ground", "link", mu=-0.1),
+     "ContactPair.mu"),
+    ("contact_ground_second", lambda: sp.ContactPair("link", "ground", mu=0.1),
+     "ContactPair.body_b"),
+    ("contact_bad_vertices_of", lambda: sp.ContactPair("a", "b", vertices_of="c"),
+     "ContactPair.vertices_of"),
+    ("sphere_negative_radius", lambda: sp.Sphere(-1.0), "Sphere.radius"),
+    ("add_not_an_element", lambda: _arm().add("hinge"), "SpatialModel.add"),
+    ("body_without_shape_or_inertia", lambda: sp.SpatialModel().add_body(
+        "b", mass=1.0, shape=None), "inertia"),
+    # when the model freezes: names, every problem at once
+    ("unknown_body", _freeze(sp.RevoluteJoint("ground", "arm", point=(0, 0, 0),
+                                              axis=(0, 1, 0))), "body 'arm' is not in the model"),
+    ("driver_unknown_joint", _freeze(_hinge(), sp.JointDriver("elbow", effort=1.0)),
+     "joint 'elbow' is not in the model"),
+    ("driver_on_spherical", _freeze(sp.SphericalJoint("ground", "link", point=(0, 0, 0),
+                                                      name="ball"),
+                                    sp.JointDriver("ball", effort=1.0)),
+     "only revolute and prismatic"),
+    ("duplicate_joint_name", _freeze(_hinge(), _hinge()), "already exists"),
+    ("contact_without_mu", _freeze(sp.ContactPair("ground", "link"),
+                                   shape=sp.Sphere(0.1)), "give mu="),
+    ("contact_without_shape", _freeze(sp.ContactPair("ground", "link", mu=0.3)),
+     "need a shape"),
+    ("driver_starts_elsewhere", _freeze(_hinge(), sp.JointDriver("hinge", position=0.5)),
+     "hinge.driver"),
+    ("bad_delta", lambda: _arm().link_system(delta=0.0), "delta"),
+    ("bad_baumgarte", lambda: _arm().link_system(baumgarte=(1.0,)), "baumgarte"),
+    ("volume_route_option_on_links", lambda: _arm(_hinge()).simulate(0.01, lp_solver="highs"),
+     "simulate.lp_solver"),
+    ("bad_contact_route", lambda: _arm().simulate(0.01, contact="mesh"), "simulate.contact"),
+]
+
+
+@pytest.mark.parametrize("case, expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_link_input_raises_a_named_stickslip_error(case, expected):
+    with pytest.raises(ss.StickslipError) as err:
+        case()
+    assert expected in str(err.value)
+
+
+def test_every_freeze_problem_is_listed_at_once():
+    m = _arm(sp.RevoluteJoint("ground", "arm", point=(0, 0, 0), axis=(0, 1, 0)),
+             sp.JointDriver("elbow", effort=1.0))
+    with pytest.raises(ss.ModelError) as err:
+        m.link_system()
+    assert "'arm'" in str(err.value) and "'elbow'" in str(err.value)
