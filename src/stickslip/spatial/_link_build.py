@@ -5,16 +5,15 @@ consistent with the joints.
 
 Redundant rows (a closed loop whose joints remove the same freedom twice — a 3-D four-bar of
 parallel hinges has 20 rows for 18 coordinates and one DOF) are found from the rank of the
-mass-weighted Jacobian at the initial pose (pivoted QR, relative tolerance 1e-9) and dropped,
+mass-weighted Jacobian at the initial pose (Gram–Schmidt with pivoting, relative tolerance
+1e-9: :func:`independent_rows`) and dropped,
 as Adams and MotionSolve do; the reactions of such a loop are then one of many admissible
 sets (``LinkSystem.parameters()["redundant_rows"]`` names the dropped rows).
 """
 
 from __future__ import annotations
 
-import equinox as eqx
 import numpy as np
-import scipy.linalg
 
 from ..errors import ModelError, ParameterError
 from ._elements import (AbstractJoint, BodyTorque, ContactPair, FixedJoint, JointDriver,
@@ -310,11 +309,9 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
 
     minv = _inverse_mass(system, X0)
     scale = np.sqrt(np.diag(minv))
-    _, Rq, piv = scipy.linalg.qr((J * scale[None, :]).T, pivoting=True, mode="economic")
-    diag = np.abs(np.diag(Rq))
-    rank = int(np.sum(diag > 1e-9 * diag.max()))
-    kept = np.sort(piv[:rank])
-    redundant = tuple(_row_label(joints, drivers, int(r)) for r in np.sort(piv[rank:]))
+    kept = independent_rows(J * scale[None, :])
+    redundant = tuple(_row_label(joints, drivers, int(r)) for r in
+                      sorted(set(range(n_rows_total)) - set(kept.tolist())))
     hol = holonomic_all[kept]
     if np.abs(phi[kept][hol]).max(initial=0.0) > 1e-9:
         k = int(np.argmax(np.abs(phi[kept]) * hol))
@@ -334,11 +331,38 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
     return system
 
 
-@eqx.filter_jit
 def _kinematics(system, X):
-    """(Φ, J, Φ̇) of every row at t = 0: one small compiled program."""
+    """(Φ, J, Φ̇) of every row at t = 0: one small program, kept by the program store (a
+    later process loads it)."""
+    from ..integrate import call_with_system
+
+    return call_with_system(_kinematics_kernel, system, X)
+
+
+def _kinematics_kernel(system, X):
     phi, J, rate, _ = system.joint_terms(0.0, X, derivatives=False)
     return phi, J, rate
+
+
+def independent_rows(J: np.ndarray, rtol: float = 1e-9) -> np.ndarray:
+    """Indices (sorted) of a largest set of linearly independent rows of J: Gram–Schmidt
+    with pivoting (the row of largest remaining norm first, as a column-pivoted QR of Jᵀ
+    picks them); a row whose remainder is below `rtol` times the largest row norm is
+    dependent."""
+    rest = np.array(J, dtype=float)
+    norms = np.linalg.norm(rest, axis=1)
+    tol = rtol * max(norms.max(initial=0.0), 1e-300)
+    kept = []
+    for _ in range(min(rest.shape)):
+        k = int(np.argmax(norms))
+        if norms[k] <= tol:
+            break
+        kept.append(k)
+        q = rest[k] / norms[k]
+        rest -= np.outer(rest @ q, q)
+        norms = np.linalg.norm(rest, axis=1)
+        norms[kept] = -1.0
+    return np.array(sorted(kept), dtype=int)
 
 
 def _row_label(joints, drivers, row):

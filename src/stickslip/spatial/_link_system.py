@@ -39,7 +39,6 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
-import scipy.linalg
 
 from ..constraints import Bilateral, ProductSet, SpatialContact, eliminate_solve, solve_lambda
 from ..laws._base import as_parameter
@@ -218,24 +217,29 @@ def _inverse3(A):
     return jnp.stack([c0, c1, c2], axis=1) / (A[0] @ c0)
 
 
-@eqx.filter_jit
 def _slide_rows(system, X):
+    from ..integrate import call_with_system
+
+    return call_with_system(_slide_rows_kernel, system, X)
+
+
+def _slide_rows_kernel(system, X):
     return system.slide_rows(X, [jk for jk, _ in system.layout.frictions])
 
 
 def _inverse_mass(system, X) -> np.ndarray:
     """M⁻¹ (6 n_b, 6 n_b) at the body states X (NumPy)."""
-    blocks = []
-    for k in range(system.layout.n_bodies):
+    n_b = system.layout.n_bodies
+    out = np.zeros((6 * n_b, 6 * n_b))
+    for k in range(n_b):
         w, x, y, z = X[k, 3:7] / np.linalg.norm(X[k, 3:7])
         R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
                       [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
                       [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-        block = np.zeros((6, 6))
-        block[:3, :3] = np.eye(3) / float(system.masses[k])
-        block[3:, 3:] = R @ np.linalg.inv(np.asarray(system.inertias[k])) @ R.T
-        blocks.append(block)
-    return scipy.linalg.block_diag(*blocks)
+        out[6 * k:6 * k + 3, 6 * k:6 * k + 3] = np.eye(3) / float(system.masses[k])
+        out[6 * k + 3:6 * k + 6, 6 * k + 3:6 * k + 6] = \
+            R @ np.linalg.inv(np.asarray(system.inertias[k])) @ R.T
+    return out
 
 
 class LinkSystem(AbstractSystem):
