@@ -6,7 +6,11 @@ the joint-friction laws' states. Its arrays are traced (masses, anchors, loads, 
 laws, μ: a new value reuses the compiled run; ``vmap`` over them batches), its topology is
 the static :class:`LinkLayout`. A revolute joint's angle is a state too, so that it counts
 whole turns: its rate is the joint's rate, and the projection after every fixed step snaps it
-to the exact angle atan2(…) + 2πk (k the nearest whole turn), so it never drifts. One
+to the exact angle atan2(…) + 2πk (k the nearest whole turn), so it never drifts. With
+contacts, the last state ``contact.unsolved_time`` [s] integrates the indicator of a λ-problem
+the solver left unsolved (no solution: the Painlevé paradox, SPEC §6, or no convergence), so a
+failure between two output samples is not lost: ``SpatialModel.simulate`` raises
+:class:`~stickslip.errors.PainleveError` at the first sample after one. One
 evaluation runs the stages
 
     poses → joint rows (Φ, J, Φ̇, γ) → applied forces Q → [joint friction loop] →
@@ -159,6 +163,7 @@ class LinkLayout:
         self.n_law_states = len(self.law_state_names)
         # revolute joints carry their angle as a state (unwrapped; module docstring)
         self.revolutes = tuple(k for k, j in enumerate(self.joints) if j[1] == "RevoluteJoint")
+        # with contacts, the time spent with an unsolved λ-problem is a state (module docstring)
         self._key = (self.name, self.bodies, self.joints, self.drivers,
                      tuple(self.kept.tolist()), tuple(self.holonomic.tolist()),
                      self.frictions, self.law_state_names, self.forces, self.torques,
@@ -171,7 +176,8 @@ class LinkLayout:
     def state_names(self) -> tuple[str, ...]:
         names = [f"{b}.{c}" for b in self.bodies for c in _STATE]
         return (tuple(names) + self.law_state_names
-                + tuple(f"{self.joints[k][0]}.angle" for k in self.revolutes))
+                + tuple(f"{self.joints[k][0]}.angle" for k in self.revolutes)
+                + (("contact.unsolved_time",) if self.contacts else ()))
 
     def units(self) -> dict[str, str]:
         out = {f"{b}.{c}": u for b in self.bodies for c, u in zip(_STATE, _UNITS)}
@@ -188,7 +194,8 @@ class LinkLayout:
             out.update({f"{name}.gap": "m", f"{name}.fn": "N", f"{name}.ft": "N"})
         for (name, _, _) in self.springs:
             out.update({f"{name}.length": "m", f"{name}.tension": "N"})
-        out.update({"energy": "J", "constraint.position": "m", "constraint.velocity": "m/s"})
+        out.update({"energy": "J", "constraint.position": "m", "constraint.velocity": "m/s",
+                    "contact.unsolved_time": "s", "contact.status": "-"})
         return out
 
 
@@ -496,14 +503,15 @@ class LinkSystem(AbstractSystem):
         def solve(Qt):
             """(λ of all rows, ν̇) for the generalised forces Qt."""
             if J_all.shape[0] == 0:
-                return jnp.zeros(0), apply_minv(Qt)
+                return jnp.zeros(0), apply_minv(Qt), jnp.zeros((), int)
             b = c_all - MJt.T @ Qt
             if n_c:
-                lam = solve_lambda(fset, A, b, layout.formulation, certify="none",
-                                   fallback=False).lam
+                sol = solve_lambda(fset, A, b, layout.formulation, certify="none",
+                                   fallback=False)
+                lam, status = sol.lam, sol.status
             else:
-                lam = eliminate_solve(A, b, pivoting=False)
-            return lam, apply_minv(Qt + J_all.T @ lam)
+                lam, status = eliminate_solve(A, b, pivoting=False), jnp.zeros((), int)
+            return lam, apply_minv(Qt + J_all.T @ lam), status
 
         frictions = layout.frictions
         if frictions:
@@ -513,7 +521,7 @@ class LinkSystem(AbstractSystem):
             normal_of = self._normal_forces(X, joints)
 
             def g(f):
-                lam, _ = solve(Q + Wf.T @ f)
+                lam, _, _ = solve(Q + Wf.T @ f)
                 N = normal_of(J_all[:m], lam[:m])
                 forces, rates = [], []
                 for k, (law, (_, sl)) in enumerate(zip(self.laws, frictions)):
@@ -538,8 +546,9 @@ class LinkSystem(AbstractSystem):
             f = normals = vf = jnp.zeros(0)
             s_rate = jnp.zeros(0)
             Qt = Q
-        lam, nud = solve(Qt)
+        lam, nud, status = solve(Qt)
         return {"nud": nud, "lam": lam[:m], "contact": lam[m:], "J": J_all[:m], "phi": phi,
+                "status": status,
                 "rate": rate, "friction": f, "normal": normals, "slip": vf, "s_rate": s_rate,
                 "psi": psi, "lengths": lengths, "tensions": tensions, "Q": Q}
 
@@ -660,10 +669,12 @@ class LinkSystem(AbstractSystem):
         X = X.at[:, 7:13].add(dnu.reshape(n_b, 6))
         n_s = layout.n_law_states
         if layout.revolutes:
+            n_r = len(layout.revolutes)
             wrapped = self.revolute_angles(X)
-            tracked = rest[n_s:]
+            tracked = rest[n_s:n_s + n_r]
             turns = jnp.round((tracked - wrapped) / (2 * jnp.pi))
-            rest = jnp.concatenate([rest[:n_s], wrapped + 2 * jnp.pi * turns])
+            rest = jnp.concatenate([rest[:n_s], wrapped + 2 * jnp.pi * turns,
+                                    rest[n_s + n_r:]])
         return jnp.concatenate([X.reshape(-1), rest])
 
     # --- AbstractSystem ------------------------------------------------------------------------
@@ -677,7 +688,8 @@ class LinkSystem(AbstractSystem):
 
     def initial_state(self):
         return jnp.concatenate([jnp.reshape(self.x0, (-1,)), self.s0,
-                                self.revolute_angles(self.x0)])
+                                self.revolute_angles(self.x0),
+                                jnp.zeros(1 if self.layout.contacts else 0)])
 
     def _split(self, x):
         n_b = self.layout.n_bodies
@@ -704,7 +716,9 @@ class LinkSystem(AbstractSystem):
         Xd = jnp.concatenate([X[:, 7:10], qd, d["nud"].reshape(-1, 6)], axis=1)
         angle_rate = (self.slide_rows(X, self.layout.revolutes) @ X[:, 7:13].reshape(-1)
                       if self.layout.revolutes else jnp.zeros(0))
-        return jnp.concatenate([Xd.reshape(-1), d["s_rate"], angle_rate])
+        unsolved = ((d["status"] != 0).astype(x.dtype)[None] if self.layout.contacts
+                    else jnp.zeros(0))
+        return jnp.concatenate([Xd.reshape(-1), d["s_rate"], angle_rate, unsolved])
 
     def passive_energy(self, t, x):
         layout = self.layout
@@ -744,6 +758,8 @@ class LinkSystem(AbstractSystem):
                 out[f"{name}.friction"] = d["friction"][k]
                 out[f"{name}.normal"] = d["normal"][k]
                 out[f"{name}.slip"] = d["slip"][k] - self._proxy_rate(k, d)
+        if layout.contacts:
+            out["contact.status"] = d["status"].astype(x.dtype)
         for k, (name, _, _, _, _) in enumerate(layout.contacts):
             lam = d["contact"][3 * k:3 * k + 3]
             out[f"{name}.gap"] = d["psi"][k]

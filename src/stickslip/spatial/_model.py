@@ -29,7 +29,7 @@ from typing import Callable, Mapping, NamedTuple
 import numpy as np
 
 from .._validation import check_finite, check_nonnegative, check_positive
-from ..errors import ModelError, ParameterError, SimulationError
+from ..errors import ModelError, PainleveError, ParameterError, SimulationError
 from ..integrate import FIXED_STEP_METHODS, step_grid
 from ..results import Results
 from ._contact_qp import contact_qp
@@ -795,13 +795,27 @@ class SpatialModel:
             X = np.asarray(initial, dtype=float)
             if X.shape == (len(self.bodies), 13):
                 initial = np.concatenate([X.reshape(-1), np.asarray(system.s0),
-                                          np.asarray(system.revolute_angles(X))])
+                                          np.asarray(system.revolute_angles(X)),
+                                          np.zeros(1 if system.layout.contacts else 0)])
         if t0 is not None:
             options["t0"] = t0
         if initial is not None:
             options["initial"] = initial
-        return integrate.simulate(system, t_end, dt=dt, method=method or "rk4",
-                                  dt_out=dt_out, **options)
+        res = integrate.simulate(system, t_end, dt=dt, method=method or "rk4",
+                                 dt_out=dt_out, **options)
+        if "contact.unsolved_time" in res.names:
+            unsolved = res["contact.unsolved_time"]
+            hit = np.flatnonzero(unsolved > unsolved[0])
+            if hit.size:
+                k = int(hit[0])
+                raise PainleveError(
+                    f"the point contacts' λ-problem had no solution the solver could certify "
+                    f"before t={res.t[k]:.6g} s (contacts: "
+                    f"{[c[0] for c in system.layout.contacts]}; SPEC §6: the Painlevé "
+                    "paradox, or no convergence). Lower μ, raise delta, or use a smaller dt.",
+                    time=float(res.t[k]), contacts=tuple(c[0] for c in system.layout.contacts),
+                    reason="no solution (inconsistency)")
+        return res
 
     def _simulate(self, t_end, dt, method, forces, friction, dt_out, lp_solver, initial, t0,
                   contact_update) -> Results:

@@ -1,0 +1,414 @@
+"""Volume-based rigid contact (SPEC §7; Wakisaka & Sugihara) in pure JAX: free convex bodies
+on the ground, a whole run as one jitted ``lax.scan`` — `jit`, `vmap` over loads and
+parameters (one compile for a batch), the counterpart of the numba host loop of
+`SpatialModel.simulate` (``friction="pyramid"``, ``patch="projection"``, no restitution).
+
+Per step, from the state at the step's start (SPEC §7 step 6):
+
+1. contact volume, normal (eq. 1–2), centroid p_g, polygon S, Q and c (eq. 8–9):
+   `_volume_jax_geometry.ground_contact`;
+2. A = J M⁻¹ Jᵀ Δt, b = J u_free (eq. 13–15, free bodies, J of eq. 6), the QP (16) with
+   f_n ≥ 0 and the centre of pressure (24) in S (25): `_volume_jax_qp.cone_qp` — with the
+   numba path's documented choices: each contact's Q, c divided by its area, λ dimensionless
+   and on the normal force only (λ·nᵀH_ff n · n nᵀ), a 1e-9 relative Tikhonov term;
+3. the static LP (eq. 26–31) by NNLS feasibility; if infeasible the kinetic correction
+   (eq. 32–34) with slip directions from the normal parts of the QP's wrench, then up to
+   ``kinetic_iterations`` consistency passes (the slipping contact's friction fixed, eq. 16
+   re-solved for its normal parts with the normal part Qn of eq. 4's error, corrected again;
+   stop when the wrench changes < 1e-10 of its size): `_volume_jax_friction`;
+4. the contact wrench is held through the Runge–Kutta stages (applied loads, gravity and the
+   gyroscopic term re-evaluated per stage); bodies in contact advance position and orientation
+   with the post-step velocity (semi-implicit Euler, exponential map); quaternions are
+   renormalised every step.
+
+Bodies touch only the ground here (body–body contact is not ported: `VolumeContactSystem`
+rejects models with more than one body unless ``ignore_body_contacts=True``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from ..errors import ModelError, ParameterError
+from ..integrate import FIXED_STEP_METHODS, step_grid
+from ._volume_jax_friction import kinetic_correction, static_lp_feasible
+from ._volume_jax_geometry import ground_contact, ground_tables
+from ._volume_jax_qp import cone_qp
+
+__all__ = ["VolumeContactSystem", "VolumeParams", "BodyLoad", "run_volume", "contact_wrenches",
+           "CONTACT_FIELDS"]
+
+CONTACT_FIELDS = ("active", "volume", "nx", "ny", "nz", "px", "py", "pz", "fx", "fy", "fz",
+                  "tx", "ty", "tz", "fn", "stick")
+
+
+class VolumeParams(NamedTuple):
+    """Traced parameters (a pytree: stack them to `vmap`). mass (n,) [kg]; inertia and its
+    inverse (n, 3, 3) body frame [kg m^2]; gravity (3,) [m/s^2]; k [1/s] (eq. 3); lam [-]
+    (eq. 10, normal force only); mu_s, mu_d [-] of the ground; height [m] of the ground."""
+
+    mass: jnp.ndarray
+    inertia: jnp.ndarray
+    inv_inertia: jnp.ndarray
+    gravity: jnp.ndarray
+    k: jnp.ndarray
+    lam: jnp.ndarray
+    mu_s: jnp.ndarray
+    mu_d: jnp.ndarray
+    height: jnp.ndarray
+
+
+class BodyLoad(NamedTuple):
+    """Constant applied loads, world frame, per body (n, 3): a force [N] acting at a
+    body-fixed `point` [m] (relative to the centre of mass, body frame) and a torque [N m]."""
+
+    force: jnp.ndarray
+    torque: jnp.ndarray
+    point: jnp.ndarray
+
+
+def _rotation(q):
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    return jnp.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                      [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def _cross(a, b):
+    return jnp.stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                      a[0] * b[1] - a[1] * b[0]])
+
+
+def _body_contact(tables, x, F, T, mass, inertia, inv_i, params, dt, P, eps_v, iterations):
+    """The contact wrench on one body (force, torque about its centre of mass, world) for one
+    step of size `dt` from state `x` (13,) under the applied F, T (SPEC §7 steps 1–5), and
+    its record (CONTACT_FIELDS)."""
+    R = _rotation(x[3:7])
+    geo = ground_contact(tables, x[:3], R, params.height, eps_v)
+    active = geo.active
+    n, e1, e2, pg = geo.normal, geo.e1, geo.e2, geo.centroid
+    L = geo.count
+    basis = jnp.stack([n, e1, e2])
+
+    def solve(_):
+        area = jnp.where(active, geo.Q[0, 0], 1.0)
+        Qs = geo.Q / area                                     # per unit area (docs/spatial.md 6)
+        cn = params.k * geo.nc / area
+        # free motion over the step (eq. 13 without contact forces), eq. 6 and eq. 15
+        w = x[10:13]
+        wb = R.T @ w
+        rb = R.T @ T - jnp.cross(wb, inertia @ wb)
+        alpha = R @ (inv_i @ rb)
+        u_free = jnp.concatenate([x[7:10] + dt * (F / mass + params.gravity), w + dt * alpha])
+        Iw = (R @ inv_i) @ R.T
+        Minv = jnp.zeros((6, 6)).at[:3, :3].set(jnp.eye(3) / mass).at[3:, 3:].set(Iw)
+        d = x[:3] - pg
+        sk = jnp.array([[0.0, -d[2], d[1]], [d[2], 0.0, -d[0]], [-d[1], d[0], 0.0]])
+        J = jnp.eye(6).at[:3, 3:].set(sk)
+        A = ((J @ Minv) @ J.T) * dt                                                 # eq. 15
+        bvec = J @ u_free
+        Lmax = tables.max_polygon
+        valid = jnp.arange(Lmax) < L
+        en = jnp.cross(geo.edge_normals, n)
+        G = jnp.concatenate([jnp.concatenate([-n, jnp.zeros(3)])[None],            # f_n >= 0
+                             jnp.concatenate([-geo.edge_offsets[:, None] * n, en], axis=1)])
+        G = jnp.where(jnp.concatenate([jnp.array([True]), valid])[:, None], G, 0.0)  # (24–25)
+        AQ = A.T @ Qs
+        H = AQ @ A
+        H = H.at[jnp.diag_indices(6)].multiply(1.0 + 1e-9)   # Tikhonov, as numba
+        s_n = params.lam * (n @ H[:3, :3] @ n)                                      # eq. 10's λ
+        H = H.at[:3, :3].add(s_n * jnp.outer(n, n))
+        g = AQ @ bvec - A.T @ cn                                                    # eq. 16
+        f = cone_qp(H, g, G, L + 1)
+
+        def to_local(f):
+            return jnp.concatenate([basis @ f[:3], basis @ f[3:]])
+
+        w_qp = to_local(f)
+        r = geo.polygon - pg
+        r2 = jnp.stack([r @ e1, r @ e2], axis=1)
+        r2 = jnp.where(valid[:, None], r2, 0.0)
+        # slip directions (eq. 32's norm(v_l)): the step's slip with only the normal parts
+        f_normal = jnp.concatenate([(f[:3] @ n) * n, f[3:] - (f[3:] @ n) * n])
+        v_trial = A @ f_normal + bvec
+        vl = v_trial[:3] + jnp.cross(v_trial[3:], r)
+        vl2 = jnp.stack([vl @ e1, vl @ e2], axis=1)
+        speed = jnp.sqrt(jnp.sum(vl2 ** 2, axis=1))
+        dirs = jnp.where((speed > eps_v)[:, None], -vl2 / jnp.maximum(speed, 1e-300)[:, None], 0.0)
+        dirs = jnp.where(valid[:, None], dirs, 0.0)
+        stick = static_lp_feasible(w_qp, r2, L, params.mu_s, P) | ~active
+        # kinetic correction (eq. 32–34) and the consistency passes (docs/spatial.md 4): pass 0
+        # corrects the QP's wrench; each later pass fixes the friction, re-solves eq. 16 for the
+        # normal parts (f_n, τ_1, τ_2) with the normal part Qn of eq. 4's error, and corrects
+        # again, until the wrench changes by < 1e-10 of its size. One traced copy of each solver.
+        Qn_s = geo.Qn / area
+        AQs = A.T @ Qn_s
+        Hn = AQs @ A + (H - (A.T @ Qs) @ A)
+        gn = AQs @ bvec - A.T @ cn
+        Z = jnp.zeros((6, 3)).at[:3, 0].set(n).at[3:, 1].set(e1).at[3:, 2].set(e2)
+        Hz = (Z.T @ Hn) @ Z
+        Gz = G @ Z
+
+        def cond(st):
+            ws, it, done = st
+            return ~stick & ~done & (it <= iterations)
+
+        def body(st):
+            ws, it, _ = st
+            f0 = jnp.concatenate([ws[1] * e1 + ws[2] * e2, ws[3] * n])
+            y = cone_qp(Hz, Z.T @ (Hn @ f0 + gn), Gz, L + 1)
+            previous = jnp.where(it == 0, w_qp, to_local(f0 + Z @ y))
+            new = kinetic_correction(previous, r2, L, dirs, params.mu_d)
+            change = jnp.max(jnp.abs(new - previous))
+            return new, it + 1, (it > 0) & (change <= 1e-10 * jnp.max(jnp.abs(new)))
+
+        ws, _, _ = lax.while_loop(cond, body, (w_qp, jnp.asarray(0), jnp.asarray(False)))
+        return ws, stick
+
+    # no contact: nothing to solve (under vmap both branches run, selected per lane)
+    ws, stick = lax.cond(active, solve, lambda _: (jnp.zeros(6), jnp.asarray(True)), None)
+    ws = jnp.where(active, ws, 0.0)
+    fw, tw = basis.T @ ws[:3], basis.T @ ws[3:]
+    # an overflowing polygon buffer (more corners than `max_polygon`) poisons the run with
+    # NaN rather than dropping the contact silently
+    Fc = jnp.where(geo.overflow, jnp.nan, fw)
+    Tc = tw + jnp.cross(pg - x[:3], Fc)
+    nan3 = jnp.full(3, jnp.nan)
+    record = jnp.concatenate([
+        jnp.stack([active.astype(float), geo.volume]),
+        jnp.where(active, n, nan3), jnp.where(active, pg, nan3), fw, tw,
+        jnp.stack([fw @ n, jnp.where(active, stick, False).astype(float)])])
+    record = jnp.where(geo.overflow, jnp.nan, record)
+    return Fc, Tc, active, record
+
+
+def _rates(X, F, T, params):
+    """Ẋ (n, 13) of the Newton–Euler equations of free bodies (the numba
+    `_dynamics.rigid_body_rates`): ṗ = v, q̇ = ½(0, ω)⊗q, v̇ = F/m + g,
+    ω̇ = R I⁻¹(Rᵀ T − ω_b × I ω_b)."""
+    def one(x, F, T, mass, inertia, inv_i):
+        q, w = x[3:7], x[10:13]
+        R = _rotation(q)
+        wb = R.T @ w
+        rb = R.T @ T - jnp.cross(wb, inertia @ wb)
+        alpha = R @ (inv_i @ rb)
+        qd = jnp.stack([-0.5 * (w[0] * q[1] + w[1] * q[2] + w[2] * q[3]),
+                        0.5 * (w[0] * q[0] + (w[1] * q[3] - w[2] * q[2])),
+                        0.5 * (w[1] * q[0] + (w[2] * q[1] - w[0] * q[3])),
+                        0.5 * (w[2] * q[0] + (w[0] * q[2] - w[1] * q[1]))])
+        return jnp.concatenate([x[7:10], qd, F / mass + params.gravity, alpha])
+    return jax.vmap(one)(X, F, T, params.mass, params.inertia, params.inv_inertia)
+
+
+def _applied(X, load):
+    """World force and torque about the centre of mass of each body's load at state X."""
+    arm = jax.vmap(lambda q, p: _rotation(q) @ p)(X[:, 3:7], load.point)
+    return load.force, load.torque + jnp.cross(arm, load.force)
+
+
+class VolumeContactSystem:
+    """Static description of free convex bodies on the ground for the JAX volume contact:
+    shapes (as static tables), the friction pyramid's sides P, ε_v, kinetic_iterations and
+    the names; the traced parameters come from :meth:`params`.
+
+    Build it from a `SpatialModel` with :meth:`from_model` (ground required; patch
+    "projection"; no restitution). `max_polygon`: the buffer size of the contact polygon
+    (default: the bound that cannot overflow, 20 for a box; an overflow gives NaN records).
+    """
+
+    def __init__(self, names, masses, inertias, shapes, *, gravity=(0.0, 0.0, -9.81),
+                 k=1000.0, lam=1e-3, P=8, eps_v=1e-12, mu_s=0.5, mu_d=0.3, height=0.0,
+                 kinetic_iterations=10, max_polygon=None, states=None):
+        self.names = list(names)
+        self.tables = [ground_tables(s, max_polygon) for s in shapes]
+        self.P, self.eps_v = int(P), float(eps_v)
+        self.kinetic_iterations = int(kinetic_iterations)
+        inertia = np.array(inertias, dtype=float)
+        self._params = VolumeParams(
+            jnp.asarray(np.array(masses, dtype=float)), jnp.asarray(inertia),
+            jnp.asarray(np.linalg.inv(inertia)), jnp.asarray(np.array(gravity, dtype=float)),
+            jnp.asarray(float(k)), jnp.asarray(float(lam)), jnp.asarray(float(mu_s)),
+            jnp.asarray(float(mu_d)), jnp.asarray(float(height)))
+        self._states = None if states is None else np.asarray(states, dtype=float)
+        self._runs: dict = {}
+
+    @classmethod
+    def from_model(cls, model, *, max_polygon=None, ignore_body_contacts: bool = False):
+        """The system of a `SpatialModel` (its bodies, ground and settings)."""
+        if model.ground is None:
+            raise ModelError("the JAX volume contact needs a ground; add one with "
+                             "`model.add_ground(mu_s=..., mu_d=...)`.")
+        if model.patch != "projection":
+            raise ModelError(f"the JAX volume contact supports patch='projection' only; got "
+                             f"patch={model.patch!r}. Use the numba path for 'section'.")
+        if model.restitution is not None or model.ground.get("restitution") is not None:
+            raise ModelError("the JAX volume contact does not support a restitution yet; use "
+                             "`SpatialModel.simulate` (numba) for restitution.")
+        if len(model.bodies) > 1 and not ignore_body_contacts:
+            raise ModelError(f"the JAX volume contact has no body–body contact yet; the model "
+                             f"has {len(model.bodies)} bodies. Pass ignore_body_contacts=True if "
+                             "they never touch, or use `SpatialModel.simulate`.")
+        return cls([b.name for b in model.bodies], [b.mass for b in model.bodies],
+                   [b.inertia for b in model.bodies], [b.shape for b in model.bodies],
+                   gravity=model.gravity, k=model.k, lam=model.lam, P=model.P,
+                   eps_v=model.eps_v, mu_s=model.ground["mu_s"], mu_d=model.ground["mu_d"],
+                   height=model.ground["height"], kinetic_iterations=model.kinetic_iterations,
+                   max_polygon=max_polygon, states=model.initial_state())
+
+    def params(self, **changes) -> VolumeParams:
+        """The traced parameters, with `changes` (e.g. ``mu_s=0.4``) applied."""
+        p = self._params._replace(**{k: jnp.asarray(v, dtype=float) for k, v in changes.items()})
+        if "inertia" in changes:
+            p = p._replace(inv_inertia=jnp.linalg.inv(p.inertia))
+        return p
+
+    def initial_state(self) -> np.ndarray:
+        if self._states is None:
+            raise ParameterError("this system has no initial state; pass `initial=`.")
+        return self._states.copy()
+
+    def zero_load(self) -> BodyLoad:
+        z = jnp.zeros((len(self.names), 3))
+        return BodyLoad(z, z, z)
+
+    # --- the pure functions ------------------------------------------------------------
+    def contact(self, X, F, T, dt, params):
+        """Contact forces Fc, torques Tc (n, 3) on the centres of mass (world), whether each
+        body is in contact (n,), and the records (n, 16) (CONTACT_FIELDS) for one step of
+        size `dt` from state X under the applied F, T (world, about the centres of mass)."""
+        out = [_body_contact(tab, X[i], F[i], T[i], params.mass[i], params.inertia[i],
+                             params.inv_inertia[i], params, dt, self.P, self.eps_v,
+                             self.kinetic_iterations)
+               for i, tab in enumerate(self.tables)]
+        return tuple(jnp.stack(z) for z in zip(*out))
+
+    def step(self, X, h, load, params, tableau):
+        """One step of size h (SPEC §7 step 6): the contact wrench from the step's start held
+        through the stages of `tableau`; bodies in contact advance position and orientation
+        with the post-step velocity; unit quaternions. Returns (X⁺, records)."""
+        F0, T0 = _applied(X, load)
+        Fc, Tc, active, record = self.contact(X, F0, T0, h, params)
+        K = []
+        for s, row in enumerate(tableau.a):
+            Xi = X
+            for j, a in enumerate(row):
+                if a != 0.0:
+                    Xi = Xi + (h * a) * K[j]
+            F, T = (F0, T0) if s == 0 else _applied(Xi, load)
+            K.append(_rates(Xi, F + Fc, T + Tc, params))
+        Xn = X
+        for j, b in enumerate(tableau.b):
+            if b != 0.0:
+                Xn = Xn + (h * b) * K[j]
+        v, w = Xn[:, 7:10], Xn[:, 10:13]
+        p_semi = X[:, :3] + h * v
+        speed = jnp.sqrt(jnp.sum(w * w, axis=1))
+        moving = speed * h >= 1e-300
+        half = 0.5 * speed * h
+        sn = jnp.sin(half) / jnp.where(moving, speed, 1.0)
+        r0, r1, r2, r3 = jnp.cos(half), sn * w[:, 0], sn * w[:, 1], sn * w[:, 2]
+        q = X[:, 3:7]
+        q_semi = jnp.stack([r0 * q[:, 0] - (r1 * q[:, 1] + r2 * q[:, 2] + r3 * q[:, 3]),
+                            r0 * q[:, 1] + q[:, 0] * r1 + (r2 * q[:, 3] - r3 * q[:, 2]),
+                            r0 * q[:, 2] + q[:, 0] * r2 + (r3 * q[:, 1] - r1 * q[:, 3]),
+                            r0 * q[:, 3] + q[:, 0] * r3 + (r1 * q[:, 2] - r2 * q[:, 1])], axis=1)
+        q_semi = jnp.where(moving[:, None], q_semi, q)
+        Xn = Xn.at[:, :3].set(jnp.where(active[:, None], p_semi, Xn[:, :3]))
+        Xn = Xn.at[:, 3:7].set(jnp.where(active[:, None], q_semi, Xn[:, 3:7]))
+        qn = Xn[:, 3:7]
+        Xn = Xn.at[:, 3:7].set(qn / jnp.sqrt(jnp.sum(qn * qn, axis=1))[:, None])
+        return Xn, record
+
+    def run_function(self, grid, method: str = "rk_gill"):
+        """The pure run ``f(X0, load, params) -> (states (n_out+1, n, 13), records
+        (n_out+1, n, 16))`` on `grid` (``stickslip.integrate.step_grid``): one ``lax.scan``
+        over the samples, each a loop over its steps. Jit it, vmap it (e.g. over `load`)."""
+        tableau = FIXED_STEP_METHODS[method]
+        slots = grid.n_sub + (1 if grid.h_last > 0 else 0)
+        table = np.zeros((grid.n_out, slots))
+        table[:, :grid.n_sub] = grid.dt
+        table[-1, :] = 0.0
+        table[-1, :grid.n_last] = grid.dt
+        if grid.h_last > 0:
+            table[-1, grid.n_last] = grid.h_last
+        uniform = bool(np.all(table == grid.dt))
+        nb = len(self.names)
+
+        def f(X0, load, params):
+            rec0 = jnp.zeros((nb, 16)).at[:, 2:8].set(jnp.nan)
+
+            def one_step(carry, h):
+                X, rec = carry
+                if uniform:
+                    return self.step(X, h, load, params, tableau)
+                return lax.cond(h > 0, lambda c: self.step(c[0], h, load, params, tableau),
+                                lambda c: c, (X, rec))
+
+            def sample(carry, row):
+                carry = lax.fori_loop(0, slots, lambda i, c: one_step(c, row[i]), carry)
+                return carry, carry
+
+            _, (Xs, recs) = lax.scan(sample, (X0, rec0), jnp.asarray(table))
+            return (jnp.concatenate([X0[None], Xs]), jnp.concatenate([rec0[None], recs]))
+
+        return f
+
+    def jitted_run(self, grid, method: str = "rk_gill"):
+        """`run_function` under `jax.jit`, kept per (grid, method)."""
+        key = (grid, method)
+        if key not in self._runs:
+            self._runs[key] = jax.jit(self.run_function(grid, method))
+        return self._runs[key]
+
+
+def contact_wrenches(system: VolumeContactSystem, X, F, T, dt, params=None):
+    """`SpatialModel.contact_wrenches`' counterpart: contact forces and torques (n, 3) on the
+    centres of mass for one step of size `dt` [s] from state X (n, 13) under applied F, T
+    (n, 3) (world, about the centres of mass), and the records (n, 16)."""
+    params = system.params() if params is None else params
+    Fc, Tc, _, rec = system.contact(jnp.asarray(X), jnp.asarray(F), jnp.asarray(T), dt, params)
+    return Fc, Tc, rec
+
+
+def run_volume(system: VolumeContactSystem, t_end: float, *, dt: float = 1e-3,
+               dt_out: float | None = None, method: str = "rk_gill", load: BodyLoad | None = None,
+               initial=None, t0: float = 0.0, params: VolumeParams | None = None):
+    """Simulate the system from `t0` to `t_end` [s] with step `dt` [s] in one jitted scan
+    (SPEC §7 step 6) and return a `stickslip.Results` with the channels of
+    `SpatialModel.simulate`: ``<body>.x … .wz`` and ``ground-<body>.active … .stick``.
+
+    load: constant `BodyLoad` (default none); initial: an (n, 13) state or a Results with a
+    ``final_state`` (default the system's initial state); params: `VolumeParams` (default
+    the system's)."""
+    from ..results import Results
+
+    if method not in FIXED_STEP_METHODS:
+        raise ParameterError(f"`run_volume.method` must be one of {sorted(FIXED_STEP_METHODS)}; "
+                             f"got {method!r}.")
+    if initial is None:
+        X0 = system.initial_state()
+    elif isinstance(initial, Results):
+        X0 = np.asarray(initial.final_state)
+        t0 = float(initial.t[-1]) if t0 == 0.0 else t0
+    else:
+        X0 = np.asarray(initial, dtype=float).reshape(len(system.names), 13)
+    grid = step_grid(t0, t_end, dt, dt_out, owner="run_volume")
+    load = system.zero_load() if load is None else load
+    params = system.params() if params is None else params
+    Xs, recs = system.jitted_run(grid, method)(jnp.asarray(X0), load, params)
+    Xs, recs = np.asarray(Xs), np.asarray(recs)
+    channels, units = {}, {}
+    suffix = ["x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"]
+    for i, name in enumerate(system.names):
+        for j, s in enumerate(suffix):
+            channels[f"{name}.{s}"] = Xs[:, i, j]
+        for j, s in enumerate(CONTACT_FIELDS):
+            channels[f"ground-{name}.{s}"] = recs[:, i, j]
+    meta = {"system": "VolumeContactSystem", "method": method, "dt": dt, "dt_out": grid.dt_out,
+            "t0": t0, "t_end": t_end, "steps": grid.n_steps, "bodies": system.names}
+    return Results(grid.times(), channels, units=units, meta=meta, final_state=Xs[-1])
