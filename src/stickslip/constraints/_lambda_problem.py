@@ -37,7 +37,10 @@ With ``certify="auto"`` a larger problem whose bound fails (e.g. the four corner
 clearance slider: A is singular there) is solved and its existence certified, but its
 uniqueness is not checked (``LambdaSolution.verified`` is False). Where the active-set loop
 finds no feasible combination within its cap, the enumeration decides (no solution, several,
-or the one it finds). Spatial cones use projected Gauss–Seidel with an active-set polish.
+or the one it finds). Spatial cones (whose sliding directions are not finitely many modes)
+use semismooth Newton rounds on the natural map, safeguarded by projected Gauss–Seidel
+(:mod:`._iterative`); their ``status`` is STATUS_UNIQUE where the residual is below
+``RESIDUAL_TOLERANCE`` — existence, not uniqueness (``verified`` False).
 """
 
 from __future__ import annotations

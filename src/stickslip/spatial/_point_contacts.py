@@ -14,6 +14,12 @@ The force block is a :class:`~stickslip.constraints.SpatialContact` with frictio
 w = J ν̇ + J̇ν + (2ζ/δ) J ν + (1/δ²)[0; 0; ψ] ∈ −lim N_F^{U_ε}(λ) (SPEC §6). The state per
 body is the spatial package's: position, quaternion (w, x, y, z), velocity, angular velocity
 (world frame); the Newton–Euler equations M ν̇ = Q + Jᵀλ with Q = [m g + f; τ − ω × I ω].
+
+Applied loads are data: ``force`` f (world frame) acting at the body-fixed ``force_point`` p_f
+and a ``torque`` τ_a, so f adds (R p_f) × f + τ_a to the torque. They are array fields —
+traced, like the masses — so a new load reuses the compiled run and ``jax.vmap`` (or
+:func:`stickslip.simulate_batch`) runs many loads in one compile. The older ``forces``
+callable (static: a new function is a new program) adds to them.
 """
 
 from __future__ import annotations
@@ -52,6 +58,29 @@ def _quat_rate(q, w):
                             qw * wz + qx * wy - qy * wx])
 
 
+def _body_vectors(name: str, value, bodies) -> np.ndarray:
+    """`value` as an (n_bodies, 3) float array (0 for None; a (3,) vector for one body),
+    or a ParameterError naming `PointContacts.<name>` and the shape it needs."""
+    n_b = len(bodies)
+    if value is None:
+        return np.zeros((n_b, 3))
+    if isinstance(value, jax.core.Tracer):
+        return value
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(f"`PointContacts.{name}` must be numbers of shape ({n_b}, 3); "
+                             f"got {type(value).__name__} {value!r:.60}.") from None
+    if arr.shape == (3,) and n_b == 1:
+        arr = arr[None, :]
+    if arr.shape != (n_b, 3):
+        raise ParameterError(f"`PointContacts.{name}` must have shape ({n_b}, 3): one "
+                             f"3-vector per body ({list(bodies)}); got shape {arr.shape}.")
+    if not np.all(np.isfinite(arr)):
+        raise ParameterError(f"`PointContacts.{name}` must be finite; got {arr.tolist()}.")
+    return arr
+
+
 class PointContacts(AbstractSystem):
     """Point contacts of a spatial model's bodies with its ground (module docstring).
 
@@ -63,6 +92,16 @@ class PointContacts(AbstractSystem):
 
     trace_stages_once: ClassVar[bool] = True
 
+    def __check_init__(self):
+        n_b = len(self.body_names)
+        for name in ("force", "torque", "force_point"):
+            shape = jnp.shape(getattr(self, name))
+            if shape != (n_b, 3):
+                raise ParameterError(
+                    f"`PointContacts.{name}` must have shape ({n_b}, 3): one 3-vector per "
+                    f"body ({list(self.body_names)}); got shape {shape}. Pass e.g. "
+                    f"np.zeros(({n_b}, 3)) with the load of body k in row k.")
+
     x0: jnp.ndarray = eqx.field(converter=as_parameter)          # (n_bodies, 13)
     masses: jnp.ndarray = eqx.field(converter=as_parameter)      # (n_bodies,)
     inertias: jnp.ndarray = eqx.field(converter=as_parameter)    # (n_bodies, 3, 3) body frame
@@ -73,6 +112,9 @@ class PointContacts(AbstractSystem):
     mu: jnp.ndarray = eqx.field(converter=as_parameter)
     delta: jnp.ndarray = eqx.field(converter=as_parameter)
     zeta: jnp.ndarray = eqx.field(converter=as_parameter)
+    force: jnp.ndarray = eqx.field(converter=as_parameter)        # (n_bodies, 3) world [N]
+    torque: jnp.ndarray = eqx.field(converter=as_parameter)       # (n_bodies, 3) world [N·m]
+    force_point: jnp.ndarray = eqx.field(converter=as_parameter)  # (n_bodies, 3) body [m]
     owner: tuple = eqx.field(static=True)                        # body index per point
     body_names: tuple = eqx.field(static=True)
     formulation: str = eqx.field(static=True)
@@ -82,7 +124,8 @@ class PointContacts(AbstractSystem):
     def from_model(cls, model, *, mu: float | None = None, delta: float = 1e-3,
                    zeta: float = 1.0, formulation: str = "kikuuwe",
                    spheres: Mapping[str, float] | None = None,
-                   forces: Callable | None = None) -> "PointContacts":
+                   forces: Callable | None = None, force=None, torque=None,
+                   force_point=None) -> "PointContacts":
         """Point contacts for the bodies of `model` (a :class:`stickslip.spatial.Model` with
         a ground).
 
@@ -92,6 +135,26 @@ class PointContacts(AbstractSystem):
         contact at the lowest point) instead of at their vertices.
         forces: ``fn(t, X) -> (F, T)`` with X the (n_bodies, 13) state, F and T
         (n_bodies, 3) applied forces and torques at the centres of mass [N, N·m]; pure JAX.
+        A new function compiles a new program: for constant loads use the arrays below.
+        force [N], torque [N·m]: constant applied loads, (n_bodies, 3) in the world frame
+        (row k for body k; a (3,) vector when the model has one body; default 0).
+        force_point [m]: where each body's `force` acts, (n_bodies, 3) in the body frame
+        (default: the centre of mass); the force then adds (R p) × f to the torque. The
+        three are traced data: a new value reuses the compiled run, and a batch of loads
+        runs in one compile (``ss.simulate_batch([pc.replace(force=f) for f in loads], …)``).
+
+        Example: a 1 kg cube of side 0.1 m pushed by 3 N at the centre of its bottom face
+        (below μ m g = 4.905 N) holds.
+
+        >>> import stickslip as ss
+        >>> m = ss.spatial.Model(gravity=(0.0, 0.0, -9.81))
+        >>> _ = m.add_body("box", mass=1.0, inertia=None, shape=ss.spatial.Box(0.1, 0.1, 0.1),
+        ...                position=(0.0, 0.0, 0.05))
+        >>> _ = m.add_ground(mu_s=0.5, mu_d=0.5)
+        >>> pc = ss.spatial.PointContacts.from_model(m, force=(3.0, 0.0, 0.0),
+        ...                                          force_point=(0.0, 0.0, -0.05))
+        >>> bool(abs(pc.simulate(0.1, dt=1e-3, dt_out=0.05)["box.x"][-1]) < 1e-12)
+        True
         """
         check_formulation(formulation)
         if model.ground is None:
@@ -128,11 +191,14 @@ class PointContacts(AbstractSystem):
                     points.append(np.asarray(v, dtype=float))
                     radii.append(0.0)
                     owner.append(k)
+        loads = {name: _body_vectors(name, value, names)
+                 for name, value in (("force", force), ("torque", torque),
+                                     ("force_point", force_point))}
         return cls(x0=model.initial_state(), masses=np.array([b.mass for b in model.bodies]),
                    inertias=np.array([b.inertia for b in model.bodies]),
                    points=np.array(points), radii=np.array(radii), gravity=model.gravity,
                    height=model.ground["height"], mu=float(mu), delta=float(delta),
-                   zeta=float(zeta), owner=tuple(owner), body_names=tuple(names),
+                   zeta=float(zeta), **loads, owner=tuple(owner), body_names=tuple(names),
                    formulation=formulation, forces=forces)
 
     # --- kinematics of the contact points --------------------------------------------------
@@ -170,6 +236,10 @@ class PointContacts(AbstractSystem):
         w = X[:, 10:13]
         F = self.masses[:, None] * self.gravity[None, :]
         T = -jnp.cross(w, jnp.einsum("bij,bj->bi", I_world, w))
+        # the applied loads (data): f at the body-fixed point p_f adds (R p_f) × f
+        arm_f = jnp.einsum("bij,bj->bi", R, self.force_point)
+        F = F + self.force
+        T = T + self.torque + jnp.cross(arm_f, self.force)
         if self.forces is not None:
             f_app, t_app = self.forces(t, X)
             F = F + f_app
@@ -239,14 +309,21 @@ class PointContacts(AbstractSystem):
         return out
 
     def linear_modes(self):
-        zeta, delta = float(self.zeta), float(self.delta)
-        root = np.sqrt(complex(zeta ** 2 - 1.0))
-        return [(f"point-contact relaxation (δ={delta:g} s, ζ={zeta:g})",
-                 np.array([(-zeta + root) / delta, (-zeta - root) / delta]))]
+        # one value, or one per member of a stacked batch (ss.simulate_batch)
+        zeta = np.ravel(np.asarray(self.zeta, dtype=float))
+        delta = np.ravel(np.asarray(self.delta, dtype=float))
+        root = np.sqrt(zeta.astype(complex) ** 2 - 1.0)
+        label = (f"point-contact relaxation (δ={np.min(delta):g} s, ζ={zeta[0]:g})"
+                 if zeta.size == 1 else
+                 f"point-contact relaxation (δ ≥ {np.min(delta):g} s, {zeta.size} members)")
+        return [(label, np.concatenate([(-zeta + root) / delta, (-zeta - root) / delta]))]
 
     def parameters(self):
         return {"mu": float(self.mu), "delta": float(self.delta), "zeta": float(self.zeta),
-                "contact_formulation": self.formulation, "bodies": list(self.body_names)}
+                "contact_formulation": self.formulation, "bodies": list(self.body_names),
+                "force": np.asarray(self.force).tolist(),
+                "torque": np.asarray(self.torque).tolist(),
+                "force_point": np.asarray(self.force_point).tolist()}
 
     def simulate(self, t_end: float, dt: float, method: str = "rk4",
                  dt_out: float | None = None, **options):
