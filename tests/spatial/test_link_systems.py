@@ -226,7 +226,7 @@ def test_gradient_through_a_contact_run_matches_the_closed_form():
         return xs[-1, 0]
 
     mu = 0.3
-    grad = float(jax.jacfwd(final_x)(mu))
+    grad = float(jax.grad(final_x)(mu))
     # x(T) = 2v₀²/(7μg) − 2v₀²/(49μg) + 5/7 v₀ T − 10v₀²/(49μg) = 5/7 v₀T + 2v₀²/(49μg)
     closed = -2 * v0 ** 2 / (49 * g * mu ** 2)
     np.testing.assert_allclose(grad, closed, rtol=2e-3)     # t* falls between steps: O(dt)

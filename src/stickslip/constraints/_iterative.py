@@ -38,6 +38,9 @@ earlier Gauss–Seidel-first solver could pick another with the same residual).
 
 from __future__ import annotations
 
+import functools
+
+import equinox as eqx
 import jax
 import jax.numpy as jnp
 import jax.scipy.linalg
@@ -189,7 +192,44 @@ def _cone_fixed_point_map(mu, rho, A, b, formulation):
 def solve_iteratively(blocks, offsets, A, b, formulation, sweeps=SWEEPS):
     """(λ, w, residual) of the λ-problem: Newton rounds, safeguarded by projected
     Gauss–Seidel (module docstring); at most `sweeps` sweeps. The residual is
-    :func:`natural_residual`'s."""
+    :func:`natural_residual`'s.
+
+    Differentiable in A, b and the blocks' parameters (μ) in forward and reverse mode, by
+    the implicit function theorem at the solution (the loops themselves are not
+    differentiated): F(λ; A, b, μ) = 0 gives dλ = −(∂F/∂λ)⁺ (∂F/∂(A, b, μ)) d(A, b, μ),
+    with the same regularised least-squares solve as the Newton steps (where λ is not
+    unique it picks the smallest change). The steps ρ are held fixed: a solution is a zero
+    of F for every ρ > 0."""
+    arrays, static = eqx.partition(tuple(blocks), eqx.is_array)
+    lam, res = _solve(static, tuple(offsets), formulation, int(sweeps), arrays, A, b)
+    return lam, A @ lam - b, res
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(0, 1, 2, 3))
+def _solve(static, offsets, formulation, sweeps, arrays, A, b):
+    lam, _, res = _solve_loops(eqx.combine(arrays, static), offsets, A, b, formulation,
+                               sweeps)
+    return lam, res
+
+
+@_solve.defjvp
+def _solve_jvp(static, offsets, formulation, sweeps, primals, tangents):
+    arrays, A, b = primals
+    lam, res = _solve(static, offsets, formulation, sweeps, arrays, A, b)
+    rho = [jax.lax.stop_gradient(r) for r in _steps(eqx.combine(arrays, static), offsets, A)]
+
+    def F(lam, arrays, A, b):
+        blocks = eqx.combine(arrays, static)
+        return _fixed_point_map(blocks, offsets, A, b, formulation, rho)(lam)
+
+    J = jax.jacfwd(F)(lam, arrays, A, b)
+    _, dF = jax.jvp(lambda a, A_, b_: F(lam, a, A_, b_), (arrays, A, b), tangents)
+    dlam = -_least_squares(J, dF)
+    return (lam, res), (dlam, jnp.zeros_like(res))
+
+
+def _solve_loops(blocks, offsets, A, b, formulation, sweeps=SWEEPS):
+    """The loops of :func:`solve_iteratively` (not differentiable themselves)."""
     m = A.shape[0]
     rho = _steps(blocks, offsets, A)
     if all(blk.kind == "spatial_contact" for blk in blocks):
