@@ -96,6 +96,9 @@ def natural_residual(blocks, offsets, A, b, lam, formulation):
 
 
 def _sweeps(blocks, offsets, A, b, formulation, rho, lam0, n):
+    if len(blocks) > 1 and all(blk.kind == "spatial_contact" for blk in blocks):
+        return _cone_sweeps(blocks, A, b, formulation, rho, lam0, n)
+
     def sweep(_, lam):
         for blk, o, r in zip(blocks, offsets, rho):
             sl = slice(o, o + blk.size)
@@ -105,6 +108,24 @@ def _sweeps(blocks, offsets, A, b, formulation, rho, lam0, n):
         return lam
 
     return jax.lax.fori_loop(0, n, sweep, lam0)
+
+
+def _cone_sweeps(blocks, A, b, formulation, rho, lam0, n):
+    """:func:`_sweeps` for spatial contacts only: the contacts visited by a ``fori_loop``
+    (one contact's update traced once, whatever their number)."""
+    mu = jnp.stack([jnp.asarray(blk.mu, A.dtype) for blk in blocks])
+    rho = jnp.stack(rho)
+    rows = A.reshape(len(blocks), 3, -1)
+    bs = b.reshape(len(blocks), 3)
+
+    def visit(k, lam):
+        w = rows[k] @ lam - bs[k]
+        what = _cone_what(mu[k][None], w[None], formulation)[0]
+        z = jax.lax.dynamic_slice(lam, (3 * k,), (3,)) - rho[k] * what
+        return jax.lax.dynamic_update_slice(lam, _one_cone(z, mu[k]), (3 * k,))
+
+    return jax.lax.fori_loop(0, n, lambda _, lam: jax.lax.fori_loop(0, len(blocks), visit,
+                                                                     lam), lam0)
 
 
 def _least_squares(J, r):
