@@ -219,7 +219,8 @@ def figures(
 
 examples_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
                            context_settings=_CONTEXT,
-                           help="Ready-made planar mechanisms: list them, run one.")
+                           help="Ready-made planar mechanisms and spatial link systems: list "
+                                "them, run one.")
 app.add_typer(examples_app, name="examples")
 
 
@@ -227,8 +228,9 @@ app.add_typer(examples_app, name="examples")
 def examples_list():
     """List the examples."""
     from .planar.examples import EXAMPLES
+    from .spatial.examples import EXAMPLES as SPATIAL
 
-    for name, (title, _) in EXAMPLES.items():
+    for name, (title, _) in {**EXAMPLES, **SPATIAL}.items():
         typer.echo(f"{name:18s} {title}")
 
 
@@ -242,11 +244,22 @@ def examples_run(
 ):
     """Run one example: CSV of every channel, trajectory plot, GIF and key numbers."""
     from .planar.examples import EXAMPLES
+    from .spatial.examples import EXAMPLES as SPATIAL
 
-    if name not in EXAMPLES:
-        raise typer.BadParameter(f"unknown example {name!r}; known: {', '.join(EXAMPLES)}",
-                                 param_hint="'NAME'")
+    if name not in EXAMPLES and name not in SPATIAL:
+        raise typer.BadParameter(f"unknown example {name!r}; known: "
+                                 f"{', '.join([*EXAMPLES, *SPATIAL])}", param_hint="'NAME'")
     out = output_dir(out)
+    if name in SPATIAL:                  # figure (PNG + CSV) and key numbers; no animation
+        from .spatial.examples import run_example as run_spatial
+
+        typer.echo(f"running {name} (the first run of a session compiles) ...")
+        start = time.perf_counter()
+        summary = run_spatial(name, out)
+        typer.echo(f"done in {time.perf_counter() - start:.1f} s")
+        for key, value in summary.items():
+            typer.echo(f"{key}: {value}")
+        return
     typer.echo(f"running {name} (the first run of a session compiles, ~20 s) ...")
     from .planar.examples import run_example
 

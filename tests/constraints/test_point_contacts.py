@@ -121,3 +121,14 @@ def test_a_new_load_reuses_the_compiled_run():
 def test_bad_load_names_the_field_and_shape(field, value):
     with pytest.raises(ss.ParameterError, match=f"PointContacts.{field}"):
         _cube(**{field: value})
+
+
+def test_frictionless_cone_never_pulls():
+    """μ = 0, no tangential force, a negative normal: the projection onto the cone is the
+    apex (0), not the point itself — a frictionless contact must not pull (it did: the
+    'inside' test ‖t‖ ≤ μn held for n < 0 at μ = 0)."""
+    import jax.numpy as jnp
+
+    for mu in (0.0, 0.3):
+        out = ss.constraints.SpatialContact(mu=mu).project(jnp.array([0.0, 0.0, -1.0]))
+        assert np.all(np.asarray(out) == 0.0)

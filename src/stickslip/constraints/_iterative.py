@@ -73,9 +73,15 @@ def modified_velocity(blocks, offsets, w, formulation):
 
 
 def _steps(blocks, offsets, A):
-    """ρ_k = 1/trace(A_kk) ≤ 1/λ_max(A_kk): a safe step for each block's projection."""
-    return [1.0 / jnp.maximum(jnp.trace(A[o:o + blk.size, o:o + blk.size]), 1e-300)
-            for blk, o in zip(blocks, offsets)]
+    """ρ_k = 1/trace(A_kk) ≤ 1/λ_max(A_kk): a safe step for each block's projection. A
+    block that moves nothing (trace 0: a contact between two bodies the joints hold fixed)
+    gets the step of a trace 1e-12 times the largest, so its ρ stays finite (its λ is 0
+    where it separates, and unsolvable — reported — where it is pushed in)."""
+    traces = [jnp.trace(A[o:o + blk.size, o:o + blk.size]) for blk, o in zip(blocks, offsets)]
+    if not traces:
+        return []
+    floor = jnp.maximum(1e-12 * jnp.max(jnp.stack(traces)), 1e-300)
+    return [1.0 / jnp.maximum(t, floor) for t in traces]
 
 
 def natural_residual(blocks, offsets, A, b, lam, formulation):

@@ -149,7 +149,7 @@ def _project_cone(t: jnp.ndarray, n: jnp.ndarray, mu: jnp.ndarray, axis=None) ->
     sq = jnp.sum(t ** 2, axis=axis, keepdims=axis is not None)
     # ‖t‖, with a finite derivative at t = 0 (a separated contact): sqrt'(0) would be inf
     norm = jnp.where(sq > 0, jnp.sqrt(jnp.where(sq > 0, sq, 1.0)), 0.0)
-    inside = norm <= mu * n
+    inside = (norm <= mu * n) & (n >= 0)          # n < 0 is outside even at μ = 0, t = 0
     polar = mu * norm <= -n                       # in the polar cone: project to the apex
     s = (mu * norm + n) / (1.0 + mu ** 2)         # normal force on the cone's surface
     safe = jnp.where(norm > 0, norm, 1.0)

@@ -385,7 +385,8 @@ def read_mjcf(path, *, curved_segments: int | None = None) -> MjcfScene:
 
 def build_model(scene: MjcfScene, *, controls: Mapping[str, float | Callable] | None = None):
     """Build a `SpatialModel` from an `MjcfScene` (see `from_mjcf`)."""
-    from .. import spatial as sp
+    from . import _elements as el
+    from . import _model, _shapes
 
     efforts = _efforts(scene, controls)
     # the volume route (SPEC §7) takes free polyhedral bodies only; anything else runs as a
@@ -396,25 +397,25 @@ def build_model(scene: MjcfScene, *, controls: Mapping[str, float | Callable] | 
     kw = {}
     if not link:
         kw = _volume_friction(scene, body_pairs)
-    model = sp.SpatialModel(gravity=tuple(scene.gravity), **kw)
+    model = _model.SpatialModel(gravity=tuple(scene.gravity), **kw)
     for b in scene.bodies:
-        model.add_body(b.name, mass=b.mass, inertia=b.inertia, shape=_shape(sp, b.shape),
+        model.add_body(b.name, mass=b.mass, inertia=b.inertia, shape=_shape(b.shape),
                        position=tuple(b.position), orientation=tuple(b.orientation))
     for j in scene.joints:
         if j.kind == "revolute":
-            model.add(sp.RevoluteJoint(j.body_i, j.body_j, point=tuple(j.point),
+            model.add(el.RevoluteJoint(j.body_i, j.body_j, point=tuple(j.point),
                                        axis=tuple(j.axis), name=j.name))
         elif j.kind == "prismatic":
-            model.add(sp.PrismaticJoint(j.body_i, j.body_j, point=tuple(j.point),
+            model.add(el.PrismaticJoint(j.body_i, j.body_j, point=tuple(j.point),
                                         axis=tuple(j.axis), name=j.name))
         elif j.kind == "spherical":
-            model.add(sp.SphericalJoint(j.body_i, j.body_j, point=tuple(j.point), name=j.name))
+            model.add(el.SphericalJoint(j.body_i, j.body_j, point=tuple(j.point), name=j.name))
         elif j.kind == "fixed":
-            model.add(sp.FixedJoint(j.body_i, j.body_j, name=j.name))
+            model.add(el.FixedJoint(j.body_i, j.body_j, name=j.name))
         # "free": a body without joint element is free (a FreeJoint element would force the
         # link-system route on a model the volume route can take)
     for act, effort in zip(scene.actuators, efforts):
-        model.add(sp.JointDriver(act.joint, effort=effort, name=act.name))
+        model.add(el.JointDriver(act.joint, effort=effort, name=act.name))
     if scene.ground is not None:
         mu = scene.ground["mu"]
         model.add_ground(mu_s=mu, mu_d=mu, height=scene.ground["height"])
@@ -422,7 +423,7 @@ def build_model(scene: MjcfScene, *, controls: Mapping[str, float | Callable] | 
         for a, b, mu in scene.contacts:
             if a == "ground" and mu == scene.ground["mu"]:
                 continue                  # the ground's own coefficient applies
-            model.add(sp.ContactPair(a, b, mu=mu))
+            model.add(el.ContactPair(a, b, mu=mu))
     return model
 
 
@@ -452,12 +453,13 @@ def _volume_friction(scene: MjcfScene, body_pairs) -> dict:
     return {"mu_s": mus[0], "mu_d": mus[0]} if mus else {}
 
 
-def _shape(sp, shape: MjcfShape | None):
+def _shape(shape: MjcfShape | None):
     """The stickslip shape of an `MjcfShape` (None stays None)."""
+    from . import _shapes
     if shape is None:
         return None
     if shape.kind == "hull":
-        return sp.ConvexHull(shape.points)
+        return _shapes.ConvexHull(shape.points)
     exact = (np.allclose(shape.rotation, np.eye(3), rtol=0, atol=1e-12)
              and np.allclose(shape.offset, 0.0, rtol=0, atol=1e-12))
     if shape.kind == "sphere":
@@ -466,12 +468,12 @@ def _shape(sp, shape: MjcfShape | None):
                              f"{shape.offset.tolist()} m; stickslip spheres are centred on "
                              "the body origin. Remove the <inertial> offset or move the "
                              "sphere into a child body without joint.")
-        return sp.Sphere(shape.size[0])
+        return _shapes.Sphere(shape.size[0])
     full = [2.0 * h for h in shape.size]
     if exact:
-        return sp.Box(*full)
-    box = sp.Box(*full)
-    return sp.Polyhedron(box.vertices @ shape.rotation.T + shape.offset, _BOX_FACES,
+        return _shapes.Box(*full)
+    box = _shapes.Box(*full)
+    return _shapes.Polyhedron(box.vertices @ shape.rotation.T + shape.offset, _BOX_FACES,
                          name="Box")
 
 
