@@ -111,6 +111,18 @@ class AbstractJoint:
     def friction_law(self):
         return getattr(self, "friction", None)
 
+    def _set_axis_joint(self, body_i, body_j, point, axis, name, friction):
+        """The fields every joint with an axis has, checked (revolute, prismatic)."""
+        k = self.kind
+        set_ = object.__setattr__
+        set_(self, "body_i", body_name(k, "body_i", body_i))
+        set_(self, "body_j", body_name(k, "body_j", body_j))
+        set_(self, "point", vector3(k, "point", point))
+        set_(self, "axis", vector3(k, "axis", axis, unit=True))
+        set_(self, "name", _joint_name(k, name))
+        set_(self, "friction", _friction(k, friction))
+        self._check_bodies()
+
 
 def _friction(kind: str, friction: Any):
     if friction is None:
@@ -157,15 +169,9 @@ class RevoluteJoint(AbstractJoint):
     def __init__(self, body_i, body_j, *, point, axis, name=None, friction=None,
                  pin_radius: float = 0.0):
         k = self.kind
-        set_ = object.__setattr__
-        set_(self, "body_i", body_name(k, "body_i", body_i))
-        set_(self, "body_j", body_name(k, "body_j", body_j))
-        set_(self, "point", vector3(k, "point", point))
-        set_(self, "axis", vector3(k, "axis", axis, unit=True))
-        set_(self, "name", _joint_name(k, name))
-        set_(self, "friction", _friction(k, friction))
+        self._set_axis_joint(body_i, body_j, point, axis, name, friction)
         check_nonnegative(k, "pin_radius", pin_radius)
-        set_(self, "pin_radius", float(pin_radius))
+        object.__setattr__(self, "pin_radius", float(pin_radius))
         if self.friction is not None and getattr(self.friction, "mu", None) is not None \
                 and self.pin_radius == 0.0:
             raise ParameterError(f"`{k}.pin_radius` must be > 0 [m] with a load-dependent "
@@ -195,15 +201,7 @@ class PrismaticJoint(AbstractJoint):
     kind: ClassVar[str] = "PrismaticJoint"
 
     def __init__(self, body_i, body_j, *, point, axis, name=None, friction=None):
-        k = self.kind
-        set_ = object.__setattr__
-        set_(self, "body_i", body_name(k, "body_i", body_i))
-        set_(self, "body_j", body_name(k, "body_j", body_j))
-        set_(self, "point", vector3(k, "point", point))
-        set_(self, "axis", vector3(k, "axis", axis, unit=True))
-        set_(self, "name", _joint_name(k, name))
-        set_(self, "friction", _friction(k, friction))
-        self._check_bodies()
+        self._set_axis_joint(body_i, body_j, point, axis, name, friction)
 
 
 @dataclass(frozen=True, init=False)
