@@ -282,7 +282,8 @@ class JointDriver:
     name: str | None
 
     def __init__(self, joint, *, position=None, velocity=None, effort=None, name=None):
-        joint = getattr(joint, "name", joint)
+        if isinstance(joint, AbstractJoint):      # the joint itself: its (default) name
+            joint = joint.name or f"{joint.body_i}-{joint.body_j}"
         if not isinstance(joint, str) or not joint:
             raise ParameterError(f"`JointDriver.joint` must be a joint's name (give the joint "
                                  f"a name=...); got {joint!r}.")
