@@ -43,6 +43,7 @@ from typing import Any, ClassVar, NamedTuple
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import jax.scipy.linalg
 import numpy as np
 
 from ..constraints import Bilateral, ProductSet, SpatialContact, eliminate_solve, solve_lambda
@@ -221,6 +222,22 @@ class LinkLayout:
 def _value(const, fn, t):
     """A load's value at t: the traced constant, or the user's function of t."""
     return const if fn is None else jnp.asarray(fn(t), dtype=float) + 0.0 * const
+
+
+# from this many joint rows on, the Schur complement is solved by LAPACK's Cholesky rather than
+# the pure-JAX elimination: measured per solve (benchmarks/results/spatial_links.md) 2.6×
+# slower at m = 10 but 9× and 24× faster at m = 30 and 60; below it, no LAPACK call in the
+# compiled run (a new process spares SciPy's import)
+CHOLESKY_ROWS = 16
+
+
+def spd_solve(S, b):
+    """x of S x = b for the joints' symmetric positive definite Schur complement S (m, m):
+    elimination below ``CHOLESKY_ROWS`` rows, Cholesky from there. A singular S (a lock-up)
+    gives inf/NaN, which the divergence guard reports."""
+    if S.shape[0] < CHOLESKY_ROWS:
+        return eliminate_solve(S, b, pivoting=False)
+    return jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(S), b)
 
 
 def _inverse3(A):
@@ -517,7 +534,7 @@ class LinkSystem(AbstractSystem):
                 # unsolved: a normalised residual above UNSOLVED_RESIDUAL (module docstring)
                 lam, status = sol.lam, (sol.residual > UNSOLVED_RESIDUAL).astype(int)
             else:
-                lam, status = eliminate_solve(A, b, pivoting=False), jnp.zeros((), int)
+                lam, status = spd_solve(A, b), jnp.zeros((), int)
             return lam, apply_minv(Qt + J_all.T @ lam), status
 
         frictions = layout.frictions
@@ -666,13 +683,13 @@ class LinkSystem(AbstractSystem):
             phi, J, _, _ = self.joint_terms(t, X, derivatives=False)
             Jh = J[hol]
             MJt = apply_minv(Jh).T
-            dxi = -MJt @ eliminate_solve(Jh @ MJt, phi[hol], pivoting=False)
+            dxi = -MJt @ spd_solve(Jh @ MJt, phi[hol])
             dxi = dxi.reshape(n_b, 6)
             X = X.at[:, 0:3].add(dxi[:, :3])
             X = X.at[:, 3:7].set(jax.vmap(rotate_quat)(X[:, 3:7], dxi[:, 3:]))
         _, J, rate, _ = self.joint_terms(t, X, derivatives=False)
         MJt = apply_minv(J).T
-        dnu = -MJt @ eliminate_solve(J @ MJt, rate, pivoting=False)
+        dnu = -MJt @ spd_solve(J @ MJt, rate)
         X = X.at[:, 7:13].add(dnu.reshape(n_b, 6))
         n_s = layout.n_law_states
         if layout.revolutes:
@@ -728,10 +745,19 @@ class LinkSystem(AbstractSystem):
         return jnp.concatenate([Xd.reshape(-1), d["s_rate"], angle_rate, unsolved])
 
     def passive_energy(self, t, x):
+        """The energy the divergence guard watches: `energy` plus a constant, the model's
+        gravitational energy scale Σ m |g| L (L the extent of its bodies' initial centres,
+        at least 1 m). The guard allows a gain of a fraction of E₀, and a chain released at
+        zero potential has E₀ = 0 while kinetic and potential energies of many joules trade
+        places: against 0 J it would stop a sound run at the first µJ of integration error;
+        against the scale it stops a run that really gains energy."""
         layout = self.layout
         if layout.forces or layout.torques or layout.drivers:
             return None
-        return self.energy(self._split(x)[0])
+        X = self._split(x)[0]
+        extent = jnp.maximum(jnp.max(jnp.ptp(self.x0[:, 0:3], axis=0)), 1.0)
+        scale = jnp.sum(self.masses) * jnp.sqrt(jnp.sum(self.gravity ** 2)) * extent
+        return self.energy(X) + scale
 
     def outputs(self, t, x):
         layout = self.layout
