@@ -252,7 +252,11 @@ def stack_systems(systems: Sequence[AbstractSystem]) -> AbstractSystem:
                 f"member {i} of the batch differs from member 0 in structure (law types, "
                 "callables such as `force`, or array shapes); a batch may only vary array "
                 "parameters. Use the same law classes and the same force function object.")
-    stacked = jax.tree.map(lambda *leaves: jnp.stack(leaves), *[d for d, _ in parts])
+    # stacked on the host, one transfer per leaf: an eager jnp.stack over many device arrays
+    # compiles a program per leaf shape (1000 link systems: 11.6 s of stacking, 1.8 of 1.85 s
+    # in jnp.stack; benchmarks/results/spatial_links.md)
+    stacked = jax.tree.map(lambda *leaves: jnp.asarray(np.stack([np.asarray(x) for x in leaves])),
+                           *[d for d, _ in parts])
     return eqx.combine(stacked, static0)
 
 

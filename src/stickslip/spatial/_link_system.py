@@ -23,7 +23,7 @@ with the Newton–Euler equations (world frame, SPEC §7 eq. 11)
 
 and J ν̇ = c on the joint rows, c = −J̇ν − 2αΦ̇ − β²Φ (Baumgarte; the fixed-step methods
 also project onto Φ = 0, Φ̇ = 0 after every step). Without contacts λ comes from the Schur
-complement S = J M⁻¹ Jᵀ (:func:`~stickslip.constraints.spd_solve`); with contacts the joint
+complement S = J M⁻¹ Jᵀ (:func:`spd_solve`: elimination, Cholesky from ``CHOLESKY_ROWS``); with contacts the joint
 rows are the bilateral block of one λ-problem (SPEC §6), each contact a
 :class:`~stickslip.constraints.SpatialContact` with the relaxation (δ, ζ):
 w = J ν̇ + J̇ν + (2ζ/δ) J ν + (1/δ²)[0; 0; ψ] ∈ −lim N_F^{U_ε}(λ).
@@ -581,6 +581,9 @@ class LinkSystem(AbstractSystem):
         (which would compile it op by op): each joint-friction law's own modes on the
         effective inertia of its joint, m_eff = 1/(W M⁻¹ Wᵀ) at the initial pose, and each
         contact's relaxation, s² + (2ζ/δ) s + 1/δ² = 0 (SPEC §6)."""
+        if np.ndim(self.masses) > 1:          # a stacked batch: member 0's modes
+            return jax.tree.map(lambda a: a[0] if eqx.is_array(a) else a,
+                                self).linear_modes()
         modes = []
         layout = self.layout
         if layout.frictions:

@@ -1,0 +1,589 @@
+"""Speed of spatial link systems in the JAX core (issue 20): chains of n bodies on revolute
+joints, a 6-body mechanism with 4 point contacts, 1000 boxes in one vmap, and the first call
+of a new model (cold and warm).
+
+1. *Chains* of n = 2, 6, 12, 30 rods (0.1 m, 0.1 kg each) on revolute joints, hanging
+   straight at 45° from the vertical, gravity, no contact; RK4, dt = 1 ms, 2 s, dt_out =
+   10 ms. Run time per step after compile, the fitted exponent of time per step against n
+   (the joints' λ is a dense Schur-complement solve), and the first call in fresh processes:
+   *cold* with ``STICKSLIP_JAX_CACHE=0``, *cold, writing* with an empty cache directory
+   (it fills it), *warm* on that directory. Peer: the same chains in MuJoCo (hinge chain in
+   MJCF, RK4, same dt, ``mj_step(nstep=10)`` per output sample) when ``mujoco`` imports.
+   Also the dense solve alone at the chains' sizes (m = 5n rows): the engine's pure-JAX
+   elimination (:func:`stickslip.constraints.spd_solve`) against LAPACK's Cholesky.
+2. *Cart*: a chassis on four spherical wheels (revolute axles) with a pendulum — 6 bodies,
+   5 revolute joints, exactly 4 point contacts — pushed by 1 N; steps/s after compile
+   (issue target: ≥ 10⁴).
+3. *Box batch*: 1000 boxes on the ground (8 corner contacts each) with pushes 0…10 N
+   (``PointForce``: traced data, one compile), ``ss.simulate_batch``, 0.2 s at dt = 1 ms;
+   stacking, compile and run time, time per box-step, against one box run alone.
+4. *First call of a new model*: the double pendulum and the sphere on the ground of
+   ``tests/spatial/test_link_systems.py`` (``model.simulate(1.0, dt=1e-3, dt_out=0.01)``,
+   link build included, import excluded), cold and warm (issue targets: ≤ 10 s, ≤ 1 s).
+
+Every case runs in its own fresh process (``--child``); each row carries the 1-minute load
+average at its start (the machine is shared: 2 cores). Ratios are taken between rows of the
+same run.
+
+    python benchmarks/spatial_links.py [--quick] [--out PATH] [--only chains cart batch first]
+
+``--quick``: chains n = 2, 6, 12 over 0.2 s, 100 boxes, no writing/warm chain rows; prints
+the table (writes it only with ``--out``). The full run writes
+``benchmarks/results/spatial_links.md`` (about 8 minutes on the 2-core machine at load 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _report import write_report
+
+OUT = Path(__file__).parent / "results" / "spatial_links.md"
+DT, DT_OUT = 1e-3, 0.01
+
+
+# --- models (child side) -----------------------------------------------------------------------
+def chain(n, length=0.1, mass=0.1, tilt=math.pi / 4):
+    """n slender rods on z-axis hinges, straight at `tilt` from the vertical (gravity −y)."""
+    import numpy as np
+
+    import stickslip as ss
+
+    sp = ss.spatial
+    m = sp.SpatialModel(gravity=(0, -9.81, 0))
+    d = np.array([np.sin(tilt), -np.cos(tilt), 0.0])
+    angle = np.arctan2(d[1], d[0])                  # the rod's x axis along d
+    quat = (np.cos(angle / 2), 0.0, 0.0, np.sin(angle / 2))
+    transverse = mass * length ** 2 / 12
+    previous = "ground"
+    for k in range(n):
+        a, b = k * length * d, (k + 1) * length * d
+        m.add_body(f"rod{k}", mass=mass, inertia=(1e-4 * transverse, transverse, transverse),
+                   shape=None, position=(a + b) / 2, orientation=quat)
+        m.add(sp.RevoluteJoint(previous, f"rod{k}", point=a, axis=(0, 0, 1), name=f"J{k}"))
+        previous = f"rod{k}"
+    return m
+
+
+def cart(push=1.0, radius=0.05):
+    """A 2 kg chassis on four spheres (0.2 kg, radius 5 cm) on revolute axles along y, and a
+    0.1 kg, 0.2 m pendulum hinged on top, released at 30°; ground μ = 0.5; a push along x."""
+    import numpy as np
+
+    import stickslip as ss
+
+    sp = ss.spatial
+    m = sp.SpatialModel(gravity=(0, 0, -9.81))
+    m.add_body("chassis", mass=2.0, inertia=(0.01, 0.02, 0.025), shape=None,
+               position=(0, 0, radius))
+    for k, (x, y) in enumerate([(0.15, 0.12), (0.15, -0.12), (-0.15, 0.12), (-0.15, -0.12)]):
+        m.add_body(f"wheel{k}", mass=0.2, shape=sp.Sphere(radius), position=(x, y, radius))
+        m.add(sp.RevoluteJoint("chassis", f"wheel{k}", point=(x, y, radius), axis=(0, 1, 0),
+                               name=f"axle{k}"))
+    length, tilt = 0.2, math.pi / 6
+    d = np.array([np.sin(tilt), 0.0, -np.cos(tilt)])
+    top = np.array([0.0, 0.0, 0.15])
+    angle = np.arctan2(-d[2], d[0])                 # the rod's x axis along d (about y)
+    transverse = 0.1 * length ** 2 / 12
+    m.add_body("pendulum", mass=0.1, inertia=(1e-4 * transverse, transverse, transverse),
+               shape=None, position=top + d * length / 2,
+               orientation=(np.cos(-angle / 2), 0.0, np.sin(-angle / 2), 0.0))
+    m.add(sp.RevoluteJoint("chassis", "pendulum", point=top, axis=(0, 1, 0), name="hinge"))
+    m.add_ground(mu_s=0.5, mu_d=0.5)
+    m.add(sp.PointForce("chassis", force=(push, 0, 0)))
+    return m
+
+
+def box(push):
+    """A 1 kg, 10 cm cube on the ground (μ = 0.5, 8 corner contacts), pushed along x [N]."""
+    import stickslip as ss
+
+    sp = ss.spatial
+    m = sp.SpatialModel(gravity=(0, 0, -9.81))
+    m.add_body("box", mass=1.0, shape=sp.Box(0.1, 0.1, 0.1), position=(0, 0, 0.05))
+    m.add_ground(mu_s=0.5, mu_d=0.5)
+    m.add(sp.PointForce("box", force=(push, 0, 0)))
+    return m
+
+
+def double_pendulum():
+    """tests/spatial/test_link_systems.py's double pendulum."""
+    import numpy as np
+
+    import stickslip as ss
+
+    sp = ss.spatial
+    m = sp.SpatialModel(gravity=(0, -9.81, 0))
+    for name, start, end, mass in (("upper", (0, 0, 0), (1.0, 0, 0), 1.0),
+                                   ("lower", (1.0, 0, 0), (1.8, 0.3, 0), 0.7)):
+        start, end = np.asarray(start, float), np.asarray(end, float)
+        length = np.linalg.norm(end - start)
+        angle = np.arctan2(end[1] - start[1], end[0] - start[0])
+        transverse = mass * length ** 2 / 12
+        m.add_body(name, mass=mass, inertia=(1e-4 * transverse, transverse, transverse),
+                   shape=None, position=(start + end) / 2,
+                   orientation=(np.cos(angle / 2), 0.0, 0.0, np.sin(angle / 2)))
+    m.add(sp.RevoluteJoint("ground", "upper", point=(0, 0, 0), axis=(0, 0, 1), name="J1"))
+    m.add(sp.RevoluteJoint("upper", "lower", point=(1.0, 0, 0), axis=(0, 0, 1), name="J2"))
+    return m
+
+
+def sphere_on_ground():
+    """tests/spatial/test_link_systems.py's sliding ball (rolls at 5/7 v₀)."""
+    import stickslip as ss
+
+    sp = ss.spatial
+    m = sp.SpatialModel(gravity=(0, 0, -9.81))
+    m.add_body("ball", mass=1.0, shape=sp.Sphere(0.1), position=(0, 0, 0.1),
+               velocity=(2.0, 0, 0))
+    m.add_ground(mu_s=0.3, mu_d=0.3)
+    return m
+
+
+# --- child processes ---------------------------------------------------------------------------
+def _clock():
+    return time.perf_counter(), time.process_time()
+
+
+def _since(start):
+    return time.perf_counter() - start[0], time.process_time() - start[1]
+
+
+def _child(case: str, params: dict) -> dict:
+    """One case in this (fresh) process; returns what the parent tabulates."""
+    out = {"load": os.getloadavg()[0]}
+    start = _clock()
+    import numpy as np
+
+    import stickslip as ss
+    import jax  # noqa: F401  (the import is part of what a user waits for)
+    out["import"] = _since(start)[0]
+    out["src"] = str(Path(ss.__file__).parents[1])
+    repeats = params.get("repeats", 0)
+    if case in ("chain", "cart"):
+        t_end = params["t_end"]
+        start = _clock()
+        system = (chain(params["n"]) if case == "chain" else cart()).link_system()
+        out["build"] = _since(start)[0]
+        start = _clock()
+        res = ss.simulate(system, t_end, dt=DT, dt_out=DT_OUT)
+        out["first"], out["first_cpu"] = _since(start)
+        runs = []
+        for _ in range(repeats):
+            start = _clock()
+            res = ss.simulate(system, t_end, dt=DT, dt_out=DT_OUT)
+            runs.append(_since(start))
+        if runs:
+            out["run"] = min(r[0] for r in runs)
+            out["run_cpu"] = min(r[1] for r in runs)
+        out["steps"] = res.meta["steps"]
+        if case == "chain":
+            out["energy_drift"] = float(np.ptp(res["energy"]))
+            out["constraint"] = float(res["constraint.position"].max())
+        else:
+            out["unsolved"] = float(res["contact.unsolved_time"][-1])
+            out["fn_min"] = float(min(res[f"ground-wheel{k}.fn"].min() for k in range(4)))
+            out["x_end"] = float(res["chassis.x"][-1])
+    elif case == "batch":
+        n, t_end = params["n"], params["t_end"]
+        pushes = np.linspace(0.0, 10.0, n)
+        start = _clock()
+        systems = [box(p).link_system() for p in pushes]
+        out["build"] = _since(start)[0]
+        start = _clock()
+        stacked = ss.integrate.stack_systems(systems)
+        out["stack"] = _since(start)[0]
+        # check_step=False: LinkSystem.linear_modes calls float() on the stacked (n,) δ and
+        # raises TypeError (see the notes of the table)
+        start = _clock()
+        res = ss.simulate_batch(stacked, t_end, dt=DT, dt_out=DT_OUT, check_step=False)
+        out["first"], out["first_cpu"] = _since(start)
+        runs = []
+        for _ in range(repeats):
+            start = _clock()
+            res = ss.simulate_batch(stacked, t_end, dt=DT, dt_out=DT_OUT, check_step=False)
+            runs.append(_since(start))
+        if runs:
+            out["run"] = min(r[0] for r in runs)
+            out["run_cpu"] = min(r[1] for r in runs)
+        out["steps"] = res.meta["steps"]
+        # sliding boxes: v(T) = (F − μ m g) T / m; held ones stay put
+        expected = np.maximum(pushes - 0.5 * 9.81, 0.0) * t_end
+        out["v_error"] = float(np.abs(res["box.vx"][:, -1] - expected).max())
+        out["unsolved"] = float(res["contact.unsolved_time"][:, -1].max())
+        if params.get("single"):
+            one = systems[-1]
+            start = _clock()
+            ss.simulate(one, t_end, dt=DT, dt_out=DT_OUT)
+            out["single_first"] = _since(start)[0]
+            best = math.inf
+            for _ in range(3):
+                start = _clock()
+                ss.simulate(one, t_end, dt=DT, dt_out=DT_OUT)
+                best = min(best, _since(start)[0])
+            out["single_run"] = best
+    elif case == "first":
+        model = {"double_pendulum": double_pendulum,
+                 "sphere_on_ground": sphere_on_ground}[params["model"]]()
+        start = _clock()
+        res = model.simulate(1.0, dt=DT, dt_out=DT_OUT)
+        out["first"], out["first_cpu"] = _since(start)
+        start = _clock()
+        model.simulate(1.0, dt=DT, dt_out=DT_OUT)
+        out["second"] = _since(start)[0]
+    elif case == "solve":
+        import jax
+        import jax.numpy as jnp
+        import jax.scipy.linalg as jsl
+
+        from stickslip.constraints import spd_solve
+        rng = np.random.default_rng(0)
+        rows = []
+        for m in params["sizes"]:
+            A = rng.normal(size=(m, m))
+            S = jnp.asarray(A @ A.T + m * np.eye(m))
+            b = jnp.asarray(rng.normal(size=m))
+            # 100 solves in one compiled call, so the dispatch does not count
+            def loop(solve):
+                return jax.jit(lambda S, b: jax.lax.fori_loop(
+                    0, 100, lambda _, x: solve(S, b + 1e-3 * x), b))
+            times = {}
+            for name, solve in (("elimination", spd_solve),
+                                ("cholesky", lambda S, b: jsl.cho_solve(
+                                    jsl.cho_factor(S), b))):
+                f = loop(solve)
+                f(S, b).block_until_ready()
+                best = math.inf
+                for _ in range(5):
+                    start = _clock()
+                    f(S, b).block_until_ready()
+                    best = min(best, _since(start)[0])
+                times[name] = best / 100
+            # the Schur complement's product J (M⁻¹Jᵀ) with a dense (m, 6n) J, as the engine
+            # forms it
+            J = jnp.asarray(rng.normal(size=(m, 6 * m // 5)))
+            f = jax.jit(lambda J, Y: jax.lax.fori_loop(
+                0, 100, lambda _, A: A + J @ (Y + 1e-9 * A[0, 0]), jnp.zeros((m, m))))
+            f(J, J.T).block_until_ready()
+            best = math.inf
+            for _ in range(5):
+                start = _clock()
+                f(J, J.T).block_until_ready()
+                best = min(best, _since(start)[0])
+            rows.append((m, times["elimination"], times["cholesky"], best / 100))
+        out["rows"] = rows
+    out["load_end"] = os.getloadavg()[0]
+    return out
+
+
+SRC = {"path": str(Path(__file__).resolve().parents[1] / "src")}
+
+
+def snapshot_src(root: Path) -> str:
+    """A copy of this checkout's ``src`` that every child of the run imports: the program
+    store keys a compiled run by a hash of stickslip's sources, so an edit in the checkout
+    between the process that fills the cache and the warm one would make a warm row cold."""
+    import shutil
+
+    target = Path(tempfile.mkdtemp(prefix="stickslip-src-")) / "src"
+    shutil.copytree(root / "src", target,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return str(target)
+
+
+def _run_child(case: str, params: dict, cache: str) -> dict:
+    """`case` in a fresh process; cache: "0" (off) or a directory."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}
+    env["STICKSLIP_JAX_CACHE"] = cache
+    env["PYTHONPATH"] = SRC["path"] + os.pathsep + env.get("PYTHONPATH", "")
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, __file__, "--child", case, json.dumps(params)],
+                          env=env, capture_output=True, text=True)
+    if proc.returncode:
+        raise RuntimeError(f"child {case} {params} failed:\n{proc.stderr[-3000:]}")
+    data = json.loads(proc.stdout.strip().splitlines()[-1])
+    data["process"] = time.perf_counter() - start
+    print(f"  {case} {params} cache={'off' if cache == '0' else 'dir'}: "
+          f"{ {k: v for k, v in data.items() if k != 'rows'} }", file=sys.stderr, flush=True)
+    return data
+
+
+def _cold_writing_warm(case, params, warm_params=None, *, writing=True):
+    """(cold with the cache off, cold into an empty directory, warm on that directory)."""
+    cold = _run_child(case, params, "0")
+    if not writing:
+        return cold, None, None
+    with tempfile.TemporaryDirectory(prefix="stickslip-bench-") as cache:
+        fill = _run_child(case, warm_params or params, cache)
+        warm = _run_child(case, warm_params or params, cache)
+    return cold, fill, warm
+
+
+# --- MuJoCo peer -------------------------------------------------------------------------------
+def _mjcf_chain(n, length=0.1, mass=0.1, tilt=math.pi / 4):
+    transverse = mass * length ** 2 / 12
+    body = ""
+    for k in reversed(range(n)):
+        pos = "0 0 0" if k == 0 else f"{length} 0 0"
+        body = (f'<body name="rod{k}" pos="{pos}">'
+                f'<joint name="J{k}" type="hinge" axis="0 0 1"/>'
+                f'<inertial pos="{length / 2} 0 0" mass="{mass}" '
+                f'diaginertia="{1e-4 * transverse} {transverse} {transverse}"/>'
+                f'{body}</body>')
+    angle = tilt - math.pi / 2                     # the chain's x axis at tilt from −y
+    return ('<mujoco><compiler angle="radian"/>'
+            f'<option timestep="{DT}" integrator="RK4" gravity="0 -9.81 0">'
+            '<flag contact="disable"/></option><worldbody>'
+            f'<frame euler="0 0 {angle}">{body}</frame>'
+            '</worldbody></mujoco>')
+
+
+def mujoco_chain(n, t_end, repeats):
+    """(load, model compile [s], best run [s], steps, energy drift [J]) of the hinge chain."""
+    import mujoco
+    import numpy as np
+
+    load = os.getloadavg()[0]
+    start = time.perf_counter()
+    model = mujoco.MjModel.from_xml_string(_mjcf_chain(n))
+    compile_time = time.perf_counter() - start
+    data = mujoco.MjData(model)
+    steps, per_out = round(t_end / DT), round(DT_OUT / DT)
+
+    def run():
+        mujoco.mj_resetData(model, data)
+        mujoco.mj_forward(model, data)
+        out = np.empty((steps // per_out + 1, model.nq))
+        out[0] = data.qpos
+        for k in range(steps // per_out):
+            mujoco.mj_step(model, data, nstep=per_out)
+            out[k + 1] = data.qpos
+        return out
+
+    best = math.inf
+    for _ in range(max(repeats, 1)):
+        start = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - start)
+    # energy drift (enableflags energy)
+    model.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_ENERGY
+    mujoco.mj_resetData(model, data)
+    energies = []
+    for _ in range(steps // per_out):
+        mujoco.mj_step(model, data, nstep=per_out)
+        energies.append(data.energy.sum())
+    return load, compile_time, best, steps, float(np.ptp(energies))
+
+
+# --- the table -----------------------------------------------------------------------------------
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _fit(ns, ts):
+    """Least-squares slope of log t against log n."""
+    import numpy as np
+
+    return float(np.polyfit(np.log(ns), np.log(ts), 1)[0])
+
+
+def chain_lines(quick: bool) -> list[str]:
+    ns = (2, 6, 12) if quick else (2, 6, 12, 30)
+    t_end = 0.2 if quick else 2.0
+    repeats = 1 if quick else 2
+    lines = ["## 1. Chains of n rods on revolute joints (dense Schur solve)", "",
+             f"RK4, dt = 1 ms, {t_end:g} s ({round(t_end / DT)} steps), dt_out = 10 ms. "
+             "*per step* = the best of "
+             f"{repeats} calls after the first, in the cold process, divided by the steps "
+             "(it includes `simulate`'s host side: step check, Results). *compile* = first "
+             "call − that run. *cold*: `STICKSLIP_JAX_CACHE=0`; *cold, writing*: an empty "
+             "cache directory (filled by that process); *warm*: a fresh process on the "
+             "filled directory. First calls exclude the import and the link build "
+             "(`link_system()`, listed apart). Load = 1-minute load average at the process's "
+             "start.", "",
+             "| n | rows m = 5n | load | per step [µs] | steps/s | compile cold [s] | "
+             "first call cold [s] (CPU) | load | first call cold, writing [s] | load | "
+             "first call warm [s] | link build cold / warm [s] | import [s] | energy drift "
+             "[J] |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    per_step = []
+    for n in ns:
+        cold, fill, warm = _cold_writing_warm("chain", {"n": n, "t_end": t_end,
+                                                        "repeats": repeats},
+                                              {"n": n, "t_end": t_end}, writing=not quick)
+        step = cold["run"] / cold["steps"]
+        per_step.append(step)
+        lines.append(
+            f"| {n} | {5 * n} | {cold['load']:.1f} | {step * 1e6:.0f} | {1 / step:.0f} | "
+            f"{cold['first'] - cold['run']:.1f} | {cold['first']:.1f} "
+            f"({cold['first_cpu']:.1f}) | "
+            + (f"{fill['load']:.1f} | {fill['first']:.1f} | {warm['load']:.1f} | "
+               f"{warm['first']:.2f} | {cold['build']:.2f} / {warm['build']:.2f} | "
+               if fill else f"– | – | – | – | {cold['build']:.2f} / – | ")
+            + f"{cold['import']:.2f} | {cold['energy_drift']:.1e} |")
+    slope = _fit(ns, per_step)
+    lines += ["", f"Time per step against n: fitted exponent **{slope:.2f}** over n = "
+              f"{', '.join(map(str, ns))}; between neighbours: " + ", ".join(
+                  f"{a}→{b}: {math.log(tb / ta) / math.log(b / a):.2f}"
+                  for (a, ta), (b, tb) in zip(zip(ns, per_step), zip(ns[1:], per_step[1:])))
+              + f". Per step and body: " + ", ".join(
+                  f"n={n}: {t / n * 1e6:.0f} µs" for n, t in zip(ns, per_step)) + "."]
+    # the dense solve alone at the chains' sizes
+    solve = _run_child("solve", {"sizes": [5 * n for n in ns]}, "0")
+    lines += ["", f"The dense solve alone (load {solve['load']:.1f}; 100 solves in one compiled "
+              "loop, best of 5): the engine's pure-JAX elimination "
+              "(`constraints.spd_solve`, two `fori_loop`s of whole-matrix updates) against "
+              "LAPACK's Cholesky (`jax.scipy.linalg.cho_factor/cho_solve`). One RK4 step "
+              "does 4 such solves (one per stage) plus 2 in the projection "
+              "(position and velocity), each after forming S = J (M⁻¹Jᵀ) with a dense "
+              "(m, 6n) J (*product*).", "",
+              "| m | elimination [µs] | Cholesky [µs] | elimination / Cholesky | product "
+              "[µs] | 6 × elimination / per step | 6 × product / per step |",
+              "|---|---|---|---|---|---|---|"]
+    for (m, el, ch, prod), step in zip(solve["rows"], per_step):
+        lines.append(f"| {m} | {el * 1e6:.1f} | {ch * 1e6:.1f} | {el / ch:.2f} | "
+                     f"{prod * 1e6:.1f} | {6 * el / step:.0%} | {6 * prod / step:.0%} |")
+    try:
+        import mujoco
+    except ImportError:
+        lines += ["", "MuJoCo is not installed: no peer rows."]
+        return lines
+    lines += ["", f"Peer: the same chains in MuJoCo {mujoco.__version__} (hinge chain in MJCF, "
+              "same masses and inertias, contact off, RK4, dt = 1 ms, `mj_step(nstep=10)` "
+              "per output sample, qpos copied; reduced coordinates: n DOF against our 6n "
+              "coordinates and 5n rows), in this process.", "",
+              "| n | load | MuJoCo per step [µs] | stickslip / MuJoCo | MJCF compile [s] | "
+              "MuJoCo energy drift [J] |", "|---|---|---|---|---|---|"]
+    mj = []
+    for n, step in zip(ns, per_step):
+        load, comp, run, steps, drift = mujoco_chain(n, t_end, 5)
+        mj.append(run / steps)
+        lines.append(f"| {n} | {load:.1f} | {run / steps * 1e6:.1f} | "
+                     f"{step / (run / steps):.0f} | {comp:.4f} | {drift:.1e} |")
+    lines += ["", f"MuJoCo's exponent over the same n: {_fit(ns, mj):.2f}."]
+    return lines
+
+
+def cart_lines(quick: bool) -> list[str]:
+    t_end = 0.5 if quick else 2.0
+    cold, fill, warm = _cold_writing_warm("cart", {"t_end": t_end, "repeats": 3},
+                                          {"t_end": t_end}, writing=not quick)
+    step = cold["run"] / cold["steps"]
+    lines = ["## 2. A 6-body link system with 4 point contacts", "",
+             "A 2 kg chassis on four spheres (radius 5 cm) on revolute axles, a pendulum "
+             "hinged on top released at 30°, ground μ = 0.5, pushed by 1 N: 6 bodies, 5 "
+             f"revolute joints (25 rows), 4 point contacts (12 rows); RK4, dt = 1 ms, "
+             f"{t_end:g} s, dt_out = 10 ms; best of 3 after compile.", "",
+             "| load | per step [µs] | steps/s | issue target | compile cold [s] | first call "
+             "warm [s] | unsolved λ time [s] | min f_n [N] |", "|---|---|---|---|---|---|---|---|",
+             f"| {cold['load']:.1f} | {step * 1e6:.0f} | {1 / step:.0f} | ≥ 10000 | "
+             f"{cold['first'] - cold['run']:.1f} | "
+             + (f"{warm['first']:.2f} (load {warm['load']:.1f})" if warm else "–")
+             + f" | {cold['unsolved']:g} | {cold['fn_min']:.3f} |"]
+    return lines
+
+
+def batch_lines(quick: bool) -> list[str]:
+    n = 100 if quick else 1000
+    t_end = 0.2
+    cold, fill, warm = _cold_writing_warm("batch", {"n": n, "t_end": t_end, "repeats": 1,
+                                                    "single": True},
+                                          {"n": n, "t_end": t_end}, writing=not quick)
+    steps = cold["steps"]
+    per = cold["run"] / (n * steps)
+    single = cold["single_run"] / steps
+    lines = ["## 3. A batch of boxes under vmap, one compile", "",
+             f"{n} boxes (1 kg, 10 cm, 8 corner contacts each: 24 λ rows) on the ground, "
+             f"μ = 0.5, pushes 0…10 N (`PointForce`), `ss.simulate_batch`, {t_end:g} s at "
+             f"dt = 1 ms ({steps} steps), dt_out = 10 ms, `check_step=False` (see notes). "
+             "*single* = the box with the largest push run alone with `ss.simulate`, same "
+             "process.", "",
+             "| load | link builds [s] | stack_systems [s] | first call (compile + run) [s] | "
+             "run after compile [s] | compile [s] | per box-step [µs] | single box per step "
+             "[µs] | single / batched per box | first call warm [s] | max |v − v_exact| "
+             "[m/s] |", "|---|---|---|---|---|---|---|---|---|---|---|",
+             f"| {cold['load']:.1f} | {cold['build']:.1f} | {cold['stack']:.1f} | "
+             f"{cold['first']:.1f} | {cold['run']:.1f} | {cold['first'] - cold['run']:.1f} | "
+             f"{per * 1e6:.1f} | {single * 1e6:.1f} | {single / per:.2f} | "
+             + (f"{warm['first']:.1f} (load {warm['load']:.1f})" if warm else "–")
+             + f" | {cold['v_error']:.1e} |"]
+    return lines
+
+
+def first_lines(quick: bool) -> list[str]:
+    lines = ["## 4. First call of a new model", "",
+             "`model.simulate(1.0, dt=1e-3, dt_out=0.01)` in a fresh process: link build, "
+             "step check, compile (or load) and run; the import apart. Issue targets: cold "
+             "≤ 10 s, warm ≤ 1 s.", "",
+             "| model | cache | load | import [s] | first call [s] | CPU [s] | second call "
+             "[s] | process wall [s] |", "|---|---|---|---|---|---|---|---|"]
+    for model in ("double_pendulum", "sphere_on_ground"):
+        cold, fill, warm = _cold_writing_warm("first", {"model": model})
+        for label, r in (("off (cold)", cold), ("empty dir (cold, writing)", fill),
+                         ("warm", warm)):
+            lines.append(f"| {model} | {label} | {r['load']:.1f} | {r['import']:.2f} | "
+                         f"{r['first']:.2f} | {r['first_cpu']:.2f} | {r['second']:.3f} | "
+                         f"{r['process']:.1f} |")
+    return lines
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--only", nargs="+", default=["chains", "cart", "batch", "first"],
+                        choices=["chains", "cart", "batch", "first"])
+    parser.add_argument("--child", nargs=2, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(_child(args.child[0], json.loads(args.child[1]))))
+        return
+    command = "python benchmarks/spatial_links.py" + (" --quick" if args.quick else "") + (
+        f" --only {' '.join(args.only)}" if len(args.only) < 4 else "")
+    import jax
+    import numpy as np
+
+    root = Path(__file__).resolve().parents[1]
+    git = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+                         capture_output=True, text=True).stdout.strip() or "?"
+    dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "src"],
+                           capture_output=True, text=True).stdout.strip()
+    SRC["path"] = snapshot_src(root)
+    start_load = _load()
+    started = datetime.datetime.now(datetime.timezone.utc)
+    lines = ["# Spatial link systems: chains, contacts, batches, first call (issue 20)", "",
+             f"Command: `{command}`. Date: {started:%Y-%m-%d %H:%M} UTC. Machine: "
+             f"{platform.machine()}, {os.cpu_count()} cores (shared), Python "
+             f"{platform.python_version()}, JAX {jax.__version__} on cpu, NumPy "
+             f"{np.__version__}; float64. Tree: {git}"
+             f"{' with uncommitted changes in src/' if dirty else ''} (copied at the "
+             "start; every process imports the copy). Load average at "
+             f"start: {start_load}.", ""]
+    sections = {"chains": chain_lines, "cart": cart_lines, "batch": batch_lines,
+                "first": first_lines}
+    for name in args.only:
+        lines += sections[name](args.quick) + [""]
+    lines.append(f"Load average at the end: {_load()} "
+                 f"({(datetime.datetime.now(datetime.timezone.utc) - started).seconds / 60:.0f}"
+                 " min).")
+    import shutil
+
+    shutil.rmtree(Path(SRC["path"]).parent, ignore_errors=True)
+    out = args.out if args.out is not None else (None if args.quick else OUT)
+    if out is None:
+        print("\n".join(lines))
+    else:
+        write_report(lines, out)
+
+
+if __name__ == "__main__":
+    main()
