@@ -264,3 +264,14 @@ def test_spherical_pendulum_on_a_spring_conserves_energy():
     np.testing.assert_allclose(res["spring.tension"], 40.0 * (res["spring.length"] - 0.3),
                                atol=1e-12)
     assert res["constraint.position"].max() < 1e-10
+
+
+def test_a_run_continued_from_its_results_equals_one_run():
+    """`initial=` a previous Results continues exactly (the same compiled step, the same
+    grid): split at 0.5 s or not, the double pendulum ends in the same state."""
+    m = double_pendulum()
+    whole = m.simulate(1.0, dt=1e-3, dt_out=0.01)
+    first = m.simulate(0.5, dt=1e-3, dt_out=0.01)
+    rest = m.simulate(1.0, dt=1e-3, dt_out=0.01, initial=first)
+    assert rest.t[0] == 0.5 and rest.t[-1] == 1.0
+    np.testing.assert_allclose(rest.final_state, whole.final_state, rtol=0, atol=1e-12)
