@@ -84,10 +84,16 @@ def _cross(a, b):
                       a[0] * b[1] - a[1] * b[0]])
 
 
-def _body_contact(tables, x, F, T, mass, inertia, inv_i, params, dt, P, eps_v, iterations):
+def _body_contact(tables, x, F, T, mass, inertia, inv_i, params, dt, P, eps_v, iterations,
+                  motion=None):
     """The contact wrench on one body (force, torque about its centre of mass, world) for one
     step of size `dt` from state `x` (13,) under the applied F, T (SPEC §7 steps 1–5), and
-    its record (CONTACT_FIELDS)."""
+    its record (CONTACT_FIELDS).
+
+    motion: None for a free body, or ``(Minv, u_free)`` — the body's 6×6 inverse mass and its
+    twist (v, ω) at the step's end without contact forces, world frame about its centre of
+    mass — for a body of a jointed system (eq. 13–15 with H⁻¹ the joint-projected inverse
+    mass; `_volume_links`); then F, T, mass, inertia and inv_i are not used."""
     R = _rotation(x[3:7])
     geo = ground_contact(tables, x[:3], R, params.height, eps_v)
     active = geo.active
@@ -99,14 +105,18 @@ def _body_contact(tables, x, F, T, mass, inertia, inv_i, params, dt, P, eps_v, i
         area = jnp.where(active, geo.Q[0, 0], 1.0)
         Qs = geo.Q / area                                     # per unit area (docs/spatial.md 6)
         cn = params.k * geo.nc / area
-        # free motion over the step (eq. 13 without contact forces), eq. 6 and eq. 15
-        w = x[10:13]
-        wb = R.T @ w
-        rb = R.T @ T - jnp.cross(wb, inertia @ wb)
-        alpha = R @ (inv_i @ rb)
-        u_free = jnp.concatenate([x[7:10] + dt * (F / mass + params.gravity), w + dt * alpha])
-        Iw = (R @ inv_i) @ R.T
-        Minv = jnp.zeros((6, 6)).at[:3, :3].set(jnp.eye(3) / mass).at[3:, 3:].set(Iw)
+        if motion is None:
+            # free motion over the step (eq. 13 without contact forces), eq. 6 and eq. 15
+            w = x[10:13]
+            wb = R.T @ w
+            rb = R.T @ T - jnp.cross(wb, inertia @ wb)
+            alpha = R @ (inv_i @ rb)
+            u_free = jnp.concatenate([x[7:10] + dt * (F / mass + params.gravity),
+                                      w + dt * alpha])
+            Iw = (R @ inv_i) @ R.T
+            Minv = jnp.zeros((6, 6)).at[:3, :3].set(jnp.eye(3) / mass).at[3:, 3:].set(Iw)
+        else:
+            Minv, u_free = motion
         d = x[:3] - pg
         sk = jnp.array([[0.0, -d[2], d[1]], [d[2], 0.0, -d[0]], [-d[1], d[0], 0.0]])
         J = jnp.eye(6).at[:3, 3:].set(sk)
@@ -123,6 +133,20 @@ def _body_contact(tables, x, F, T, mass, inertia, inv_i, params, dt, P, eps_v, i
         H = H.at[jnp.diag_indices(6)].multiply(1.0 + 1e-9)   # Tikhonov, as numba
         s_n = params.lam * (n @ H[:3, :3] @ n)                                      # eq. 10's λ
         H = H.at[:3, :3].add(s_n * jnp.outer(n, n))
+        if motion is not None:
+            # a jointed body: wrench directions the joints carry leave eq. 4's error unchanged
+            # (A is singular there); eq. 10's λ on those directions only picks their
+            # least-norm value (torques per radius, f̃ = (f, τ/ℓ)); a body with A of full
+            # rank gets nothing added
+            ell = 0.5 * tables.scale
+            sc = jnp.concatenate([jnp.ones(3), jnp.full(3, ell)])
+            As = sc[:, None] * A * sc[None, :]
+            ev, V = jnp.linalg.eigh(0.5 * (As + As.T))
+            null = ev <= 1e-9 * jnp.max(jnp.abs(ev))
+            Hs = H * sc[:, None] * sc[None, :]                 # H in f̃: S H S
+            r = params.lam * jnp.max(jnp.diagonal(Hs))
+            Pn = (V * jnp.where(null, r, 0.0)[None, :]) @ V.T
+            H = H + Pn / sc[:, None] / sc[None, :]            # back to f: S⁻¹ P S⁻¹
         g = AQ @ bvec - A.T @ cn                                                    # eq. 16
         f = cone_qp(H, g, G, L + 1)
 

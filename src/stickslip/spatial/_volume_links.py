@@ -1,0 +1,336 @@
+"""Volume contact (SPEC §7, seed 002) for the bodies of a jointed link system: the paper's own
+setting, where the contact QP's A and b come from the *constrained* dynamics.
+
+For a body that is part of a jointed system, eq. 11 is the link system's
+M ν̇ = Q + Φ_qᵀλ + Jᵀf̂ with the joint rows Φ_q ν̇ = c. Eliminating λ (Schur complement
+S = Φ_q M⁻¹ Φ_qᵀ) gives ν̇ = ν̇_free + W Jᵀ f̂ with
+
+    W = M⁻¹ − M⁻¹Φ_qᵀ S⁻¹ Φ_q M⁻¹        (the joint-projected inverse mass)
+    ν̇_free = the accelerations the joints allow without contact (LinkSystem's ν̇, f̂ = 0),
+
+so eq. 13–15 read A = J W Jᵀ Δt and b = J(ν + Δt ν̇_free): the free-body inverse mass and
+free motion of `_volume_jax` are replaced by W's diagonal block and ν̇_free of the body.
+
+Per step (one jitted ``lax.scan`` over the whole run), from the state at the step's start:
+
+1. the link system's stages without contact (`LinkSystem.dynamics`): ν̇_free, the kept joint
+   and driver rows Φ_q, and M⁻¹ → W;
+2. for each ground-touching body in turn, the volume contact wrench of `_volume_jax` (geometry,
+   QP (16) with (25), static LP, kinetic correction) with ``motion=(W_bb, ν_b + Δt ν̇_free,b)``;
+   the bodies are taken one after another and each later body's free motion includes the
+   wrenches found before it (one Gauss–Seidel pass: ν_free += W Σ Jᵀ f̂ Δt) — exact for one
+   contacting body; for several on one chain the coupled QP is approximated (not solved
+   jointly);
+3. the link system integrated with the wrench as an applied load (a `PointForce` at the
+   centre of mass and a `BodyTorque` per contact body, added at build time with value zero
+   and set per step) held through the Runge–Kutta stages; the bodies of every chain that has a
+   body in contact advance position and orientation with the post-step velocity
+   (semi-implicit Euler, exponential map — the free-body rule of `_volume_jax`, applied to the
+   whole chain so that the joints stay consistent); then `LinkSystem.project` (unit
+   quaternions, Φ = 0, Φ̇ = 0, revolute angles).
+
+A model with no joints gives the `_volume_jax.run_volume` trajectory to round-off.
+
+Wrench directions the joints carry (A singular there) are indeterminate in eq. 16; the
+`motion=` path of `_volume_jax._body_contact` gives them eq. 10's λ (least norm), so the
+joints carry them. A statically indeterminate body (a box pinned to an arm and resting flat)
+gets one of its admissible wrenches, not a unique one.
+
+Not covered: body–body volume contact, restitution, ``patch="section"``, point contacts
+(`ContactPair`) in the same model, a jointly solved QP for several contact bodies of one chain
+(one Gauss–Seidel pass instead), and the joint friction's dependence on the contact force
+within a step (W is the frictionless projection; joint friction still acts in the stages).
+Known issue: a box on a revolute arm (tests/spatial/test_volume_links.py ``arm_model``) sliding
+under a large push (4 N m) steadily slides for ~57 ms, then hops: contact lost (no volume) and
+regained in a 3-step cycle (f_n ≈ 0, 24.7, 5.0 N; mean ≈ the static normal force). The onset
+time does not change with Δt (1 ms, 0.5 ms) nor when only the box (not the chain) gets the
+semi-implicit update; the rail (prismatic) case does not hop. Cause not found yet.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..errors import ModelError, ParameterError
+from ..integrate import FIXED_STEP_METHODS, step_grid
+from ._volume_jax import CONTACT_FIELDS, VolumeContactSystem, VolumeParams, _body_contact
+
+__all__ = ["VolumeLinkSystem", "run_volume_links", "constrained_motion"]
+
+
+def constrained_motion(link, t, x):
+    """(W, ν_free rate, ν) of a `LinkSystem` at (t, x) without contact forces: the
+    joint-projected inverse mass W = M⁻¹ − M⁻¹Φ_qᵀ S⁻¹ Φ_q M⁻¹ (6 n_b, 6 n_b), S = Φ_q M⁻¹
+    Φ_qᵀ over the kept joint and driver rows, the accelerations ν̇_free (6 n_b,) and the
+    velocities ν (6 n_b,), world frame, (v, ω) per body about its centre of mass."""
+    X, s = link._split(x)
+    n_b = link.layout.n_bodies
+    d = link.dynamics(t, X, s)
+    Minv_rot, _ = link.inverse_inertias(X)
+    Minv = jnp.zeros((6 * n_b, 6 * n_b), X.dtype)
+    for b in range(n_b):
+        Minv = Minv.at[6 * b:6 * b + 3, 6 * b:6 * b + 3].set(jnp.eye(3) / link.masses[b])
+        Minv = Minv.at[6 * b + 3:6 * b + 6, 6 * b + 3:6 * b + 6].set(Minv_rot[b])
+    phi_q = d["J"]
+    if phi_q.shape[0]:
+        MJt = Minv @ phi_q.T
+        S = phi_q @ MJt
+        W = Minv - MJt @ jnp.linalg.solve(S, MJt.T)
+        W = 0.5 * (W + W.T)
+    else:
+        W = Minv
+    return W, d["nud"], X[:, 7:13].reshape(-1)
+
+
+class VolumeLinkSystem:
+    """A `SpatialModel` with joints (a link system without point contacts) whose bodies touch
+    the ground by volume contact (SPEC §7, module docstring).
+
+    Parameters
+    ----------
+    model: a `SpatialModel` with a ground (patch "projection", no restitution, no
+        `ContactPair`); its joints, drivers, loads and springs make the link system.
+    contact_bodies: names of the bodies that touch the ground by volume contact (default:
+        every body with a polyhedral shape not welded to the ground).
+    baumgarte: (α, β) [1/s] of the joints' stabilisation (`SpatialModel.link_system`).
+    max_polygon: the contact polygon's buffer size (`VolumeContactSystem`).
+
+    The model is not changed: the link system is built from a copy without the ground and
+    with a zero `PointForce` and `BodyTorque` per contact body (the held contact wrench).
+    """
+
+    def __init__(self, model, *, contact_bodies=None, baumgarte=(10.0, 10.0),
+                 max_polygon=None):
+        from ._elements import BodyTorque, ContactPair, FixedJoint, PointForce
+        from ._shapes import Polyhedron
+
+        problems = []
+        if model.ground is None:
+            problems.append("the volume contact needs a ground; add one with "
+                            "`model.add_ground(mu_s=..., mu_d=...)`.")
+        if model.patch != "projection":
+            problems.append(f"only patch='projection' is supported; got {model.patch!r}.")
+        if model.restitution is not None or (model.ground or {}).get("restitution") is not None:
+            problems.append("restitution is not supported by the volume contact of a link "
+                            "system; remove it.")
+        if any(isinstance(e, ContactPair) for e in model.elements):
+            problems.append("ContactPair (point contacts) cannot be mixed with the volume "
+                            "contact here; remove them.")
+        names = [b.name for b in model.bodies]
+        welded = {e.body_j if e.body_i == "ground" else e.body_i for e in model.elements
+                  if isinstance(e, FixedJoint) and "ground" in (e.body_i, e.body_j)}
+        if contact_bodies is None:
+            contact_bodies = [b.name for b in model.bodies
+                              if isinstance(b.shape, Polyhedron) and b.name not in welded]
+        contact_bodies = list(contact_bodies)
+        for name in contact_bodies:
+            if name not in names:
+                problems.append(f"contact body {name!r} is not in the model (bodies: {names}).")
+            elif not isinstance(model.bodies[names.index(name)].shape, Polyhedron):
+                problems.append(f"contact body {name!r} needs a convex polyhedral shape (Box, "
+                                "Prism, ConvexHull).")
+        if not contact_bodies:
+            problems.append("no body touches the ground by volume contact; give a body a "
+                            "polyhedral shape or pass contact_bodies=.")
+        if problems:
+            raise ModelError("the volume link system has problems:\n  " + "\n  ".join(problems))
+
+        bare = copy.copy(model)
+        bare.ground = None
+        bare.elements = list(model.elements)
+        for name in contact_bodies:
+            bare.elements.append(PointForce(name, force=(0.0, 0.0, 0.0),
+                                            name=f"ground-{name}.contact"))
+            bare.elements.append(BodyTorque(name, torque=(0.0, 0.0, 0.0),
+                                            name=f"ground-{name}.contact"))
+        self.link = bare.link_system(baumgarte=baumgarte)
+        layout = self.link.layout
+        self.names = list(contact_bodies)
+        self.index = np.array([names.index(n) for n in contact_bodies], dtype=int)
+        shaped = [model.bodies[i] for i in self.index]
+        self.volume = VolumeContactSystem(
+            contact_bodies, [b.mass for b in shaped], [b.inertia for b in shaped],
+            [b.shape for b in shaped], gravity=model.gravity, k=model.k, lam=model.lam,
+            P=model.P, eps_v=model.eps_v, mu_s=model.ground["mu_s"],
+            mu_d=model.ground["mu_d"], height=model.ground["height"],
+            kinetic_iterations=model.kinetic_iterations, max_polygon=max_polygon)
+        # chains: bodies joined by joints (the ground excluded) move together (step 3)
+        n_b = layout.n_bodies
+        chain = np.eye(n_b, dtype=bool)
+        for (_, kind, i, j) in layout.joints:
+            if kind != "FreeJoint" and i < n_b and j < n_b:
+                chain[i, j] = chain[j, i] = True
+        for _ in range(n_b):
+            chain = (chain.astype(int) @ chain.astype(int)) > 0
+        self.chain = chain[:, self.index]                 # (n_b, n_c)
+        self._runs: dict = {}
+
+    def params(self, **changes) -> VolumeParams:
+        """The volume contact's traced parameters (k, λ, μ_s, μ_d, …) with `changes`."""
+        return self.volume.params(**changes)
+
+    def with_drivers(self, **values):
+        """The link system with constant driver values (effort [N or N·m], …) by driver name
+        (default name ``"<joint>.driver"``); pass it as ``link=`` to reuse the compiled run."""
+        link = self.link
+        slots = {name: slot for (name, _, _, fn, slot) in link.layout.drivers if fn is None}
+        unknown = sorted(set(values) - set(slots))
+        if unknown:
+            raise ParameterError(f"`with_drivers` got unknown driver names {unknown}; the "
+                                 f"constant drivers are {sorted(slots)}.")
+        dv = np.asarray(link.driver_values, dtype=float).copy()
+        for name, v in values.items():
+            dv[slots[name]] = float(v)
+        return eqx.tree_at(lambda s: s.driver_values, link, jnp.asarray(dv))
+
+    # --- the pure functions ------------------------------------------------------------
+    def _loaded(self, link, Fc, Tc):
+        n_c = len(self.names)
+        fv = link.force_values.at[-n_c:].set(Fc)
+        tv = link.torque_values.at[-n_c:].set(Tc)
+        return eqx.tree_at(lambda s: (s.force_values, s.torque_values), link, (fv, tv))
+
+    def contact(self, link, t, x, h, params):
+        """Contact forces Fc, torques Tc (n_c, 3) on the contact bodies' centres of mass
+        (world), whether each is in contact (n_c,), and the records (n_c, 16) for one step of
+        size h from (t, x) (steps 1–2 of the module docstring)."""
+        n_c = len(self.names)
+        zero = jnp.zeros((n_c, 3))
+        free = self._loaded(link, zero, zero)
+        W, nud, nu = constrained_motion(free, t, x)
+        X, _ = link._split(x)
+        u_free = nu + h * nud
+        out = []
+        for k, b in enumerate(self.index):
+            blk = slice(6 * b, 6 * b + 6)
+            motion = (W[blk, blk], u_free[blk])
+            Fc, Tc, active, rec = _body_contact(
+                self.volume.tables[k], X[b], zero[k], zero[k], params.mass[k],
+                params.inertia[k], params.inv_inertia[k], params, h, self.volume.P,
+                self.volume.eps_v, self.volume.kinetic_iterations, motion=motion)
+            if k + 1 < n_c:                         # Gauss–Seidel pass (module docstring)
+                G = jnp.zeros_like(u_free).at[6 * b:6 * b + 3].set(Fc).at[
+                    6 * b + 3:6 * b + 6].set(Tc)
+                u_free = u_free + h * (W @ jnp.where(jnp.isfinite(G), G, 0.0))
+            out.append((Fc, Tc, active, rec))
+        return tuple(jnp.stack(z) for z in zip(*out))
+
+    def step(self, link, t, x, h, params, tableau):
+        """One step of size h (module docstring). Returns (x⁺, records (n_c, 16))."""
+        Fc, Tc, active, record = self.contact(link, t, x, h, params)
+        loaded = self._loaded(link, Fc, Tc)
+        K = []
+        for s, row in enumerate(tableau.a):
+            xi = x
+            for j, a in enumerate(row):
+                if a != 0.0:
+                    xi = xi + (h * a) * K[j]
+            K.append(loaded.vector_field(t + tableau.c[s] * h, xi))
+        xn = x
+        for j, b in enumerate(tableau.b):
+            if b != 0.0:
+                xn = xn + (h * b) * K[j]
+        n_b = link.layout.n_bodies
+        X, _ = link._split(x)
+        Xn = xn[:13 * n_b].reshape(n_b, 13)
+        moving_chain = jnp.any(jnp.asarray(self.chain) & active[None, :], axis=1)  # (n_b,)
+        v, w = Xn[:, 7:10], Xn[:, 10:13]
+        p_semi = X[:, :3] + h * v
+        speed = jnp.sqrt(jnp.sum(w * w, axis=1))
+        moving = speed * h >= 1e-300
+        half = 0.5 * speed * h
+        sn = jnp.sin(half) / jnp.where(moving, speed, 1.0)
+        r0, r1, r2, r3 = jnp.cos(half), sn * w[:, 0], sn * w[:, 1], sn * w[:, 2]
+        q = X[:, 3:7]
+        q_semi = jnp.stack([r0 * q[:, 0] - (r1 * q[:, 1] + r2 * q[:, 2] + r3 * q[:, 3]),
+                            r0 * q[:, 1] + q[:, 0] * r1 + (r2 * q[:, 3] - r3 * q[:, 2]),
+                            r0 * q[:, 2] + q[:, 0] * r2 + (r3 * q[:, 1] - r1 * q[:, 3]),
+                            r0 * q[:, 3] + q[:, 0] * r3 + (r1 * q[:, 2] - r2 * q[:, 1])], axis=1)
+        q_semi = jnp.where(moving[:, None], q_semi, q)
+        Xn = Xn.at[:, :3].set(jnp.where(moving_chain[:, None], p_semi, Xn[:, :3]))
+        Xn = Xn.at[:, 3:7].set(jnp.where(moving_chain[:, None], q_semi, Xn[:, 3:7]))
+        xn = jnp.concatenate([Xn.reshape(-1), xn[13 * n_b:]])
+        return loaded.project(t + h, xn), record
+
+    def run_function(self, grid, method: str = "rk_gill"):
+        """The pure run ``f(t0, x0, link, params) -> (states (n_out+1, n_x), records
+        (n_out+1, n_c, 16))`` on `grid`'s steps (``stickslip.integrate.step_grid``; its t0
+        is not used — `t0` is traced, so a run continued from another reuses the compile):
+        one ``lax.scan`` over the samples, each a loop over its steps."""
+        tableau = FIXED_STEP_METHODS[method]
+        slots = grid.n_sub + (1 if grid.h_last > 0 else 0)
+        table = np.zeros((grid.n_out, slots))
+        table[:, :grid.n_sub] = grid.dt
+        table[-1, :] = 0.0
+        table[-1, :grid.n_last] = grid.dt
+        if grid.h_last > 0:
+            table[-1, grid.n_last] = grid.h_last
+        uniform = bool(np.all(table == grid.dt))
+        n_c = len(self.names)
+
+        def f(t0, x0, link, params):
+            rec0 = jnp.zeros((n_c, 16)).at[:, 2:8].set(jnp.nan)
+
+            def one_step(carry, h):
+                t, x, rec = carry
+
+                def go(c):
+                    xn, r = self.step(link, c[0], c[1], h, params, tableau)
+                    return c[0] + h, xn, r
+                if uniform:
+                    return go(carry)
+                return lax.cond(h > 0, go, lambda c: c, carry)
+
+            def sample(carry, row):
+                carry = lax.fori_loop(0, slots, lambda i, c: one_step(c, row[i]), carry)
+                return carry, carry[1:]
+
+            _, (xs, recs) = lax.scan(sample, (jnp.asarray(t0, dtype=float), x0, rec0),
+                                     jnp.asarray(table))
+            return jnp.concatenate([x0[None], xs]), jnp.concatenate([rec0[None], recs])
+
+        return f
+
+    def jitted_run(self, grid, method: str = "rk_gill"):
+        """`run_function` under `eqx.filter_jit`, kept per step pattern and method."""
+        key = (grid.dt, grid.n_sub, grid.n_out, grid.n_last, grid.h_last, method)
+        if key not in self._runs:
+            self._runs[key] = eqx.filter_jit(self.run_function(grid, method))
+        return self._runs[key]
+
+
+def run_volume_links(system: VolumeLinkSystem, t_end: float, *, dt: float = 1e-3,
+                     dt_out: float | None = None, method: str = "rk_gill", link=None,
+                     params: VolumeParams | None = None, initial=None, t0: float = 0.0):
+    """Simulate a `VolumeLinkSystem` from `t0` to `t_end` [s] with step `dt` [s] in one jitted
+    scan and return a `stickslip.Results` with the link system's states (``<body>.x`` …,
+    ``<joint>.angle``) and ``ground-<body>.active … .stick`` (CONTACT_FIELDS).
+
+    link: the `LinkSystem` to run (default ``system.link``; e.g. ``system.with_drivers(...)``
+    — the same compiled run); params: the volume contact's `VolumeParams`; initial: a state
+    vector (default the link system's initial state, joint-consistent)."""
+    from ..results import Results
+
+    if method not in FIXED_STEP_METHODS:
+        raise ParameterError(f"`run_volume_links.method` must be one of "
+                             f"{sorted(FIXED_STEP_METHODS)}; got {method!r}.")
+    link = system.link if link is None else link
+    params = system.params() if params is None else params
+    x0 = link.initial_state() if initial is None else jnp.asarray(initial, dtype=float)
+    grid = step_grid(t0, t_end, dt, dt_out, owner="run_volume_links")
+    xs, recs = system.jitted_run(grid, method)(jnp.asarray(float(t0)), x0, link, params)
+    xs, recs = np.asarray(xs), np.asarray(recs)
+    channels = {name: xs[:, k] for k, name in enumerate(link.layout.state_names())}
+    for i, name in enumerate(system.names):
+        for j, field in enumerate(CONTACT_FIELDS):
+            channels[f"ground-{name}.{field}"] = recs[:, i, j]
+    units = {k: v for k, v in link.layout.units().items() if k in channels}
+    meta = {"system": "VolumeLinkSystem", "method": method, "dt": dt, "dt_out": grid.dt_out,
+            "t0": t0, "t_end": t_end, "steps": grid.n_steps, "contact_bodies": system.names}
+    return Results(grid.times(), channels, units=units, meta=meta, final_state=xs[-1])
