@@ -1,10 +1,16 @@
-"""3-D rigid bodies with volume-based contact and a pyramidal friction constraint
-(SPEC §7; N. Wakisaka and T. Sugihara, "Rigid contact force computation based on contact
-volume with pyramidal approximation of frictional constraint").
+"""3-D multibody: link systems in the JAX core, and volume-based rigid contact (SPEC §7).
 
-Host side, not JAX: the contact force is a small QP and LP per step. The per-step work (contact
-volumes, Q and c, the QP, the friction tests, the rigid-body step) is compiled with numba on
-first use and cached on disk; the general polyhedron clip and the public helpers stay NumPy.
+**Link systems** (`SpatialModel` with joints, drivers, loads, spring–dampers, joint friction
+or point contacts; see docs/links.md): the model freezes into a `LinkSystem`, a plain
+``ss.simulate``-able system — one jitted ``lax.scan`` per run, ``vmap`` over its arrays,
+``jax.grad`` through it — whose contacts are solved with the joints as one λ-problem
+(SPEC §6). `from_mjcf` reads the MJCF subset that maps onto these elements.
+
+**Volume contact** (free convex bodies and the ground; N. Wakisaka and T. Sugihara, "Rigid
+contact force computation based on contact volume with pyramidal approximation of frictional
+constraint"): host side — the contact force is a small QP and LP per step, compiled with
+numba on first use and cached on disk; the general polyhedron clip and the public helpers
+stay NumPy.
 """
 
 from typing import TYPE_CHECKING
