@@ -33,7 +33,7 @@ from ..errors import ParameterError
 
 __all__ = ["RevoluteJoint", "PrismaticJoint", "SphericalJoint", "FixedJoint", "FreeJoint",
            "JointDriver", "PointForce", "BodyTorque", "SpringDamper", "ContactPair",
-           "AbstractJoint", "body_name", "time_value"]
+           "AbstractJoint", "body_name", "time_value", "JOINT_ROW_COUNTS"]
 
 
 def body_name(owner: str, name: str, value: Any) -> str:
@@ -417,5 +417,9 @@ class ContactPair:
             raise ParameterError("`ContactPair.body_b` must be a body; put 'ground' first "
                                  "(body_a).")
 
+
+# constraint rows each joint type adds, by its `kind`
+JOINT_ROW_COUNTS = {cls.kind: cls.rows for cls in (RevoluteJoint, PrismaticJoint,
+                                                   SphericalJoint, FixedJoint, FreeJoint)}
 
 del field, Callable, check_positive

@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ModelError, ParameterError
-from ._elements import (AbstractJoint, BodyTorque, ContactPair, FixedJoint, JointDriver,
-                        PointForce, SpringDamper)
+from ._elements import (JOINT_ROW_COUNTS, AbstractJoint, BodyTorque, ContactPair, FixedJoint,
+                        JointDriver, PointForce, SpringDamper)
 from ._shapes import Polyhedron, Sphere
 
 __all__ = ["build_link_system", "box_half_extents"]
@@ -266,12 +266,10 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
                            ("point", "radius_a", "radius_b", "half_a", "height", "mu"),
                            {"point": (3,), "radius_a": (), "radius_b": (), "half_a": (3,),
                             "height": (), "mu": ()})
-    n_rows_total = sum({"RevoluteJoint": 5, "PrismaticJoint": 5, "SphericalJoint": 3,
-                        "FixedJoint": 6, "FreeJoint": 0}[j[1]] for j in joints)
+    n_joint_rows = sum(JOINT_ROW_COUNTS[j[1]] for j in joints)
+    n_rows_total = n_joint_rows
     n_rows_total += sum(1 for d in drivers if d[2] != "effort")
-    holonomic_all = np.array([True] * sum({"RevoluteJoint": 5, "PrismaticJoint": 5,
-                                           "SphericalJoint": 3, "FixedJoint": 6,
-                                           "FreeJoint": 0}[j[1]] for j in joints)
+    holonomic_all = np.array([True] * n_joint_rows
                              + [d[2] == "position" for d in drivers if d[2] != "effort"],
                              dtype=bool)
 
@@ -368,8 +366,7 @@ def independent_rows(J: np.ndarray, rtol: float = 1e-9) -> np.ndarray:
 def _row_label(joints, drivers, row):
     start = 0
     for name, kind, _, _ in joints:
-        size = {"RevoluteJoint": 5, "PrismaticJoint": 5, "SphericalJoint": 3,
-                "FixedJoint": 6, "FreeJoint": 0}[kind]
+        size = JOINT_ROW_COUNTS[kind]
         if row < start + size:
             return f"{name}[{row - start}]"
         start += size

@@ -49,6 +49,7 @@ import numpy as np
 from ..constraints import Bilateral, ProductSet, SpatialContact, eliminate_solve, solve_lambda
 from ..laws._base import as_parameter
 from ..systems import AbstractSystem
+from ._elements import JOINT_ROW_COUNTS
 from ._link_kinematics import (contact_terms, coordinate_jacobian, driver_row,
                                joint_coordinate, joint_jacobian, joint_rows, row_terms,
                                row_values)
@@ -139,7 +140,6 @@ class LinkLayout:
             if kind != "FreeJoint":
                 groups.setdefault(kind, []).append(k)
         self.joint_groups = tuple((kind, tuple(m)) for kind, m in groups.items())
-        from ._elements import JointDriver  # noqa: F401  (documentation of the tuple)
         self.drivers = tuple(drivers)
         self.kept = np.asarray(kept, dtype=int)
         self.holonomic = np.asarray(holonomic, dtype=bool)
@@ -156,14 +156,9 @@ class LinkLayout:
         self.formulation = formulation
         self.redundant = tuple(redundant)
         starts, start = [], 0
-        from ._elements import (FixedJoint, PrismaticJoint, RevoluteJoint,
-                                SphericalJoint)
-        sizes = {c.kind: c.rows for c in (RevoluteJoint, PrismaticJoint, SphericalJoint,
-                                           FixedJoint)}
-        sizes["FreeJoint"] = 0
         for (_, kind, _, _) in self.joints:
-            starts.append((start, start + sizes[kind]))
-            start += sizes[kind]
+            starts.append((start, start + JOINT_ROW_COUNTS[kind]))
+            start += JOINT_ROW_COUNTS[kind]
         self.rows = tuple(starts)
         self.n_joint_rows = start
         self.n_rows = start + sum(1 for d in self.drivers if d[2] != "effort")

@@ -52,7 +52,6 @@ from __future__ import annotations
 import copy
 
 import equinox as eqx
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
