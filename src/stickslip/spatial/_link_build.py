@@ -124,7 +124,8 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
     import jax.numpy as jnp
 
     from ..constraints._lambda_problem import check_formulation
-    from ._link_system import ContactArrays, JointArrays, LinkLayout, LinkSystem, SpringArrays
+    from ._link_layout import ContactArrays, JointArrays, LinkLayout, SpringArrays
+    from ._link_system import LinkSystem
 
     check_formulation(formulation)
     for label, value, positive in (("delta", delta, True), ("zeta", zeta, False)):

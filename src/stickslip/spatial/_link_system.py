@@ -38,7 +38,7 @@ Newton's method (``NEWTON_ITERATIONS`` steps, Jacobian by forward mode), as in p
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 import equinox as eqx
 import jax
@@ -49,14 +49,13 @@ import numpy as np
 from ..constraints import Bilateral, ProductSet, SpatialContact, eliminate_solve, solve_lambda
 from ..laws._base import as_parameter
 from ..systems import AbstractSystem
-from ._elements import JOINT_ROW_COUNTS
+from ._link_layout import ContactArrays, JointArrays, LinkLayout, SpringArrays
 from ._link_kinematics import (contact_terms, coordinate_jacobian, driver_row,
                                joint_coordinate, joint_jacobian, joint_rows, row_terms,
                                row_values)
 from ._rigid import quat_rate, rotate_quat, rotation
 
-__all__ = ["LinkLayout", "LinkSystem", "NEWTON_ITERATIONS", "JointArrays", "SpringArrays",
-           "ContactArrays"]
+__all__ = ["LinkSystem", "NEWTON_ITERATIONS", "UNSOLVED_RESIDUAL", "spd_solve"]
 
 NEWTON_ITERATIONS = 5
 # a contact solve whose normalised natural residual stays above this counts as unsolved: the
@@ -64,156 +63,6 @@ NEWTON_ITERATIONS = 5
 # four corners, where its rounds stall at 1e-6…1e-5 — a force error of that relative size,
 # not a missing solution
 UNSOLVED_RESIDUAL = 1e-4
-_STATE = ("x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz")
-_UNITS = ("m", "m", "m", "-", "-", "-", "-", "m/s", "m/s", "m/s", "rad/s", "rad/s",
-          "rad/s")
-
-
-class _JointArrays(NamedTuple):
-    """Per joint (stacked): anchors s_i, s_j [m] in the body frames; frame_i, frame_j: the
-    columns (u, e₁, e₂) of the joint frame in each body frame; C = R_i0ᵀ R_j0."""
-
-    s_i: Any
-    s_j: Any
-    frame_i: Any
-    frame_j: Any
-    C: Any
-
-
-class _SpringArrays(NamedTuple):
-    """Per spring–damper: k [N/m], c [N·s/m], l0 [m], anchors s_i, s_j (body frames)."""
-
-    k: Any
-    c: Any
-    l0: Any
-    s_i: Any
-    s_j: Any
-
-
-class _ContactArrays(NamedTuple):
-    """Per contact: a vertex of body b (body frame) [m], radii of a and b [m], half extents
-    of box a [m], the ground height [m], μ [-]."""
-
-    point: Any
-    radius_a: Any
-    radius_b: Any
-    half_a: Any
-    height: Any
-    mu: Any
-
-
-def _by_name(base):
-    """`base` with item access by field name too (``a["s_i"]``)."""
-    def __getitem__(self, key):
-        return getattr(self, key) if isinstance(key, str) else tuple.__getitem__(self, key)
-    return type(base.__name__[1:], (base,), {"__getitem__": __getitem__, "__slots__": (),
-                                             "__doc__": base.__doc__})
-
-
-JointArrays = _by_name(_JointArrays)
-SpringArrays = _by_name(_SpringArrays)
-ContactArrays = _by_name(_ContactArrays)
-
-
-class LinkLayout:
-    """Static topology of a frozen model (compared by value: a model frozen again with the
-    same structure reuses the compiled run).
-
-    bodies: names. joints: (name, kind, i, j) with i, j body indices (n_b: the ground).
-    joint_groups: (kind, member indices). rows: (start, stop) of each joint's rows in the
-    full row list. drivers: (name, joint index, mode, callable or None, slot in the
-    constants). kept: the independent rows (joints then drivers) after redundancy
-    removal, holonomic: which kept rows have a position-level Φ. frictions: (joint index,
-    state slice). forces: (body, callable or None) for point forces, torques alike.
-    springs: (name, i, j). contacts: (name, kind, a, b, group) and contact_groups:
-    (kind, member indices).
-    """
-
-    def __init__(self, *, name, bodies, joints, drivers, kept, holonomic, frictions,
-                 law_state_names, forces, torques, springs, contacts, formulation,
-                 redundant):
-        self.name = name
-        self.bodies = tuple(bodies)
-        self.joints = tuple(joints)
-        groups: dict = {}
-        for k, (_, kind, _, _) in enumerate(self.joints):
-            if kind != "FreeJoint":
-                groups.setdefault(kind, []).append(k)
-        self.joint_groups = tuple((kind, tuple(m)) for kind, m in groups.items())
-        self.drivers = tuple(drivers)
-        self.kept = np.asarray(kept, dtype=int)
-        self.holonomic = np.asarray(holonomic, dtype=bool)
-        self.frictions = tuple(frictions)
-        self.law_state_names = tuple(law_state_names)
-        self.forces = tuple(forces)
-        self.torques = tuple(torques)
-        self.springs = tuple(springs)
-        self.contacts = tuple(contacts)
-        cgroups: dict = {}
-        for k, c in enumerate(self.contacts):
-            cgroups.setdefault(c[1], []).append(k)
-        self.contact_groups = tuple((kind, tuple(m)) for kind, m in cgroups.items())
-        self.formulation = formulation
-        self.redundant = tuple(redundant)
-        starts, start = [], 0
-        for (_, kind, _, _) in self.joints:
-            starts.append((start, start + JOINT_ROW_COUNTS[kind]))
-            start += JOINT_ROW_COUNTS[kind]
-        self.rows = tuple(starts)
-        self.n_joint_rows = start
-        self.n_rows = start + sum(1 for d in self.drivers if d[2] != "effort")
-        self.n_law_states = len(self.law_state_names)
-        # revolute joints carry their angle as a state (unwrapped; module docstring)
-        self.revolutes = tuple(k for k, j in enumerate(self.joints) if j[1] == "RevoluteJoint")
-        # with contacts, the time spent with an unsolved λ-problem is a state (module docstring)
-        self._key = (self.name, self.bodies, self.joints, self.drivers,
-                     tuple(self.kept.tolist()), tuple(self.holonomic.tolist()),
-                     self.frictions, self.law_state_names, self.forces, self.torques,
-                     self.springs, self.contacts, self.formulation, self.redundant)
-
-    @property
-    def n_bodies(self) -> int:
-        return len(self.bodies)
-
-    def state_names(self) -> tuple[str, ...]:
-        names = [f"{b}.{c}" for b in self.bodies for c in _STATE]
-        return (tuple(names) + self.law_state_names
-                + tuple(f"{self.joints[k][0]}.angle" for k in self.revolutes)
-                + (("contact.unsolved_time",) if self.contacts else ()))
-
-    def units(self) -> dict[str, str]:
-        out = {f"{b}.{c}": u for b in self.bodies for c, u in zip(_STATE, _UNITS)}
-        for (name, kind, _, _) in self.joints:
-            if kind == "RevoluteJoint":
-                out.update({f"{name}.angle": "rad", f"{name}.rate": "rad/s",
-                            f"{name}.friction": "N·m", f"{name}.normal": "N·m"})
-            elif kind == "PrismaticJoint":
-                out.update({f"{name}.position": "m", f"{name}.rate": "m/s",
-                            f"{name}.friction": "N", f"{name}.normal": "N"})
-            out.update({f"{name}.f{c}": "N" for c in "xyz"})
-            out.update({f"{name}.t{c}": "N·m" for c in "xyz"})
-        for (name, _, _, _, _) in self.contacts:
-            out.update({f"{name}.gap": "m", f"{name}.fn": "N", f"{name}.ft": "N"})
-        for (name, _, _) in self.springs:
-            out.update({f"{name}.length": "m", f"{name}.tension": "N"})
-        out.update({"energy": "J", "constraint.position": "m", "constraint.velocity": "m/s",
-                    "contact.unsolved_time": "s", "contact.status": "-"})
-        return out
-
-
-    def __hash__(self) -> int:
-        return hash(self._key)
-
-    def __eq__(self, other) -> bool:
-        return self is other or (type(other) is LinkLayout and other._key == self._key)
-
-    def __stickslip_key__(self):
-        """What ``__eq__`` compares (by value; callables by identity), for the stored-program
-        fingerprint (:mod:`stickslip.integrate._fingerprint`): a model frozen again with the
-        same structure reuses the compiled run."""
-        return self._key
-
-
 def _value(const, fn, t):
     """A load's value at t: the traced constant, or the user's function of t."""
     return const if fn is None else jnp.asarray(fn(t), dtype=float) + 0.0 * const

@@ -1,4 +1,4 @@
-"""Ready-made spatial link systems with figures (issue 20 item 9) — run by
+"""Ready-made spatial link systems with figures — run by
 ``stickslip examples run NAME``, used by the tests and docs/spatial.md.
 
 Each example is a function ``name(t_end=..., ...) -> Example``: it builds its model(s) with
@@ -462,10 +462,9 @@ def arm_and_box(*, box_mass=1.0, box_size=0.1, box_x=0.5, mu_ground=0.3, mu_tip=
 
     floor: True (default) makes the floor a box body welded to the world with an explicit
     ``ContactPair``; False uses ``add_ground`` (automatic ground contacts, which then include
-    the fingertip's). With False the run fails in its first step on this engine (NaN or a
-    λ-problem error), see the issue 20 report; True runs cleanly.
+    the fingertip's, a contact between two bodies the drivers hold: its λ is 0 while it
+    stays apart). Both give the same push.
     """
-    import jax.numpy as jnp
 
     l1, l2 = ARM["links"]
     sx, _, sz = ARM["shoulder"]
