@@ -304,9 +304,9 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
         return system
     phi, J, rate = (np.asarray(v) for v in _kinematics(system, jnp.asarray(X0)))
     # independent rows: pivoted QR of the mass-weighted Jacobian
-    from ._link_system import _inverse_mass
+    from ._link_dynamics import inverse_mass
 
-    minv = _inverse_mass(system, X0)
+    minv = inverse_mass(system, X0)
     scale = np.sqrt(np.diag(minv))
     kept = independent_rows(J * scale[None, :])
     redundant = tuple(_row_label(joints, drivers, int(r)) for r in
