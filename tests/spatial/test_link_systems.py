@@ -7,7 +7,8 @@ import pytest
 import jax
 import jax.numpy as jnp
 import stickslip as ss
-from stickslip.spatial._link_kinematics import joint_rows, row_terms
+from stickslip.spatial._link_kinematics import (coordinate_jacobian, joint_coordinate,
+                                               joint_jacobian, joint_rows, row_terms)
 from stickslip.spatial._rigid import rotate_quat, rotation
 
 sp = ss.spatial
@@ -26,8 +27,10 @@ def test_joint_rows_derivatives_match_finite_differences(kind):
     a = {"s_i": rng.normal(size=3), "s_j": rng.normal(size=3), "frame_i": frames[0],
          "frame_j": frames[1], "C": frames[2]}
     fn = joint_rows(kind)
+    # the engine's written-out Jacobian (joint_jacobian), not forward mode
     phi, J, rate, second = row_terms(lambda A, B, C, D, s: fn(A, B, C, D, a), ri,
-                                     rotation(q1), vi, wi, rj, rotation(q2), vj, wj)
+                                     rotation(q1), vi, wi, rj, rotation(q2), vj, wj,
+                                     lambda A, B, C, D: joint_jacobian(kind, A, B, C, D, a))
 
     def rows_at(h):
         return np.asarray(fn(ri + h * vi, rotation(rotate_quat(jnp.asarray(q1), h * wi)),
@@ -38,6 +41,26 @@ def test_joint_rows_derivatives_match_finite_differences(kind):
     np.testing.assert_allclose(np.asarray(J) @ nu, rate, atol=1e-13)
     np.testing.assert_allclose((hi - lo) / (2 * h), rate, atol=1e-7)
     np.testing.assert_allclose((hi - 2 * mid + lo) / h ** 2, second, atol=1e-6)
+    if kind in ("RevoluteJoint", "PrismaticJoint"):       # the coordinate's rate row W
+        c = dict(a)
+        wj_c = wj
+        if kind == "RevoluteJoint":
+            # u·(ω_j − ω_i) is the angle's rate where the hinge holds: j's frame is i's turned
+            # 0.7 rad about the axis, and j turns relative to i about the axis only
+            Ri, Rj = np.asarray(rotation(q1)), np.asarray(rotation(q2))
+            u = Ri @ frames[0][:, 0]
+            turn = np.asarray(rotation(rotate_quat(jnp.array([1.0, 0, 0, 0]), 0.7 * u)))
+            c["frame_j"] = Rj.T @ turn @ Ri @ frames[0]
+            wj_c = wi + 1.3 * u
+        nu_c = np.concatenate([vi, wi, vj, wj_c])
+
+        def coordinate_at(h):
+            return float(joint_coordinate(
+                kind, ri + h * vi, rotation(rotate_quat(jnp.asarray(q1), h * wi)),
+                rj + h * vj, rotation(rotate_quat(jnp.asarray(q2), h * wj_c)), c))
+        W = coordinate_jacobian(kind, ri, rotation(q1), rj, rotation(q2), c)
+        np.testing.assert_allclose(float(W[0] @ nu_c),
+                                   (coordinate_at(h) - coordinate_at(-h)) / (2 * h), atol=1e-7)
 
 
 # --- models -------------------------------------------------------------------------------------

@@ -72,6 +72,26 @@ class BodyLoad(NamedTuple):
     point: jnp.ndarray
 
 
+def semi_implicit_pose(X, Xn, h):
+    """Position and orientation of bodies in contact advanced with the post-step velocity
+    (what eq. 13–15 assume): r + h v⁺ and exp(h ω⁺/2) ⊗ q, from the step's start X and its
+    end Xn (n_b, 13)."""
+    v, w = Xn[:, 7:10], Xn[:, 10:13]
+    p_semi = X[:, :3] + h * v
+    speed = jnp.sqrt(jnp.sum(w * w, axis=1))
+    moving = speed * h >= 1e-300
+    half = 0.5 * speed * h
+    sn = jnp.sin(half) / jnp.where(moving, speed, 1.0)
+    r0, r1, r2, r3 = jnp.cos(half), sn * w[:, 0], sn * w[:, 1], sn * w[:, 2]
+    q = X[:, 3:7]
+    q_semi = jnp.stack([r0 * q[:, 0] - (r1 * q[:, 1] + r2 * q[:, 2] + r3 * q[:, 3]),
+                        r0 * q[:, 1] + q[:, 0] * r1 + (r2 * q[:, 3] - r3 * q[:, 2]),
+                        r0 * q[:, 2] + q[:, 0] * r2 + (r3 * q[:, 1] - r1 * q[:, 3]),
+                        r0 * q[:, 3] + q[:, 0] * r3 + (r1 * q[:, 2] - r2 * q[:, 1])], axis=1)
+    q_semi = jnp.where(moving[:, None], q_semi, q)
+    return p_semi, q_semi
+
+
 def _rotation(q):
     w, x, y, z = q[0], q[1], q[2], q[3]
     return jnp.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
@@ -329,19 +349,7 @@ class VolumeContactSystem:
         for j, b in enumerate(tableau.b):
             if b != 0.0:
                 Xn = Xn + (h * b) * K[j]
-        v, w = Xn[:, 7:10], Xn[:, 10:13]
-        p_semi = X[:, :3] + h * v
-        speed = jnp.sqrt(jnp.sum(w * w, axis=1))
-        moving = speed * h >= 1e-300
-        half = 0.5 * speed * h
-        sn = jnp.sin(half) / jnp.where(moving, speed, 1.0)
-        r0, r1, r2, r3 = jnp.cos(half), sn * w[:, 0], sn * w[:, 1], sn * w[:, 2]
-        q = X[:, 3:7]
-        q_semi = jnp.stack([r0 * q[:, 0] - (r1 * q[:, 1] + r2 * q[:, 2] + r3 * q[:, 3]),
-                            r0 * q[:, 1] + q[:, 0] * r1 + (r2 * q[:, 3] - r3 * q[:, 2]),
-                            r0 * q[:, 2] + q[:, 0] * r2 + (r3 * q[:, 1] - r1 * q[:, 3]),
-                            r0 * q[:, 3] + q[:, 0] * r3 + (r1 * q[:, 2] - r2 * q[:, 1])], axis=1)
-        q_semi = jnp.where(moving[:, None], q_semi, q)
+        p_semi, q_semi = semi_implicit_pose(X, Xn, h)
         Xn = Xn.at[:, :3].set(jnp.where(active[:, None], p_semi, Xn[:, :3]))
         Xn = Xn.at[:, 3:7].set(jnp.where(active[:, None], q_semi, Xn[:, 3:7]))
         qn = Xn[:, 3:7]

@@ -58,7 +58,8 @@ from jax import lax
 
 from ..errors import ModelError, ParameterError
 from ..integrate import FIXED_STEP_METHODS, step_grid
-from ._volume_jax import CONTACT_FIELDS, VolumeContactSystem, VolumeParams, _body_contact
+from ._volume_jax import (CONTACT_FIELDS, VolumeContactSystem, VolumeParams, _body_contact,
+                          semi_implicit_pose)
 
 __all__ = ["VolumeLinkSystem", "run_volume_links", "constrained_motion"]
 
@@ -239,19 +240,7 @@ class VolumeLinkSystem:
         X, _ = link._split(x)
         Xn = xn[:13 * n_b].reshape(n_b, 13)
         moving_chain = jnp.any(jnp.asarray(self.chain) & active[None, :], axis=1)  # (n_b,)
-        v, w = Xn[:, 7:10], Xn[:, 10:13]
-        p_semi = X[:, :3] + h * v
-        speed = jnp.sqrt(jnp.sum(w * w, axis=1))
-        moving = speed * h >= 1e-300
-        half = 0.5 * speed * h
-        sn = jnp.sin(half) / jnp.where(moving, speed, 1.0)
-        r0, r1, r2, r3 = jnp.cos(half), sn * w[:, 0], sn * w[:, 1], sn * w[:, 2]
-        q = X[:, 3:7]
-        q_semi = jnp.stack([r0 * q[:, 0] - (r1 * q[:, 1] + r2 * q[:, 2] + r3 * q[:, 3]),
-                            r0 * q[:, 1] + q[:, 0] * r1 + (r2 * q[:, 3] - r3 * q[:, 2]),
-                            r0 * q[:, 2] + q[:, 0] * r2 + (r3 * q[:, 1] - r1 * q[:, 3]),
-                            r0 * q[:, 3] + q[:, 0] * r3 + (r1 * q[:, 2] - r2 * q[:, 1])], axis=1)
-        q_semi = jnp.where(moving[:, None], q_semi, q)
+        p_semi, q_semi = semi_implicit_pose(X, Xn, h)
         Xn = Xn.at[:, :3].set(jnp.where(moving_chain[:, None], p_semi, Xn[:, :3]))
         Xn = Xn.at[:, 3:7].set(jnp.where(moving_chain[:, None], q_semi, Xn[:, 3:7]))
         xn = jnp.concatenate([Xn.reshape(-1), xn[13 * n_b:]])
