@@ -58,6 +58,36 @@ CASES = [
     ("CoulombODE F string", lambda: ss.laws.CoulombODE(F="0.5", K=1e4, beta=1e-3),
      "CoulombODE.F"),
     ("CoulombODE F and mu", lambda: ss.laws.CoulombODE(F=0.5, K=1e4, beta=1e-3, mu=0.3), "mu"),
+    # the friction curve (issue 22)
+    ("CoulombODE F_s < F", lambda: ss.laws.CoulombODE(F=0.5, F_s=0.4, K=1e4, beta=1e-3),
+     "`CoulombODE.F` must be <= `CoulombODE.F_s`"),
+    ("CoulombODE mu_s < mu", lambda: ss.laws.CoulombODE(mu=0.5, mu_s=0.4, K=1e4, beta=1e-3),
+     "`CoulombODE.mu` must be <= `CoulombODE.mu_s`"),
+    ("CoulombODE F_s with mu", lambda: ss.laws.CoulombODE(mu=0.5, F_s=0.6, K=1e4, beta=1e-3),
+     "CoulombODE.F_s"),
+    ("CoulombODE mu_s with F", lambda: ss.laws.CoulombODE(F=0.5, mu_s=0.6, K=1e4, beta=1e-3),
+     "CoulombODE.mu_s"),
+    ("CoulombODE mu and mu_k", lambda: ss.laws.CoulombODE(mu=0.5, mu_k=0.5, K=1e4, beta=1e-3),
+     "mu_k"),
+    ("CoulombODE v_stribeck=0", lambda: ss.laws.CoulombODE(F=0.5, F_s=0.6, v_stribeck=0.0,
+                                                           K=1e4, beta=1e-2),
+     "CoulombODE.v_stribeck"),
+    ("CoulombODE v_stribeck nan", lambda: ss.laws.CoulombODE(F=0.5, F_s=0.6, v_stribeck=NAN,
+                                                             K=1e4, beta=1e-2),
+     "CoulombODE.v_stribeck"),
+    ("CoulombODE exponent < 1", lambda: ss.laws.CoulombODE(
+        F=0.5, F_s=0.6, v_stribeck=0.1, stribeck_exponent=0.5, K=1e4, beta=1e-2),
+     "CoulombODE.stribeck_exponent"),
+    ("CoulombODE exponent alone", lambda: ss.laws.CoulombODE(
+        F=0.5, F_s=0.6, stribeck_exponent=2.0, K=1e4, beta=1e-2), "v_stribeck"),
+    ("CoulombODE viscous < 0", lambda: ss.laws.CoulombODE(F=0.5, viscous=-1.0, K=1e4,
+                                                          beta=1e-3), "CoulombODE.viscous"),
+    ("CoulombODE drop too steep", lambda: ss.laws.CoulombODE(
+        F=0.4, F_s=0.5, v_stribeck=1e-4, K=1e4, beta=1e-3), "K·beta + viscous"),
+    ("CoulombODE.tuned mu_s < mu", lambda: ss.laws.CoulombODE.tuned(
+        mass=1.0, K=1e4, mu=0.5, mu_s=0.3), "mu_s"),
+    ("for_tolerance unreachable", lambda: ss.laws.CoulombODE.for_tolerance(
+        mass=1.0, F=0.5, tol=1e-6, slide_time=1e5), "cannot reach tol"),
     ("CoulombODE no K", lambda: ss.laws.CoulombODE(F=0.5, beta=1e-3), "CoulombODE.K"),
     ("CoulombODE mu<0", lambda: ss.laws.CoulombODE(mu=-0.1, K=1e4, beta=1e-3), "CoulombODE.mu"),
     ("LuGre mud>mus", lambda: ss.laws.LuGre(mus=0.2, mud=0.3), "LuGre.mud"),

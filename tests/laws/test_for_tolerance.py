@@ -20,7 +20,7 @@ import scipy.linalg
 import scipy.optimize
 
 import stickslip as ss
-from stickslip.laws._coulomb import _error_coefficients, _slide_then_stick_run, _stable_step
+from stickslip.laws._coulomb_tuning import _error_coefficients, _slide_then_stick_run, _stable_step
 
 M, F, P, T_PUSH = 1.0, 0.5, 1.0, 0.5
 T_STAR = T_PUSH * P / F
@@ -110,7 +110,7 @@ def test_error_law_a_plus_b_omega_t_predicts_a_large_k_simulation(zeta, ratio, k
     # E·K/F = A + B·ω·t*, (A, B) from three short runs (ω t* ≤ 900), predicts a run at
     # ω t* = 8100 (K 81× the largest calibration K) simulated independently by ss.simulate.
     push, t_star = F / ratio, T_PUSH / ratio
-    A, B = _error_coefficients(M, F, push, t_star, zeta, kappa)
+    A, B = _error_coefficients(ss.laws.CoulombODE, M, F, push, t_star, zeta, kappa)
     omega = 8100.0 / t_star
     K = M * omega ** 2
     beta = 2 * zeta / omega
@@ -193,7 +193,7 @@ def test_for_tolerance_honours_a_given_damping_ratio():
 def test_runner_agrees_with_simulate():
     law = ss.laws.CoulombODE.tuned(M, 1e5, F=F)
     dt = 0.3 * _stable_step(M, 1e5, float(law.beta))
-    mine, dt_used = _slide_then_stick_run(M, F, P, T_STAR, 1e5, float(law.beta), dt)
+    mine, dt_used = _slide_then_stick_run(ss.laws.CoulombODE, M, F, P, T_STAR, 1e5, float(law.beta), dt)
     theirs, _ = _rest_error(law, dt)
     assert mine == pytest.approx(theirs, rel=1e-6, abs=1e-12)
 

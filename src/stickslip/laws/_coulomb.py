@@ -1,154 +1,29 @@
-"""Coulomb friction as a Lipschitz ODE (SPEC §2, eq. 9)."""
+"""Coulomb friction as a Lipschitz ODE (SPEC §2, eq. 9), with static above kinetic, Stribeck and
+viscous friction on the same exact stick (module _stribeck)."""
 
 from __future__ import annotations
 
-import math
-from typing import ClassVar, NamedTuple
+from typing import ClassVar
 
 import equinox as eqx
-import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._parameters import (FRICTION_COEFFICIENT, FRICTION_LEVEL, STIFFNESS, TIME_CONSTANT,
-                           Rule)
+from .._parameters import (DAMPING, FRICTION_COEFFICIENT, FRICTION_LEVEL, STIFFNESS,
+                           TIME_CONSTANT, Rule)
+from .._validation import check_at_most, concrete
 from ..errors import ParameterError
 from ..nonsmooth import sat
 from ._base import AbstractFrictionLaw, as_parameter
+from ._coulomb_tuning import ToleranceTuning, slide_then_stick_error, tune_for_tolerance
+from ._stribeck import curve, proxy_slip_speed, steepest_drop
 
 __all__ = ["CoulombODE", "ToleranceTuning", "slide_then_stick_error"]
 
-_RK4_REAL_LIMIT = 2.785293563405282   # RK4 stability interval on the negative real axis
-
-
-class ToleranceTuning(NamedTuple):
-    """What :meth:`CoulombODE.for_tolerance` returns.
-
-    K: proxy stiffness [N/m].  beta: proxy time constant [s].  dt: fixed RK4 step [s].
-    law: the ``CoulombODE`` built from them.  error: the rest-position error p_rest − p* [m]
-    of the slide-then-stick problem (:func:`slide_then_stick_error`), simulated at (K, beta,
-    dt).
-    """
-
-    K: float
-    beta: float
-    dt: float
-    law: "CoulombODE"
-    error: float
-
-
-def _momentum_fraction(ratio: float) -> float:
-    """g(r) = 1 + (1/r − 1)·ln(1 − r) for r = F/P in (0, 1): the fraction of M·F/(Kβ) the
-    body gains at breakaway (g → 1 as P → F, g ≈ r/2 for P ≫ F)."""
-    return 1.0 + (1.0 / ratio - 1.0) * math.log1p(-ratio)
-
-
-def slide_then_stick_error(F: float, K: float, beta: float, push: float,
-                           slide_time: float) -> float:
-    """Rest-position error [m] of eq. 10 on the slide-then-stick problem (closed form).
-
-    Problem: a block at rest, pushed by a constant force ``push`` = P > F from t = 0, slides
-    and then sticks when it comes to rest ``slide_time`` = t* later (its push may end before,
-    e.g. at t_p with t* = t_p·P/F; the exact rest position is p* = (P − F)·P·t_p²/(2 M F)).
-
-    Error (p_rest − p*, for ζ = β√(K/M)/2 ≳ 2 and β ≪ t*)::
-
-        E = (F/(K·β))·g(F/P)·t*  −  F/K,      g(r) = 1 + (1/r − 1)·ln(1 − r)
-
-    Derivation: while stuck the body sits on the proxy spring K and damper K·β; the contact
-    breaks loose only when the proxy force K(a + β v) reaches F, i.e. once the body moves at
-    about F/(Kβ). Until then the friction is below F, so the modelled block gains a momentum
-    Δ = M·F·g(F/P)/(Kβ) over the ideal one (the fast stuck mode M/(Kβ) solved in closed form
-    with K·a negligible: breakaway at t_b = −(M/(Kβ))·ln(1 − F/P), Δ = M v_b − (P − F) t_b).
-    While sliding the force is exactly F (eq. 9 saturated) in both, so the extra velocity
-    Δ/M lasts the whole slide: + (Δ/M)·t*. At rest the proxy spring, deflected by F/K while
-    sliding, relaxes back: − F/K. The first term is the one that matters: the error falls
-    like 1/(K·β) — not like F/K — which is why an over-damped stick mode (large K·β, ζ ≈ 5)
-    is the efficient choice. Checked against the exact piecewise-linear solution and against
-    simulation in ``tests/laws/test_for_tolerance.py``.
-
-    Regime: the closed form assumes the stuck transient is over-damped (within 2 % of the
-    exact piecewise solution from ζ = 2 up; off by more than 5 % at ζ ≤ 1, where the breakaway
-    term is ∝ 1/√K) and resolved in time. At the usual RK4 step (0.5 × the stable one) the
-    breakaway happens inside the first step and the discretisation changes the term (at
-    P = 5F it doubles it); :meth:`CoulombODE.for_tolerance` measures it instead.
-    """
-    ratio = F / push
-    if not 0.0 < ratio < 1.0:
-        raise ParameterError(f"`slide_then_stick_error.push` must exceed F for the block to "
-                             f"slide; got push={push!r}, F={F!r}. Pass push > F.")
-    return F * _momentum_fraction(ratio) * slide_time / (K * beta) - F / K
-
-
-_CANDIDATE_ZETAS = (0.5, 1.0, 2.0, 5.0, 20.0)
-_CANDIDATE_STEP_FRACTIONS = (0.5, 0.25, 0.1)
-_CALIBRATION_OMEGA_T = (100.0, 300.0, 900.0)
-_ACCEPT = 0.75            # the check run must land within 0.75·tol (designed for tol/2)
-
-
-def _stable_step(mass: float, K: float, beta: float) -> float:
-    """The largest stable RK4 step of eq. 10 with the proxy (K, beta) on `mass`: the fastest
-    of the stick mode M s² + Kβ s + K = 0 and the slip relaxation −1/β, on the real axis
-    (ζ ≥ 1) or through |λ| (the RK4 region reaches about as far along the imaginary axis)."""
-    disc = np.sqrt((K * beta) ** 2 - 4 * mass * K + 0j)
-    fastest = max(abs((-K * beta + disc) / (2 * mass)), abs((-K * beta - disc) / (2 * mass)),
-                  1.0 / beta)
-    return _RK4_REAL_LIMIT / fastest
-
-
-@eqx.filter_jit
-def _rest_state(law, mass, push, n_push, dt, n):
-    """(p, v) after n RK4 steps of eq. 10 with a step load `push` on for the first n_push
-    steps, from rest (the slide-then-stick problem)."""
-    from ..integrate._rk_step import rk_step
-
-    def step(i, x):
-        load = jnp.where(i < n_push, push, 0.0)
-
-        def field(t, x):
-            force, rate = law.force_and_rate(x[2:], x[1], 1.0)
-            return jnp.concatenate([x[1:2], ((load + force) / mass)[None], rate])
-
-        return rk_step(field, "rk4", i * dt, x, dt)
-
-    x = jax.lax.fori_loop(0, n, step, jnp.zeros(3))
-    return x[0], x[1]
-
-
-def _slide_then_stick_run(mass, level, push, slide_time, K, beta, dt_max):
-    """Simulated rest-position error p_rest − p* [m] of the slide-then-stick problem (RK4,
-    the push ending on a step boundary) and the step used: dt ≤ dt_max."""
-    t_push = slide_time * level / push
-    n_push = math.ceil(t_push / dt_max)
-    dt = t_push / n_push
-    disc = np.sqrt((K * beta) ** 2 - 4 * mass * K + 0j)
-    slowest = min(abs(((-K * beta + disc) / (2 * mass)).real), 1.0 / beta)
-    n = math.ceil((slide_time + 40.0 / slowest) / dt)           # settled to e^-40
-    law = CoulombODE(F=level, K=K, beta=beta)
-    p, _ = _rest_state(law, *(jnp.asarray(v) for v in (mass, push, n_push, dt, n)))
-    p_star = (push - level) * push * t_push ** 2 / (2 * mass * level)
-    return float(p) - p_star, dt
-
-
-def _error_coefficients(mass, level, push, slide_time, zeta, kappa):
-    """(A, B) of E·K/F = A + B·ω·t* for damping ratio ζ and step fraction κ, measured by
-    three short runs (ω·t* = 100, 300, 900, divided by ζ/5 for ζ > 5); |A| is the worst
-    residual."""
-    wt = np.asarray(_CALIBRATION_OMEGA_T) / max(1.0, zeta / 5.0)   # same K·β/M range
-    phi = []
-    for omega_t in wt:
-        K = mass * (omega_t / slide_time) ** 2
-        beta = 2.0 * zeta * math.sqrt(mass / K)
-        error, _ = _slide_then_stick_run(mass, level, push, slide_time, K, beta,
-                                         kappa * _stable_step(mass, K, beta))
-        phi.append(error * K / level)
-    B = float(np.polyfit(wt, np.asarray(phi), 1)[0])
-    A = float(np.max(np.abs(np.asarray(phi) - B * wt)))
-    return A, B
-
 
 class CoulombODE(AbstractFrictionLaw):
-    """Coulomb friction as a Lipschitz ODE (SPEC §2, eq. 9; Xiong, Kikuuwe & Yamamoto).
+    """Coulomb friction as a Lipschitz ODE (SPEC §2, eq. 9; Xiong, Kikuuwe & Yamamoto), with
+    an optional friction curve: static above kinetic, a Stribeck drop, a viscous term.
 
     A massless proxy at ``p − a`` is tied to the body by a virtual spring ``K`` and damper
     ``K·beta``; Coulomb friction acts on the proxy. Theorem (4) solves the algebraic loop::
@@ -160,23 +35,48 @@ class CoulombODE(AbstractFrictionLaw):
     where it stuck — no creep under any force below F. While sliding the force is exactly
     ``F`` opposing the motion.
 
+    With a friction curve (``F_s``, ``v_stribeck``, ``viscous``) the proxy's friction is
+    ``F(|u|)`` at its own sliding speed |u|, and eq. 4 generalises (module
+    :mod:`stickslip.laws._stribeck`, a theorem with proof): the proxy sticks while
+    ``K·|a + β v| ≤ F_s`` — the same exact stick, now up to the static level — and otherwise
+    slides at the one speed s with ``F(s) + K·β·s = K·|a + β v|``; the force is then the curve
+    at the sliding speed, exactly::
+
+        F(s) = F + (F_s − F)·exp(−(s/v_stribeck)^stribeck_exponent) + viscous·s
+
+    Without ``v_stribeck`` the drop is a jump (F_s at rest, F once sliding): the classic
+    static/kinetic model, whose force steps down at breakaway. With ``v_stribeck`` the curve
+    is Lipschitz; it must satisfy ``K·beta + viscous > (F_s − F)·m/v_stribeck`` (m ≈ 0.858
+    for the exponent 2, 1 for 1: the steepest slope of the drop), else several sliding
+    speeds solve the loop and the law is refused (checked when the levels are numbers).
+
     Parameters
     ----------
     F:
-        Friction force level [N] (a fixed Coulomb force). Give exactly one of F and mu.
+        Kinetic (sliding) friction level [N], a fixed force. Give exactly one of F and mu.
     K:
         Proxy stiffness [N/m] (N·m/rad for rotation); larger means stiffer sticking.
     beta:
         Proxy time constant [s]; the proxy damping is ``K·beta`` [N·s/m].
     mu:
-        Friction coefficient [-]; the level is ``mu·N`` with N the normal force the host
-        supplies (joint reaction, contact force).
+        Kinetic friction coefficient [-]; the level is ``mu·N`` with N the normal force the
+        host supplies (joint reaction, contact force). ``mu_k`` is the same.
+    F_s:
+        Static level [N] ≥ F (with ``F``); default F — one level, as eq. 9.
+    mu_s:
+        Static coefficient [-] ≥ mu (with ``mu``); default mu.
+    v_stribeck:
+        Stribeck velocity [m/s] > 0 (rad/s for rotation); default none: a jump from F_s to F.
+    stribeck_exponent:
+        Shape δ ≥ 1 of the drop (default 2, Gaussian; 1 is exponential).
+    viscous:
+        Viscous coefficient σ [N·s/m] ≥ 0 (N·m·s/rad for rotation); default none.
 
     Notes
     -----
     ``force_and_rate`` returns the force on the body, ``−K·s`` (it opposes the velocity).
     Planar sliding: pass a 2-vector velocity; ``sat`` then clips to a disc (Coulomb's
-    isotropic friction), eq. 21.
+    isotropic friction), eq. 21; the curve acts on the speed of that sliding.
 
     Examples
     --------
@@ -185,12 +85,21 @@ class CoulombODE(AbstractFrictionLaw):
     >>> force, rate = law.force_and_rate(law.initial_state(), jnp.asarray(1.0), 1.0)
     >>> float(force)  # sliding at 1 m/s: the full level, opposing the motion
     -0.5
+    >>> sticky = ss.laws.CoulombODE(F=0.4, F_s=0.5, K=1e4, beta=1e-2)
+    >>> float(sticky.level(1.0)), float(sticky.force_and_rate(sticky.initial_state(),
+    ...                                                       jnp.asarray(1.0), 1.0)[0])
+    (0.5, -0.4)
     """
 
     K: jnp.ndarray = eqx.field(converter=as_parameter)
     beta: jnp.ndarray = eqx.field(converter=as_parameter)
     F: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
     mu: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
+    F_s: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
+    mu_s: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
+    v_stribeck: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
+    stribeck_exponent: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
+    viscous: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
 
     n_states: ClassVar[int] = 1
     state_names: ClassVar[tuple[str, ...]] = ("a",)
@@ -200,9 +109,23 @@ class CoulombODE(AbstractFrictionLaw):
                                 "1 kg body)."),
         "beta": TIME_CONSTANT.but(hint="Pass a positive proxy time constant in seconds "
                                        "(e.g. 1e-3)."),
+        "F_s": FRICTION_LEVEL.but(hint="Pass the static friction level in newtons (>= F)."),
+        "mu_s": FRICTION_COEFFICIENT.but(hint="Pass a static friction coefficient >= mu."),
+        "v_stribeck": Rule("positive", "Pass the Stribeck velocity in m/s (e.g. 1e-3), or "
+                                       "leave it out for a jump from F_s to F."),
+        "stribeck_exponent": Rule("positive", "Pass the Stribeck exponent (>= 1; 2 is "
+                                              "Gaussian, 1 exponential)."),
+        "viscous": DAMPING.but(hint="Pass the viscous friction coefficient in N·s/m (>= 0)."),
     }
 
-    def __init__(self, F=None, K=None, beta=None, *, mu=None):
+    def __init__(self, F=None, K=None, beta=None, *, mu=None, F_s=None, mu_s=None,
+                 v_stribeck=None, stribeck_exponent=None, viscous=None, mu_k=None):
+        if mu_k is not None:
+            if mu is not None:
+                raise ParameterError(
+                    f"`CoulombODE` got both `mu`={mu!r} and `mu_k`={mu_k!r}, two names of the "
+                    "kinetic coefficient. Pass one of them.")
+            mu = mu_k
         if (F is None) == (mu is None):
             raise ParameterError(
                 "`CoulombODE` needs exactly one of `F` (a fixed force level [N]) and `mu` "
@@ -213,11 +136,71 @@ class CoulombODE(AbstractFrictionLaw):
                 raise ParameterError(
                     f"`CoulombODE.{name}` is required; got none. "
                     f"{self.parameter_rules[name].hint}")
+        if F_s is not None and F is None:
+            raise ParameterError(
+                f"`CoulombODE.F_s`={F_s!r} is a static force level, but the kinetic level is a "
+                f"coefficient (mu={mu!r}). Pass mu_s=... with mu, or F_s=... with F.")
+        if mu_s is not None and mu is None:
+            raise ParameterError(
+                f"`CoulombODE.mu_s`={mu_s!r} is a static coefficient, but the kinetic level is "
+                f"a force (F={F!r}). Pass F_s=... with F, or mu_s=... with mu.")
+        if stribeck_exponent is not None and v_stribeck is None:
+            raise ParameterError(
+                f"`CoulombODE.stribeck_exponent`={stribeck_exponent!r} has no effect without "
+                "`v_stribeck`. Pass v_stribeck=... (the Stribeck velocity, m/s) too.")
         self.F, self.mu, self.K, self.beta = F, mu, K, beta
+        self.F_s, self.mu_s, self.v_stribeck = F_s, mu_s, v_stribeck
+        self.stribeck_exponent, self.viscous = stribeck_exponent, viscous
+
+    def __check_init__(self):
+        check_at_most("CoulombODE", "F", self.F, "F_s", self.F_s,
+                      "The static level F_s must be at least the kinetic level F: raise F_s "
+                      "or lower F.")
+        check_at_most("CoulombODE", "mu", self.mu, "mu_s", self.mu_s,
+                      "The static coefficient mu_s must be at least the kinetic mu: raise "
+                      "mu_s or lower mu.")
+        delta = concrete(self.stribeck_exponent)
+        if delta is not None and not np.all(delta >= 1.0):
+            raise ParameterError(
+                f"`CoulombODE.stribeck_exponent` must be >= 1; got {delta}. Below 1 the "
+                "drop is infinitely steep at rest and the slip solve is not unique. Pass "
+                "an exponent >= 1 (2 is Gaussian, 1 exponential).")
+        self._check_admissible()
+
+    def _check_admissible(self):
+        """Refuse a Stribeck drop steeper than K·β + viscous (module _stribeck: the slip
+        speed would not be unique); checked when F, F_s, v_stribeck, K, beta are numbers."""
+        values = [concrete(v) for v in (self.F, self.F_s, self.v_stribeck, self.K,
+                                        self.beta)]
+        if any(v is None for v in values):
+            return
+        F, F_s, v_s, K, beta = values
+        delta = 2.0 if self.stribeck_exponent is None else concrete(self.stribeck_exponent)
+        viscous = 0.0 if self.viscous is None else concrete(self.viscous)
+        if delta is None or viscous is None or np.ndim(delta) != 0:
+            return
+        if not (np.all(np.isfinite([*values, delta, viscous])) and np.all(v_s > 0)
+                and delta >= 1.0):
+            return                                  # the field rules name the bad value
+        slope = (F_s - F) * steepest_drop(float(delta)) / v_s
+        if np.any(slope >= K * beta + viscous):
+            raise ParameterError(
+                f"`CoulombODE`: the Stribeck drop is too steep for the proxy: its steepest "
+                f"slope (F_s − F)·m/v_stribeck = {np.max(slope):.4g} N·s/m must be below "
+                f"K·beta + viscous = {np.min(K * beta + viscous):.4g} N·s/m, else several "
+                "sliding speeds solve the friction loop. Raise K·beta (a stiffer or more "
+                "damped proxy), raise v_stribeck, or lower F_s − F.")
+
+    @property
+    def has_curve(self) -> bool:
+        """True when the law has a friction curve (a static level, a Stribeck drop or a
+        viscous term) beyond eq. 9's single level."""
+        return any(v is not None for v in (self.F_s, self.mu_s, self.v_stribeck,
+                                           self.viscous))
 
     @classmethod
-    def tuned(cls, mass: float, K: float, *, F=None, mu=None, damping_ratio: float = 1.0
-              ) -> "CoulombODE":
+    def tuned(cls, mass: float, K: float, *, F=None, mu=None, damping_ratio: float = 1.0,
+              **curve) -> "CoulombODE":
         """A CoulombODE whose stick mode on `mass` [kg] has the given damping ratio.
 
         While stuck the body sits on the proxy spring K and damper K·β, so its stick mode is
@@ -225,9 +208,11 @@ class CoulombODE(AbstractFrictionLaw):
         mode (ζ ≪ 1) rings after every stop and overshoots under sudden loads — a load step
         below F can then break the contact loose for a moment. ``β = 2ζ√(M/K)``; ζ = 1
         (critical) is the safe default. See docs/tuning.md for the accuracy trade-off.
+        ``curve``: the friction curve's keywords (``F_s``, ``mu_s``, ``v_stribeck``,
+        ``stribeck_exponent``, ``viscous``, ``mu_k``), passed on.
         """
         beta = 2.0 * damping_ratio * (mass / K) ** 0.5
-        return cls(F=F, K=K, beta=beta, mu=mu)
+        return cls(F=F, K=K, beta=beta, mu=mu, **curve)
 
     @classmethod
     def for_tolerance(cls, mass: float, tol: float, *, F: float | None = None,
@@ -294,80 +279,70 @@ class CoulombODE(AbstractFrictionLaw):
         >>> bool(abs(tuning.error) <= 0.75e-5 and tuning.law.K == tuning.K)
         True
         """
-        from .._parameters import MASS, Rule, check_parameters
-
-        check_parameters("CoulombODE.for_tolerance", {
-            "mass": MASS, "tol": Rule("positive", "Pass the error bound in metres.", True),
-            "slide_time": Rule("positive", "Pass the sliding time in seconds.", True),
-            "damping_ratio": Rule("positive", "Pass a damping ratio, or None to choose.",
-                                  True),
-            "push": Rule("positive", "Pass the load that starts the slide in newtons.", True),
-            "normal_force": Rule("nonnegative", "Pass the normal force in newtons.", True)},
-            mass=mass, tol=tol, slide_time=slide_time, damping_ratio=damping_ratio,
-            push=push, normal_force=normal_force)
-        if (F is None) == (mu is None):
-            raise ParameterError("`CoulombODE.for_tolerance` needs exactly one of `F` and `mu`; "
-                                 f"got F={F!r}, mu={mu!r}.")
-        level = F if F is not None else mu * (mass * 9.81 if normal_force is None
-                                              else normal_force)
-        check_parameters("CoulombODE.for_tolerance", {"F": FRICTION_LEVEL.but(kind="positive")},
-                         F=level)
-        mass, tol, level, t_slide = float(mass), float(tol), float(level), float(slide_time)
-        push = 2.0 * level if push is None else float(push)
-        if push <= level:
-            raise ParameterError(f"`CoulombODE.for_tolerance.push` must exceed the friction "
-                                 f"level F={level:g} N for the body to slide; got push={push:g}. "
-                                 "Pass the load that starts the slide.")
-        zetas = _CANDIDATE_ZETAS if damping_ratio is None else (float(damping_ratio),)
-        candidates = []                          # (step, ζ or None, κ, K, β or None)
-        for zeta in zetas:
-            for kappa in _CANDIDATE_STEP_FRACTIONS:
-                A, B = _error_coefficients(mass, level, push, t_slide, zeta, kappa)
-                # (F/K)·|A| + F·|B|·t*/√(K·M) ≤ tol/2: a quadratic in u = 1/√K
-                a2, a1 = level * abs(A), level * abs(B) * t_slide / math.sqrt(mass)
-                u = (2 * (tol / 2) / (a1 + math.sqrt(a1 ** 2 + 4 * a2 * tol / 2))
-                     if a2 > 0 else (tol / 2) / a1)
-                K = 1.0 / u ** 2
-                beta = 2.0 * zeta * math.sqrt(mass / K)
-                candidates.append((_stable_step(mass, K, beta) * kappa, zeta, kappa, K, None))
-        if damping_ratio is None:
-            # the strongly over-damped closed form (ζ ≫ 5, β fixed by the slide): each term
-            # of E = F·g·t*/(Kβ) − F/K ≤ tol/2, β = min(t*/20, g·t*)
-            g = _momentum_fraction(level / push)
-            beta = min(t_slide / 20.0, g * t_slide)
-            K = max(2.0 * level / tol, 2.0 * level * g * t_slide / tol / beta,
-                    100.0 * mass / beta ** 2)
-            candidates.append((_stable_step(mass, K, beta) * 0.5, None, 0.5, K, beta))
-        candidates.sort(key=lambda c: -c[0])
-        for _, zeta, kappa, K, fixed_beta in candidates:
-            for _ in range(8):
-                beta = fixed_beta or 2.0 * zeta * math.sqrt(mass / K)
-                error, dt = _slide_then_stick_run(mass, level, push, t_slide, K, beta,
-                                                  kappa * _stable_step(mass, K, beta))
-                if abs(error) <= _ACCEPT * tol:
-                    law = cls(F=F, K=K, beta=beta, mu=mu)
-                    return ToleranceTuning(K=K, beta=beta, dt=dt, law=law, error=error)
-                K *= 1.3
-        raise ParameterError(  # pragma: no cover - every candidate failed its check run
-            f"`CoulombODE.for_tolerance` found no (K, beta, dt) meeting tol={tol:g} m for "
-            f"push={push:g} N, F={level:g} N, slide_time={t_slide:g} s. Pass a larger tol.")
+        return tune_for_tolerance(cls, mass, tol, F=F, mu=mu, normal_force=normal_force,
+                                  push=push, slide_time=slide_time,
+                                  damping_ratio=damping_ratio)
 
     @classmethod
     def example(cls) -> "CoulombODE":
         return cls(F=0.5, K=1e4, beta=1e-3)
 
-    def level(self, normal_force):
+    def kinetic_level(self, normal_force):
+        """The sliding level F (or mu·N) [N]: the curve's value far from rest (no viscous)."""
         if self.F is not None:
             return self.F
         return self.mu * jnp.maximum(normal_force, 0.0)
 
+    def level(self, normal_force):
+        """The static level F_s (or mu_s·N; F when there is no static level) [N]: the largest
+        |force| the law holds while stuck."""
+        if self.F_s is not None:
+            return self.F_s
+        if self.mu_s is not None:
+            return self.mu_s * jnp.maximum(normal_force, 0.0)
+        return self.kinetic_level(normal_force)
+
+    def curve(self, speed, normal_force=1.0):
+        """The friction level [N] the law applies while sliding at `speed` [m/s] (F_s at
+        rest): ``F + (F_s − F)·exp(−(s/v_stribeck)^δ) + viscous·s``."""
+        return curve(speed, self.kinetic_level(normal_force), self.level(normal_force),
+                     self.v_stribeck, self._exponent(), self.viscous)
+
+    def _exponent(self):
+        # the default as a Python int: x ** 2 is two multiplications, a traced exponent a pow
+        return 2 if self.stribeck_exponent is None else self.stribeck_exponent
+
     def force_and_rate(self, state, velocity, normal_force):
         a = state[0]
-        s = sat(self.level(normal_force) / self.K, a + self.beta * velocity)   # eq. 9b
-        return -self.K * s, ((s - a) / self.beta)[None]                        # eq. 9a
+        z = a + self.beta * velocity
+        if not self.has_curve:
+            w = sat(self.level(normal_force) / self.K, z)                   # eq. 9b
+        else:                                       # eq. 9b with the curve (module _stribeck)
+            squared = jnp.sum(z * z)
+            positive = squared > 0.0
+            r = jnp.where(positive, jnp.sqrt(jnp.where(positive, squared, 1.0)), 1.0)
+            s = proxy_slip_speed(self.K * jnp.where(positive, r, 0.0),
+                                 self.kinetic_level(normal_force), self.level(normal_force),
+                                 self.K * self.beta, self.v_stribeck, self._exponent(),
+                                 self.viscous)
+            w = z * (1.0 - self.beta * s / r)
+        return -self.K * w, ((w - a) / self.beta)[None]                     # eq. 9a
 
     def linear_modes(self, mass, normal_force=1.0):
         K, beta = np.asarray(self.K), np.asarray(self.beta)
         disc = np.sqrt((K * beta) ** 2 - 4 * mass * K + 0j)
         stick = np.stack([(-K * beta + disc) / (2 * mass), (-K * beta - disc) / (2 * mass)])
-        return [("stick (M s² + Kβ s + K = 0)", stick), ("slip (−1/β)", -1.0 / beta + 0j)]
+        modes = [("stick (M s² + Kβ s + K = 0)", stick), ("slip (−1/β)", -1.0 / beta + 0j)]
+        if self.viscous is not None:
+            modes.append(("slip with viscous friction", self._slip_modes(
+                mass, np.asarray(self.viscous, dtype=float))))
+        return modes
+
+    def _slip_modes(self, mass, slope):
+        """Eigenvalues of (v, a) while sliding where the curve's slope is `slope` = F'(s):
+        the linearisation of the module _stribeck solve (f = −F(s), g'(s) = F' + Kβ)."""
+        K, beta = np.asarray(self.K, dtype=float), np.asarray(self.beta, dtype=float)
+        g = slope + K * beta
+        J = np.array([[-slope * K * beta / (g * mass), -slope * K / (g * mass)],
+                      [slope * beta / (g * beta), (slope / g - 1.0) / beta]])
+        return np.linalg.eigvals(J).astype(complex)
