@@ -132,3 +132,73 @@ def test_core_figures_reproduce_the_papers_claims(tmp_path):
     plane = summary["example1_plane"]
     assert plane["push_friction_over_cone_max"] < 1 and plane["push_max_displacement_m"] < 5e-4
     assert max(summary["example2_conveyor"]["max_friction_over_mu_normal"].values()) <= 1 + 1e-9
+
+
+@pytest.mark.parametrize("command", [[], ["examples"]])
+def test_a_bare_group_prints_its_help_and_exits_0(command):
+    # issue 24: `stickslip examples` exited 2 with the whole help on one "error:" line
+    result = runner.invoke(app, command)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("Usage: ") and "Commands:" in result.stdout
+    assert result.stderr == ""
+
+
+@pytest.mark.parametrize("command", ["sweep", "fit"])
+def test_study_help_describes_the_spec_and_names_the_docs_page_by_title(command):
+    title = (Path(SRC).parent / "docs" / "studies.md").read_text().splitlines()[0]
+    text = " ".join(runner.invoke(app, [command, "--help"]).stdout.split())
+    assert title.startswith("# ") and f"'{title[2:]}'" in text
+    assert "YAML or TOML" in text and "--example" in text
+    assert "docs/studies.md" not in text and "SPEC (" not in text
+
+
+def _fake_example(name, out, **options):
+    """Stands in for an example run: writes three files (no GIF) and returns key numbers."""
+    for file in ("box.csv", "box_trajectory.png", "box_contacts.png"):
+        (Path(out) / file).write_text("x")
+    return {"example": name, "x_m": 0.1}
+
+
+@pytest.mark.parametrize("name, module", [("box_on_ground", "stickslip.planar.examples"),
+                                          ("gripper", "stickslip.spatial.examples")])
+def test_example_run_lists_exactly_the_files_it_wrote(tmp_path, monkeypatch, name, module):
+    # issue 24: box_on_ground listed a GIF it never writes and left out box_contacts.png
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module(module), "run_example", _fake_example)
+    (tmp_path / "notes.txt").write_text("the user's, untouched")
+    result = runner.invoke(app, ["examples", "run", name, "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    last = result.stdout.strip().splitlines()[-1]
+    assert last == f"wrote box.csv, box_contacts.png and box_trajectory.png to {tmp_path}"
+    assert "x_m: 0.1" in result.stdout
+
+
+@pytest.mark.slow
+def test_box_on_ground_lists_its_real_files(tmp_path):
+    result = runner.invoke(app, ["examples", "run", "box_on_ground", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    listed = result.stdout.strip().splitlines()[-1]
+    assert ".gif" not in listed and "box_contacts.png" in listed
+    for path in tmp_path.iterdir():
+        assert path.name in listed
+
+
+@pytest.mark.parametrize("cache, compiles", [("empty", True), ("used", False), (None, True)])
+def test_compile_notice_only_when_the_run_surely_compiles(tmp_path, monkeypatch, cache,
+                                                          compiles):
+    # issue 24: "the first run of a session compiles, ~20 s" was printed on every run;
+    # it is certain only when JAX's compile cache is off or still empty
+    import stickslip._compile_cache as compile_cache
+
+    directory = tmp_path / "cache"
+    directory.mkdir()
+    if cache == "used":
+        (directory / "stickslip-programs").mkdir()
+    monkeypatch.setattr(compile_cache, "compile_cache_dir",
+                        lambda: None if cache is None else directory)
+    monkeypatch.setattr("stickslip.planar.examples.run_example", _fake_example)
+    result = runner.invoke(app, ["examples", "run", "four_bar", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("running four_bar") and ("compil" in first) is compiles, first

@@ -5,16 +5,21 @@
     stickslip --version
     stickslip figures --out DIR [--only NAME,NAME] [--list]
     stickslip examples list | stickslip examples run NAME --out DIR
+    stickslip sweep SPEC_FILE | stickslip sweep --example [NAME]
+    stickslip fit SPEC_FILE | stickslip fit --example [NAME]
 
 How it behaves, for every command:
 
-- ``-h`` and ``--help`` print the help; flags are shown as flags.
+- ``-h`` and ``--help`` print the help; flags are shown as flags. A group given no
+  command (``stickslip``, ``stickslip examples``) prints its help and exits 0.
 - Only this file and typer load at start-up: ``--version`` and ``--help`` take a fraction of
   a second. A command imports the parts of stickslip (and so JAX, numba, matplotlib) it needs
   inside its own body.
-- Every error ends the run with one line on stderr and a non-zero exit status: 2 for a bad
-  command line (unknown option, unknown figure, an ``--out`` that cannot be written), 1 for
-  a stickslip error or an I/O failure during the run. No traceback for anything a user can
+- Every error ends the run with ``stickslip: error: …`` on stderr and a non-zero exit
+  status: 2 for a bad command line (unknown option, unknown figure, an ``--out`` that cannot
+  be written, an invalid spec file), 1 for a stickslip error or an I/O failure during the
+  run (a missing optional package, a sweep whose every point failed). One line, except
+  where one line per cause says more (a failed sweep). No traceback for anything a user can
   cause.
 - Long runs print one line per step as they go, also when the output is piped or logged.
 
@@ -53,6 +58,7 @@ def _click_class(name: str) -> type:
 
 _ClickException = _click_class("ClickException")
 _UsageError = _click_class("UsageError")
+_OPTIONAL_VALUE = ("--example",)         # options whose value may be left out: NAME
 
 
 def _one_line(text: str) -> str:
@@ -64,11 +70,15 @@ class _OneLineErrors(TyperGroup):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
              **extra):
+        args = _optional_values(sys.argv[1:] if args is None else list(args))
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except _ClickException as error:
+            if type(error).__name__ == "NoArgsIsHelpError":    # a bare group: its help
+                typer.echo(error.ctx.get_help())
+                sys.exit(0)
             message = _one_line(error.format_message())
             if isinstance(error, _UsageError) and error.ctx is not None:
                 message += f" (see '{error.ctx.command_path} --help')"
@@ -87,6 +97,17 @@ class _OneLineErrors(TyperGroup):
                                 + (f": {error.filename}" if error.filename else "")), 1)
             raise
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _optional_values(args: list[str]) -> list[str]:
+    """``--example`` with no value becomes ``--example=`` (typer has no optional values)."""
+    args = list(args)
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg in _OPTIONAL_VALUE and (i + 1 == len(args) or args[i + 1].startswith("-")):
+            args[i] = f"{arg}="
+    return args
 
 
 _progress_line_open = False        # a "[i/n] name ..." line waits for its time
@@ -219,7 +240,8 @@ def figures(
 
 examples_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
                            context_settings=_CONTEXT,
-                           help="Ready-made planar mechanisms and spatial link systems: list "
+                           help="Ready-made models — planar mechanisms, contact examples "
+                                "(one of them a 3-D box) and spatial link systems: list "
                                 "them, run one.")
 app.add_typer(examples_app, name="examples")
 
@@ -234,15 +256,39 @@ def examples_list():
         typer.echo(f"{name:18s} {title}")
 
 
+def _compile_notice(seconds: str = "") -> str:
+    """A note that the run will compile, when that is certain: JAX's compile cache is off or
+    holds nothing yet. '' when programs may be cached (then the run may compile or not)."""
+    from ._compile_cache import compile_cache_dir
+
+    cache = compile_cache_dir()
+    if cache is None:
+        return f" (the compile cache is off: it compiles first{seconds})"
+    if cache.is_dir() and any(cache.iterdir()):
+        return ""
+    return f" (nothing compiled on this machine yet: it compiles first{seconds})"
+
+
+def _files(directory: Path) -> dict[str, tuple[int, int]]:
+    return {p.name: (p.stat().st_mtime_ns, p.stat().st_size) for p in directory.iterdir()
+            if p.is_file()}
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 @examples_app.command("run", context_settings=_CONTEXT)
 def examples_run(
     name: str = typer.Argument(..., metavar="NAME", help="Example name (see 'examples list')."),
     out: Path = typer.Option(Path("examples_out"), "--out", "-o", metavar="DIR",
                              help="Output directory (created if missing)."),
     animation: bool = typer.Option(True, "--animation/--no-animation",
-                                   help="Write the GIF animation."),
+                                   help="Write the GIF animation (where the example has "
+                                        "one)."),
 ):
-    """Run one example: CSV of every channel, trajectory plot, GIF and key numbers."""
+    """Run one example: CSV of every channel, plots, a GIF where it has one, key numbers
+    (JSON); lists the files it wrote."""
     from .planar.examples import EXAMPLES
     from .spatial.examples import EXAMPLES as SPATIAL
 
@@ -250,57 +296,139 @@ def examples_run(
         raise typer.BadParameter(f"unknown example {name!r}; known: "
                                  f"{', '.join([*EXAMPLES, *SPATIAL])}", param_hint="'NAME'")
     out = output_dir(out)
+    before = _files(out)
     if name in SPATIAL:                  # figure (PNG + CSV) and key numbers; no animation
         from .spatial.examples import run_example as run_spatial
 
-        typer.echo(f"running {name} (the first run of a session compiles) ...")
+        typer.echo(f"running {name}{_compile_notice()} ...")
         start = time.perf_counter()
         summary = run_spatial(name, out)
-        typer.echo(f"done in {time.perf_counter() - start:.1f} s")
-        for key, value in summary.items():
-            typer.echo(f"{key}: {value}")
-        return
-    typer.echo(f"running {name} (the first run of a session compiles, ~20 s) ...")
-    from .planar.examples import run_example
+    else:
+        typer.echo(f"running {name}{_compile_notice(', ~20 s')} ...")
+        from .planar.examples import run_example
 
-    start = time.perf_counter()
-    summary = run_example(name, out, animation=animation)
+        start = time.perf_counter()
+        summary = run_example(name, out, animation=animation)
     typer.echo(f"done in {time.perf_counter() - start:.1f} s")
     for key, value in summary.items():
-        typer.echo(f"{key}: {value}")
-    typer.echo(f"wrote {name}.csv, {name}_trajectory.png"
-               + (f", {name}.gif" if animation else "") + f" and {name}.json to {out}")
+        if key != "files":
+            typer.echo(f"{key}: {value}")
+    written = sorted(n for n, stamp in _files(out).items() if before.get(n) != stamp)
+    typer.echo(f"wrote {_and(written)} to {out}" if written else f"wrote nothing to {out}")
 
 
-@app.command("sweep")
-def sweep_command(spec: Path = typer.Argument(..., help="Sweep spec file (.yaml or .toml)."),
-                  progress: bool = typer.Option(True, "--progress/--no-progress",
-                                                help="Show a progress bar.")):
-    """Run a parameter sweep described by SPEC (docs/studies.md); writes its `out` table."""
+# --- studies: spec files ------------------------------------------------------------------
+
+_STUDIES_PAGE = "Studies: sweeps and friction identification"     # docs/studies.md's title
+_SPEC_FORMAT = ("A spec file is a YAML or TOML mapping that names a model (model:), its fixed "
+                "and {what} parameters (fixed:, parameters:), {rest}; the format is on the "
+                f"docs page '{_STUDIES_PAGE}'.")
+
+
+def _spec_argument(kind: str):
+    return typer.Argument(None, metavar="SPEC_FILE", show_default=False,
+                          help=f"The {kind} spec file (.yaml, .yml or .toml).")
+
+
+def _example_option(kind: str):
+    return typer.Option(None, "--example", metavar="[NAME]", show_default=False,
+                        help=f"Write the ready-made {kind} spec NAME"
+                             + (" and its measured data" if kind == "fit" else "")
+                             + f" into the current directory, to run with 'stickslip {kind} "
+                               "NAME.yaml'; without NAME, list them.")
+
+
+_SPEC = {kind: _spec_argument(kind) for kind in ("sweep", "fit")}
+_EXAMPLE = {kind: _example_option(kind) for kind in ("sweep", "fit")}
+
+
+def _write_example(kind: str, name: str) -> None:
+    from .studies import SPEC_EXAMPLES, write_example
+
+    known = {n: ex for n, ex in SPEC_EXAMPLES.items() if ex.kind == kind}
+    if name and name not in known:
+        raise typer.BadParameter(f"unknown {kind} example {name!r}; known: "
+                                 f"{', '.join(known)} (what each does: 'stickslip {kind} "
+                                 "--example')", param_hint="'--example'")
+    if not name:
+        typer.echo(f"The ready-made {kind} specs:")
+        for n, ex in known.items():
+            typer.echo(f"  {n:18s} {ex.title}")
+        typer.echo(f"Write one into the current directory with 'stickslip {kind} --example "
+                   "NAME'.")
+        return
+    here = Path.cwd()
+    taken = [f for f in known[name].files(name) if (here / f).exists()]
+    if taken:
+        raise typer.BadParameter(f"{_and(taken)} already in {here}; run it with 'stickslip "
+                                 f"{kind} {name}.yaml', or remove it first",
+                                 param_hint="'--example'")
+    written = write_example(name, here, kind=kind)
+    typer.echo(f"wrote {_and([p.name for p in written])} to {here}")
+    typer.echo(f"run it with: stickslip {kind} {name}.yaml")
+
+
+def _run_spec(ctx, kind: str, spec: Path | None, **options):
     from .studies import SpecError, run_spec
 
+    if spec is None:
+        raise _UsageError("Missing argument 'SPEC_FILE': give a spec file, or '--example' to "
+                          "start from a ready-made one.", ctx=ctx)
     try:
-        table = run_spec(spec, progress=progress, kind="sweep")
-    except SpecError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
+        return run_spec(spec, kind=kind, **options)
+    except SpecError as exc:              # a bad spec is a bad command line: status 2
+        _fail(_one_line(exc), 2)
+
+
+def _failure_summary(errors: list[str], limit: int = 3) -> list[str]:
+    """One line per distinct cause (a message up to its '; got …' values), most frequent
+    first, with its count and the first message."""
+    groups: dict[str, list[str]] = {}
+    for message in errors:
+        groups.setdefault(str(message).split("; got ")[0], []).append(str(message))
+    ranked = sorted(groups.values(), key=len, reverse=True)
+    lines = [f"  {len(g)} point{'s' if len(g) > 1 else ''}: {_one_line(g[0])}"
+             for g in ranked[:limit]]
+    if len(ranked) > limit:
+        lines.append(f"  … and {len(ranked) - limit} other causes")
+    return lines
+
+
+@app.command("sweep", context_settings=_CONTEXT,
+             help="Run the parameter sweep a spec file describes; writes its `out` table. "
+                  + _SPEC_FORMAT.format(what="swept", rest="the run (simulate:) and the "
+                                        "outputs (outputs:)")
+                  + " Start from a ready-made one: 'stickslip sweep --example'.")
+def sweep_command(ctx: typer.Context, spec: Path | None = _SPEC["sweep"],
+                  example: str | None = _EXAMPLE["sweep"],
+                  progress: bool = typer.Option(True, "--progress/--no-progress",
+                                                help="Show a progress bar.")):
+    if example is not None:
+        return _write_example("sweep", example)
+    table = _run_spec(ctx, "sweep", spec, progress=progress)
     failed = int(table["error"].notna().sum())
     typer.echo(f"{len(table)} points ({table.attrs['computed']} computed, "
                f"{table.attrs['reused']} from the store, {failed} failed) in "
                f"{table.attrs['wall_time']:.1f} s")
+    if len(table) and failed == len(table):
+        lines = _failure_summary(list(table["error"]))
+        typer.echo(f"stickslip: error: all {len(table)} points of the sweep failed; the "
+                   "causes (every point's is in the `error` column):", err=True)
+        typer.echo("\n".join(lines), err=True)
+        sys.exit(1)
 
 
-@app.command("fit")
-def fit_command(spec: Path = typer.Argument(..., help="Fit spec file (.yaml or .toml).")):
-    """Fit model parameters to measured data as described by SPEC (docs/studies.md)."""
-    from .studies import SpecError, run_spec
-
-    try:
-        result = run_spec(spec, kind="fit")
-    except SpecError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
-    typer.echo(repr(result))
+@app.command("fit", context_settings=_CONTEXT,
+             help="Fit model parameters to measured data as a spec file describes; writes "
+                  "its `out` estimates. "
+                  + _SPEC_FORMAT.format(what="fitted", rest="the data file (data:) and the "
+                                        "channels to match (channels:)")
+                  + " Start from a ready-made one: 'stickslip fit --example'.")
+def fit_command(ctx: typer.Context, spec: Path | None = _SPEC["fit"],
+                example: str | None = _EXAMPLE["fit"]):
+    if example is not None:
+        return _write_example("fit", example)
+    typer.echo(repr(_run_spec(ctx, "fit", spec)))
 
 
 def main():

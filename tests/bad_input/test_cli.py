@@ -1,6 +1,8 @@
 """Bad command lines: each ends with one line on stderr that names the option or value, a
 non-zero exit status and no traceback (issue 11 item 11: a bad ``--out`` gave 34 lines)."""
 
+import sys
+
 import pytest
 from typer.testing import CliRunner
 
@@ -38,6 +40,11 @@ CASES = [  # (arguments; "{file}" is a plain file), a substring the one-line mes
     (["examples", "run", "four_bar", "--out", "{file}"], "--out"),
     (["examples", "run", "four_bar", "--animation", "extra"], "extra"),
     (["examples", "list", "extra"], "extra"),
+    (["sweep"], "SPEC_FILE"),
+    (["fit"], "SPEC_FILE"),
+    (["sweep", "--example", "nope"], "stick_slip_map"),
+    (["fit", "--example", "nope"], "coulomb_fit"),
+    (["sweep", "{file}.yaml"], "cannot read the spec file"),
 ]
 
 
@@ -73,3 +80,50 @@ def test_error_during_a_run_gives_one_line(tmp_path, monkeypatch, error, needle)
     assert result.stdout.endswith("[1/1] fig3_stiction: " + FIGURES[0].title + " ... failed\n")
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("stickslip: error: ") and needle in lines[0]
+
+
+def _spec(tmp_path, text):
+    path = tmp_path / "spec.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_bad_spec_file_is_a_usage_error_with_the_common_prefix(tmp_path):
+    # issue 24: spec errors were "error: …" while the rest of the CLI said "stickslip: error:"
+    path = _spec(tmp_path, "model: friction_mass\nparameters: {F: [0.5]}\n"
+                           "simulate: {t_end: 0.1, dt: 1.0e-4}\noutputs: [stick_fractio]\n")
+    result = CliRunner().invoke(app, ["sweep", path])
+    assert result.exit_code == 2
+    _assert_one_line_error(result, f"{path}:4: `outputs.0`")
+
+
+def test_sweep_whose_every_point_fails_exits_1_with_its_causes(tmp_path):
+    # issue 24: every point failed, the command exited 0 and hid the causes in a table
+    path = _spec(tmp_path, "model: friction_mass\nparameters: {F: [-0.2, -0.4, 0.5], "
+                           "K: [-1.0]}\nsimulate: {t_end: 0.01, dt: 1.0e-4}\n"
+                           "outputs: [stick_fraction]\n")
+    result = CliRunner().invoke(app, ["sweep", path, "--no-progress"])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()
+    assert lines[0].startswith("stickslip: error: all 3 points of the sweep failed")
+    assert len(lines) == 3                                    # one line per distinct cause
+    assert lines[1].startswith("  2 points: ") and "`CoulombODE.F` must be >= 0" in lines[1]
+    assert lines[2].startswith("  1 point: ") and "`CoulombODE.K` must be > 0" in lines[2]
+
+
+def test_sweep_with_some_failed_points_still_exits_0(tmp_path):
+    path = _spec(tmp_path, "model: friction_mass\nparameters: {F: [-0.2, 0.5]}\n"
+                           "simulate: {t_end: 0.01, dt: 1.0e-4}\noutputs: [stick_fraction]\n")
+    result = CliRunner().invoke(app, ["sweep", path, "--no-progress"])
+    assert result.exit_code == 0 and "1 failed" in result.stdout
+
+
+def test_missing_yaml_names_the_extra_not_a_bad_file(tmp_path, monkeypatch):
+    # issue 24: without PyYAML the message was "not valid YAML: No module named 'yaml'"
+    path = _spec(tmp_path, "model: friction_mass\n")
+    monkeypatch.setitem(sys.modules, "yaml", None)             # `import yaml` fails
+    result = CliRunner().invoke(app, ["sweep", path])
+    assert result.exit_code == 1
+    _assert_one_line_error(result, "pip install 'stickslip[studies]'")
+    assert "not valid YAML" not in result.stderr and "PyYAML" in result.stderr

@@ -1,5 +1,7 @@
 """Bad input to the studies (sweep, designs, fit): a stickslip error naming the culprit."""
 
+import sys
+
 import pytest
 
 import stickslip as ss
@@ -51,3 +53,21 @@ def test_bad_study_input_raises_a_named_stickslip_error(case, fragment):
     with pytest.raises(ss.StickslipError) as info:
         case()
     assert fragment in str(info.value)
+
+
+@pytest.mark.parametrize("module, case, fragment", [
+    ("yaml", lambda p: ss.studies.load_spec(p / "s.yaml"), "YAML spec files need PyYAML"),
+    ("pyarrow", lambda p: ss.sweep(friction_mass, {"F": [0.5]}, "max_abs(p)", store=p / "st",
+                                   **RUN), "Sweep stores (Parquet files) need pyarrow"),
+    ("distributed", lambda p: ss.sweep(friction_mass, {"F": [0.5]}, "max_abs(p)",
+                                       backend="dask", **RUN), "need dask.distributed"),
+])
+def test_missing_optional_package_names_the_extra(tmp_path, monkeypatch, module, case,
+                                                  fragment):
+    # issue 24: a missing PyYAML read as "not valid YAML: No module named 'yaml'"
+    (tmp_path / "s.yaml").write_text("model: friction_mass\n")
+    monkeypatch.setitem(sys.modules, module, None)              # `import module` fails
+    with pytest.raises(ss.MissingDependencyError) as info:
+        case(tmp_path)
+    assert fragment in str(info.value)
+    assert "`pip install 'stickslip[studies]'`" in str(info.value)

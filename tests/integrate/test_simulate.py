@@ -184,6 +184,15 @@ def test_unknown_option_warns():
         ss.simulate(sliding_block(), 0.01, dt=1e-4, tolerance=3)
 
 
+def test_misspelled_option_warning_suggests_the_keyword():
+    # issue 24: a typo got the list of options but no suggestion; `dt_out` is an argument,
+    # not an option, and is suggested too
+    with pytest.warns(UserWarning, match=r"Did you mean `dt_out` for `dtout`, `rtol` for "
+                                         r"`rtl`\?") as record:
+        ss.simulate(sliding_block(), 0.01, dt=1e-4, dtout=1e-3, rtl=1e-6, zzz=1)
+    assert "`zzz`" not in str(record[0].message)
+
+
 def test_second_call_does_not_recompile(tmp_path, monkeypatch):
     # watches the kernel simulate really runs (traces are counted inside it, whether the
     # program store or plain jit compiles it); the last line shows the watch can fail

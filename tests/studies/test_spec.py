@@ -62,7 +62,9 @@ def test_toml_spec_gives_the_same_design(tmp_path):
 BAD = [
     ("model: friction_mas\n" + GOOD.split("\n", 1)[1], 1, "model", "friction_mass"),
     (GOOD.replace("  amplitude: [0.6]", "  amplitud: [0.6]"), 5, "parameters.amplitud",
-     "not a parameter"),
+     "not a parameter.*Did you mean `amplitude`"),
+    (GOOD.replace("fixed: {K: 1.0e4}", "fixed: {k: 1.0e4}"), 2, "fixed.k",
+     "not a parameter.*Did you mean `K`"),
     (GOOD.replace("num: 2", "num: two"), 4, "parameters.F.num", "must be a number"),
     (GOOD.replace("dt: 1e-4", "dt: -1e-4"), 6, "simulate.dt", "positive"),
     (GOOD.replace('"max_abs(p)"', '"maximum(p)"'), 7, "outputs.1", "unknown analysis"),

@@ -7,13 +7,15 @@ a file or a command line and not converted, and accepting it would hide that.
 
 from __future__ import annotations
 
+import difflib
 import numbers
+from collections.abc import Iterable
 
 import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["as_real", "as_time", "as_count", "as_flag"]
+__all__ = ["as_real", "as_time", "as_count", "as_flag", "did_you_mean"]
 
 
 def _scalar(owner: str, name: str, value, kind: str):
@@ -69,3 +71,15 @@ def as_flag(owner: str, name: str, value) -> bool:
     if value is None or isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise ParameterError(f"`{owner}.{name}` must be True or False; got {value!r}.")
+
+
+def did_you_mean(names: Iterable[str], known: Iterable[str]) -> str:
+    """`` Did you mean `dt_out` for `dtout`?`` for each of `names` close to a `known` one
+    (the same but for case, else difflib's closest), or ''."""
+    hints = []
+    for name in names:
+        close = [k for k in sorted(known) if k.lower() == str(name).lower()] or \
+            difflib.get_close_matches(str(name), sorted(known), n=1)
+        if close:
+            hints.append(f"`{close[0]}` for `{name}`")
+    return f" Did you mean {', '.join(hints)}?" if hints else ""

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import ParameterError, SimulationError
 from ..results import Results
 from ._adaptive import ADAPTIVE_METHODS, integrate_adaptive, integrate_adaptive_batch
-from ._arguments import as_count, as_flag, as_real, as_time
+from ._arguments import as_count, as_flag, as_real, as_time, did_you_mean
 from . import _program_store
 from ._fixed_step import (StepRule, integrate_batch, integrate_padded, padded_length,
                           segment, solve_fixed_step)
@@ -280,8 +280,9 @@ def largest_stable_step(system: AbstractSystem, method: str = "rk4") -> float:
 def _check_options(options):
     unknown = set(options) - _KNOWN_OPTIONS
     if unknown:
+        hint = did_you_mean(sorted(unknown), _KNOWN_OPTIONS | {"t_end", "dt", "dt_out", "method"})
         warnings.warn(f"simulate ignores unknown option(s) {sorted(unknown)}; known options "
-                      f"are {sorted(_KNOWN_OPTIONS)}.", stacklevel=3)
+                      f"are {sorted(_KNOWN_OPTIONS)}.{hint}", stacklevel=3)
 
 
 def _check_system(system, owner="simulate"):

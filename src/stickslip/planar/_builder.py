@@ -5,6 +5,7 @@ and freeze everything into an immutable :class:`PlanarSystem` (:meth:`Builder.sy
 
 from __future__ import annotations
 
+import difflib
 import math
 from typing import Sequence
 
@@ -71,9 +72,11 @@ class Builder:
         model's bodies (a new object: use the returned one, or the element's name).
 
         Its reference constants (a translational joint's relative angle, a gear's phase, an
-        absolute constraint's value) are taken from the bodies' poses now. Problems (a body
-        not in this model, an unknown point, a duplicate name) are collected and raised by
-        the next analysis, all at once.
+        absolute constraint's value) are taken from the bodies' poses now, so its bodies
+        must be in the model already: a body that is not (a misspelled name, a body of
+        another model, one not added yet) raises ModelError here, naming the known bodies.
+        Other problems (an unknown point, a duplicate name) are collected and raised by the
+        next analysis, all at once.
         """
         from ._contact import AbstractFrictionalContact   # frictional contacts (SPEC §6)
         if isinstance(element, AbstractFrictionalContact):
@@ -89,6 +92,9 @@ class Builder:
         name = element.name
         if name is None:
             name = f"{element.prefix}{sum(type(e) is type(element) for e in group) + 1}"
+        for field, ref in self._body_refs(element):
+            if self._resolve_body(ref) is None:
+                raise ModelError(self._unknown_body(kind, name, field, ref))
         if any(e.name == name for e in self._all_elements()):
             self._problems.append(f"{kind} name {name!r} is used twice; pass a unique "
                                   "`name=`.")
@@ -110,23 +116,7 @@ class Builder:
                                       "not in this model; add the joint first.")
                 return None
             return evolve(element, joint=joint, name=name)
-        if isinstance(element, AbstractConstraint):
-            refs = [("body_i", element.body_i), ("body_j", element.body_j)]
-        elif isinstance(element, PointLineStop):
-            refs = [("body", element.body)] + ([("line_body", element.line_body)]
-                                               if element.line_body is not None else [])
-        else:
-            refs = [(f"bodies[{k}]", b) for k, b in enumerate(element.bodies())]
-        bodies = []
-        for field, ref in refs:
-            body = self._resolve_body(ref)
-            if body is None:
-                self._problems.append(
-                    f"{kind} {name!r}: `{field}` is body {getattr(ref, 'name', ref)!r}, which "
-                    f"is not in this model (bodies: {[b.name for b in self.bodies]}). Add it "
-                    "with model.add_body first, or pass model.ground.")
-                return None
-            bodies.append(body)
+        bodies = [self._resolve_body(ref) for _, ref in self._body_refs(element)]
         if len(bodies) == 2 and bodies[0] is bodies[1]:
             self._problems.append(f"{kind} {name!r} connects body {bodies[0].name!r} to "
                                   "itself; pass two different bodies (or model.ground).")
@@ -136,6 +126,35 @@ class Builder:
         except ParameterError as exc:
             self._problems.append(f"{kind} {name!r}: {exc}")
             return None
+
+    @staticmethod
+    def _body_refs(element) -> list[tuple[str, object]]:
+        """(field, body or body name) of each body `element` attaches to (none for an
+        element on a joint)."""
+        if isinstance(element, AbstractJointFriction) or (isinstance(element, AbstractStop)
+                                                          and element.on_joint):
+            return []
+        if isinstance(element, AbstractConstraint):
+            return [("body_i", element.body_i), ("body_j", element.body_j)]
+        if isinstance(element, PointLineStop):
+            return [("body", element.body)] + ([("line_body", element.line_body)]
+                                               if element.line_body is not None else [])
+        return [(f"bodies[{k}]", b) for k, b in enumerate(element.bodies())]
+
+    def _unknown_body(self, kind, name, field, ref) -> str:
+        known = [b.name for b in self.bodies]
+        where = f"model {self.name!r} (its bodies: {known})"
+        if isinstance(ref, str):
+            close = difflib.get_close_matches(ref, [*known, "ground"], n=1)
+            what = f"{ref!r}, the name of no body of {where}." + (
+                f" Did you mean {close[0]!r}?" if close else "")
+        elif isinstance(ref, (Body, Ground)):
+            what = f"body {ref.name!r} of another model, not of {where}."
+        else:
+            what = f"a {type(ref).__name__}, not a body of {where}."
+        return (f"{kind} {name!r}: `{field}` is {what} Add each body with model.add_body "
+                "before the elements that join it, and pass the body, its name or "
+                "model.ground.")
 
     def _find(self, ref, group):
         if isinstance(ref, str):

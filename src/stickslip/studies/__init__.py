@@ -8,7 +8,8 @@ measured data by gradient.
 * :func:`fit` — least-squares identification of law and system parameters from measured
   channels, with Gauss–Newton confidence intervals (:class:`FitResult`).
 * :func:`load_spec`, :func:`run_spec` — the YAML/TOML spec files behind
-  ``stickslip sweep SPEC`` and ``stickslip fit SPEC``.
+  ``stickslip sweep SPEC`` and ``stickslip fit SPEC``; :data:`SPEC_EXAMPLES` and
+  :func:`write_example` — the ready-made ones (``stickslip sweep --example NAME``).
 
 Needs the ``studies`` extra (dask.distributed, pyarrow, pyyaml) for the Dask backend, the
 store and YAML specs; ``import stickslip`` does not import this package.
@@ -20,6 +21,8 @@ from ._analyses import final as final
 from ._analyses import max_abs as max_abs
 from ._analyses import rest_position as rest_position
 from ._analyses import stick_fraction as stick_fraction
+from ._examples import SPEC_EXAMPLES as SPEC_EXAMPLES
+from ._examples import write_example as write_example
 from ._fit import FitResult as FitResult
 from ._fit import fit as fit
 from ._grid import grid as grid
@@ -38,5 +41,5 @@ __all__ = [
     "sweep", "fit", "FitResult", "grid", "latin_hypercube", "random_sample",
     "stick_fraction", "max_abs", "rest_position", "final", "energy_loss", "ANALYSES",
     "MODELS", "SineForce", "friction_mass", "lugre_block",
-    "SpecError", "load_spec", "run_spec",
+    "SpecError", "load_spec", "run_spec", "SPEC_EXAMPLES", "write_example",
 ]

@@ -20,6 +20,7 @@ from ..integrate import AbstractSystem, FIXED_STEP_METHODS, largest_stable_step,
 from ..integrate import simulate_batch, stack_systems, trajectory
 from ..laws import AbstractLaw
 from ..results import Results
+from ._extras import require
 from ._store import records_frame
 
 __all__ = ["Task", "ChunkResult", "run_chunk", "execute", "BACKENDS"]
@@ -357,11 +358,10 @@ def _execute_processes(tasks, workers, on_done):
 
 
 def _execute_dask(tasks, workers, client, on_done):
-    try:
-        from distributed import Client, LocalCluster, as_completed
-    except ImportError:   # pragma: no cover - depends on the environment
-        raise ParameterError("backend='dask' needs dask.distributed: pip install "
-                             "'stickslip[studies]'.") from None
+    distributed = require("distributed", "Dask sweeps (backend='dask')", alternative=", or use "
+                          "backend='processes'")
+    Client, LocalCluster = distributed.Client, distributed.LocalCluster
+    as_completed = distributed.as_completed
     own = None
     if client is None:
         own = LocalCluster(n_workers=workers or 2, threads_per_worker=1,

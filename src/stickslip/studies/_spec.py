@@ -40,9 +40,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import MissingDependencyError, ParameterError
+from ._extras import require
 
-__all__ = ["SpecError", "load_spec", "run_spec"]
+__all__ = ["DOCS_PAGE", "SpecError", "load_spec", "run_spec"]
+
+DOCS_PAGE = "Studies: sweeps and friction identification"   # docs/studies.md, by its title
 
 
 class SpecError(ParameterError):
@@ -67,8 +70,7 @@ _SIMULATE = {"sweep": {"t_end", "dt", "dt_out", "method"}, "fit": {"dt", "method
 # --- reading with line numbers ------------------------------------------------------------
 
 def _yaml_marks(text: str) -> tuple[Any, dict]:
-    import yaml
-
+    yaml = require("yaml", "YAML spec files", alternative=", or write the spec as .toml")
     marks: dict[tuple, int] = {}
 
     def walk(node, path):
@@ -129,7 +131,7 @@ class _Reader:
             else:
                 raise SpecError(f"unknown spec format {path.suffix!r}; use .yaml, .yml or "
                                 ".toml.", file=self.file, line=None, key="")
-        except SpecError:
+        except (SpecError, MissingDependencyError):
             raise
         except Exception as exc:           # a syntax error: the parser knows the line
             mark = getattr(exc, "problem_mark", None)
@@ -160,8 +162,9 @@ class _Reader:
                 key = ".".join(map(str, path))
                 where = f"under `{'.'.join(map(str, parent))}`" if parent else "in the spec"
                 return_line = self.marks.get(parent) if parent else None
-                raise SpecError(f"`{key}` is missing {where}; add it (the format is in "
-                                "docs/studies.md).", file=self.file, line=return_line, key=key)
+                raise SpecError(f"`{key}` is missing {where}; add it (the format is on the "
+                                f"docs page {DOCS_PAGE!r}).", file=self.file,
+                                line=return_line, key=key)
             node = node[part]
         return node
 
@@ -243,9 +246,12 @@ def _keywords(reader, build, names, path):
         return
     for name in names:
         if name not in sig.parameters:
+            close = [p for p in sig.parameters if p.lower() == str(name).lower()] or \
+                difflib.get_close_matches(str(name), list(sig.parameters), n=1)
+            hint = f" Did you mean `{close[0]}`?" if close else ""
             raise reader.error(path + (name,), f"is not a parameter of model "
                                                f"{reader.get(('model',))!r}; its parameters "
-                                               f"are {list(sig.parameters)}.")
+                                               f"are {list(sig.parameters)}.{hint}")
 
 
 def _fixed(reader, build):
@@ -372,6 +378,8 @@ def load_spec(path, *, kind: str | None = None) -> dict:
         if spec["out"] is not None and spec["out"].suffix.lower() not in (".csv", ".parquet"):
             raise reader.error(("out",), f"must end in .csv or .parquet; got "
                                          f"{spec['out'].name!r}.")
+        if spec["out"] is not None and spec["out"].suffix.lower() == ".parquet":
+            require("pyarrow", "Parquet tables", alternative=", or give `out` a .csv name")
     else:
         params = reader.mapping(("parameters",), required=True)
         if not params:

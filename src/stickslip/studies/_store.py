@@ -23,6 +23,7 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..results import Results
+from ._extras import require
 
 __all__ = ["Store", "point_key"]
 
@@ -36,6 +37,8 @@ class Store:
     """A sweep's Parquet store at `path` (a directory, created on first use)."""
 
     def __init__(self, path, study: dict):
+        require("pyarrow", "Sweep stores (Parquet files)", alternative=", or run without "
+                "`store`")
         self.path = Path(path)
         if self.path.exists() and not self.path.is_dir():
             raise ParameterError(f"`store` must be a directory path; {str(self.path)!r} is a "
