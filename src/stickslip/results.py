@@ -11,12 +11,23 @@ channels, batch axes, units, metadata, ``final_state``):
   header row ``t,<channel>,…`` (``member,t,<channel>,…`` for a batched run, one row per
   member and time), numbers written exactly (round-trip precision). Units, metadata, batch
   shape and ``final_state`` go into a JSON *sidecar* named after the whole file name,
-  ``run.csv`` → ``run.csv.json``; ``save`` returns the CSV path and the sidecar is always
-  written next to it. A CSV without its sidecar still loads (no units, no final state);
-* ``.parquet`` — the same table with the sidecar's content in the file's schema metadata;
-  needs ``pyarrow`` (``pip install stickslip[parquet]``).
+  ``run.csv`` → ``run.csv.json``, with the sha256 checksum and the row count of the CSV
+  (``"csv": {"sha256", "rows", "bytes"}``); ``save`` returns the CSV path and the sidecar is
+  always written next to it. A CSV without its sidecar still loads (no units, no final
+  state); one that does not match its sidecar's checksum does not;
+* ``.parquet`` — the same table with the sidecar's content in the file's schema metadata
+  (and page checksums); needs ``pyarrow`` (``pip install stickslip[parquet]``).
 
-A truncated or corrupt file raises :class:`~stickslip.errors.ResultsFileError`.
+Saving is atomic: each file is written to a temporary file in the same directory and moved
+into place, so a save interrupted at any moment (even ``kill -9``) leaves the previous
+complete file, which still loads (a stray ``.<name>.<random>.tmp`` may stay; nothing reads
+it). ``save`` writes into an existing directory; ``parents=True`` creates it. A truncated,
+corrupt or partial file — or a CSV that no longer matches its sidecar — raises
+:class:`~stickslip.errors.ResultsFileError` naming the file and what is wrong.
+
+The time axis must be finite and strictly increasing, and the channel names ``t`` and
+``member`` (the table's own columns), the empty name and names with a comma or a line break
+(which a CSV header cannot carry plainly) are refused when a `Results` is built.
 
 Examples
 --------
@@ -33,19 +44,25 @@ import json
 import math
 import numbers
 import os
-import zipfile
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
-from .errors import ChannelError, MissingDependencyError, ParameterError, ResultsFileError
+from . import _results_files as files
+from ._results_files import jsonable as _jsonable
+from ._results_files import sidecar_path
+from .errors import ChannelError, ParameterError, ResultsFileError
 
-__all__ = ["Results", "write_sidecar", "sidecar_path"]
+__all__ = ["Results", "sidecar_path", "write_sidecar"]
 
-_FORMAT = "stickslip.Results"
-_VERSION = 1
 _SUFFIXES = (".csv", ".npz", ".parquet")
+# channel names the CSV/Parquet table would mangle: its own columns, and names a CSV header
+# cannot carry plainly (pandas reads "" back as "Unnamed: 1"; commas and line breaks break
+# the check for written NaNs)
+_TABLE_COLUMNS = {"t": "the sample times", "member": "the member index of a batched run"}
+_HEADER_BREAKERS = (",", "\n", "\r")
 
 
 class Results:
@@ -53,8 +70,10 @@ class Results:
 
     Parameters
     ----------
-    t: sample times [s], shape (n_t,).
-    channels: ``{name: array}``; each array's last axis has length n_t.
+    t: sample times [s], shape (n_t,), finite and strictly increasing.
+    channels: ``{name: array}``; each array's last axis has length n_t. Names are strings;
+        ``t``, ``member``, ``""`` and names with a comma or a line break are refused (the
+        CSV/Parquet table could not carry them back).
     units: ``{name: unit}`` (missing names are unitless).
     meta: metadata: ``system``, ``method``, ``dt``, ``dt_out``, ``parameters``,
         ``wall_time`` [s], ``compiled`` (whether this call compiled), …
@@ -65,18 +84,13 @@ class Results:
     def __init__(self, t: np.ndarray, channels: Mapping[str, np.ndarray], *,
                  units: Mapping[str, str] | None = None, meta: Mapping[str, Any] | None = None,
                  final_state: np.ndarray | None = None):
-        self.t = _numeric("t", t)
-        if self.t.ndim != 1:
-            raise ParameterError(f"`Results.t` must be a 1-D array of sample times; got shape "
-                                 f"{self.t.shape}.")
+        self.t = _check_times(_numeric("t", t))
         if not isinstance(channels, Mapping):
             raise ParameterError(f"`Results.channels` must be a mapping {{name: array}}; got "
                                  f"{type(channels).__name__}.")
         self._channels = {}
         for name, value in channels.items():
-            if not isinstance(name, str):
-                raise ParameterError(f"`Results.channels` names must be strings; got "
-                                     f"{name!r}.")
+            _check_channel_name(name)
             value = _numeric(f"channels[{name!r}]", value)
             if value.shape[-1:] != self.t.shape:
                 raise ParameterError(f"channel {name!r} has shape {value.shape}; its last axis "
@@ -121,7 +135,7 @@ class Results:
         first = next(iter(self._channels.values()), None)
         return () if first is None else first.shape[:-1]
 
-    def member(self, index: int) -> "Results":
+    def member(self, index: int) -> Results:
         """One member of a batched run as its own `Results`."""
         if not self.batch_shape:
             raise ParameterError("`Results.member`: these results are not batched; there is "
@@ -162,41 +176,51 @@ class Results:
         frame.attrs["meta"] = dict(self.meta)
         return frame
 
-    def save(self, path: str | os.PathLike) -> Path:
+    def save(self, path: str | os.PathLike, *, parents: bool = False) -> Path:
         """Write to ``.csv`` (+ its JSON sidecar ``<path>.json``), ``.npz`` or ``.parquet``;
         returns `path`. See the module docstring for what each format holds; every one
-        loads back equal with :meth:`load`."""
+        loads back equal with :meth:`load`. The CSV's sidecar records the sha256 checksum
+        and the row count of the CSV, which :meth:`load` checks.
+
+        The write is atomic (a temporary file in the same directory, moved into place): an
+        interrupted save leaves the previous file complete. The directory must exist, as
+        for ``numpy.save`` and ``DataFrame.to_csv``; ``parents=True`` creates it (and its
+        parents).
+
+        Raises
+        ------
+        ParameterError: a path that is not a str/Path or has another suffix.
+        ResultsFileError: the directory is missing (without ``parents=True``) or is not a
+            directory.
+        """
         path = _as_path("Results.save", path)
         suffix = path.suffix.lower()
         if suffix not in _SUFFIXES:
             raise ParameterError(f"`Results.save.path`: cannot save results as "
                                  f"{suffix or 'a file without suffix'!r}: use a path ending "
                                  "in .csv, .npz or .parquet.")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _check_directory(path.parent, parents)
         if suffix == ".csv":
-            self._table().to_csv(path, index=False, na_rep="nan")
-            write_sidecar(path, self)
+            frame = self._table()
+            data = frame.to_csv(index=False, na_rep="nan").encode("utf-8")
+            files.write_csv(path, data, self._description(), rows=len(frame))
         elif suffix == ".npz":
             extra = {} if self.final_state is None else {"__final_state__": self.final_state}
-            with open(path, "wb") as fh:       # np.savez would append .npz to other names
-                np.savez(fh, __t__=self.t, __units__=json.dumps(self.units),
-                         __meta__=json.dumps(_jsonable(self.meta)),
-                         __names__=json.dumps(self.names), **extra,
-                         **{f"ch:{k}": v for k, v in self._channels.items()})
+            files.write_npz(path, {"__t__": self.t, "__units__": json.dumps(self.units),
+                                   "__meta__": json.dumps(_jsonable(self.meta)),
+                                   "__names__": json.dumps(self.names), **extra,
+                                   **{f"ch:{k}": v for k, v in self._channels.items()}})
         else:
-            pa, pq = _pyarrow()
-            table = pa.Table.from_pandas(self._table(), preserve_index=False)
-            table = table.replace_schema_metadata(
-                {**(table.schema.metadata or {}),
-                 b"stickslip": json.dumps(self._description()).encode()})
-            pq.write_table(table, path)
+            files.pyarrow()                     # the install hint before building the table
+            files.write_parquet(path, self._table(), self._description())
         return path
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "Results":
+    def load(cls, path: str | os.PathLike) -> Results:
         """Read results written by :meth:`save` (``.npz``, ``.csv`` with or without its
-        sidecar, ``.parquet``). Raises `ResultsFileError` for a missing, truncated or corrupt
-        file, naming the path and what is wrong."""
+        sidecar, ``.parquet``). Raises `ResultsFileError` for a missing, truncated, corrupt
+        or partial file, or a CSV that does not match its sidecar's checksum, naming the
+        path and what is wrong. Temporary files left by an interrupted save are never read."""
         path = _as_path("Results.load", path)
         suffix = path.suffix.lower()
         if suffix not in _SUFFIXES:
@@ -206,10 +230,17 @@ class Results:
         if not path.is_file():
             raise ResultsFileError(f"`Results.load.path`: no file {str(path)!r}.")
         if suffix == ".npz":
-            return cls._load_npz(path)
-        if suffix == ".csv":
-            return cls._load_csv(path)
-        return cls._load_parquet(path)
+            parts = files.read_npz(path)
+        else:
+            frame, description = (files.read_csv if suffix == ".csv"
+                                  else files.read_parquet)(path)
+            parts = files.table_parts(frame, description, path)
+        try:
+            return cls(parts["t"], parts["channels"], units=parts["units"],
+                       meta=parts["meta"], final_state=parts["final_state"])
+        except ParameterError as exc:
+            raise ResultsFileError(f"`Results.load`: {str(path)!r} does not hold valid "
+                                   f"results: {exc}") from None
 
     # --- file formats (private) ---------------------------------------------------------
     def _table_batch_shape(self) -> tuple[int, ...]:
@@ -235,112 +266,10 @@ class Results:
 
     def _description(self) -> dict:
         """What a table cannot carry: units, metadata, shapes and the final state."""
-        return {"format": _FORMAT, "version": _VERSION, "channels": self.names,
+        return {"format": files.FORMAT, "version": files.VERSION, "channels": self.names,
                 "samples": len(self.t), "batch_shape": list(self._table_batch_shape()),
                 "units": dict(self.units), "meta": _jsonable(self.meta),
                 "final_state": None if self.final_state is None else self.final_state.tolist()}
-
-    @classmethod
-    def _from_table(cls, frame, description: dict | None, path: Path) -> "Results":
-        def fail(what):
-            raise ResultsFileError(f"`Results.load`: {str(path)!r} {what}")
-
-        description = description or {}
-        if "t" not in frame.columns:
-            fail("has no `t` column; it was not written by Results.save (columns: "
-                 f"{list(frame.columns)[:8]}).")
-        names = description.get("channels",
-                                [c for c in frame.columns if c not in ("t", "member")])
-        missing = [n for n in names if n not in frame.columns]
-        if missing:
-            fail(f"lacks the channels {missing} its sidecar lists; the file is damaged.")
-        for column in ["t", *names]:
-            if frame[column].dtype.kind not in "fiu":
-                fail(f"has non-numeric values in column {column!r} (a damaged or truncated "
-                     "file?).")
-        batched = "member" in frame.columns
-        shape = tuple(description.get("batch_shape", ()))
-        n_rows = len(frame)
-        if batched:
-            members = frame["member"].to_numpy()
-            n = int(members.max()) + 1 if n_rows else 0
-            shape = shape or (n,)
-            n_t = n_rows // max(n, 1)
-            if n * n_t != n_rows or math.prod(shape) != n:
-                fail(f"has {n_rows} rows, which is not {n} members × whole time series: it "
-                     "is truncated or damaged.")
-            t = frame["t"].to_numpy()[:n_t]
-        else:
-            t = frame["t"].to_numpy()
-            n_t = n_rows
-        if "samples" in description and description["samples"] != n_t:
-            fail(f"has {n_t} samples per member but its sidecar says "
-                 f"{description['samples']}: it is truncated or damaged.")
-        channels = {}
-        for name in names:
-            value = frame[name].to_numpy()
-            channels[name] = value.reshape(*shape, n_t) if batched else value
-        final = description.get("final_state")
-        return cls(t, channels, units=description.get("units"), meta=description.get("meta"),
-                   final_state=None if final is None else np.asarray(final, dtype=float))
-
-    @classmethod
-    def _load_npz(cls, path: Path) -> "Results":
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                channels = {k[3:]: data[k] for k in data.files if k.startswith("ch:")}
-                if "__names__" in data.files:
-                    order = json.loads(str(data["__names__"]))
-                    channels = {k: channels[k] for k in order}
-                final = data["__final_state__"] if "__final_state__" in data.files else None
-                return cls(data["__t__"], channels, units=json.loads(str(data["__units__"])),
-                           meta=json.loads(str(data["__meta__"])), final_state=final)
-        except (zipfile.BadZipFile, EOFError, OSError, KeyError, ValueError) as exc:
-            raise ResultsFileError(f"`Results.load`: {str(path)!r} is not a complete results "
-                                   f"archive (truncated or damaged: {exc}).") from None
-
-    @classmethod
-    def _load_csv(cls, path: Path) -> "Results":
-        import pandas as pd
-
-        raw = path.read_bytes()
-        if not raw.strip():
-            raise ResultsFileError(f"`Results.load`: {str(path)!r} is empty.")
-        if not raw.endswith(b"\n"):
-            raise ResultsFileError(f"`Results.load`: {str(path)!r} does not end with a line "
-                                   "break: it was truncated while being written.")
-        description = None
-        side = sidecar_path(path)
-        if side.is_file():
-            try:
-                description = json.loads(side.read_text(encoding="utf-8"))
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise ResultsFileError(f"`Results.load`: the sidecar {str(side)!r} of "
-                                       f"{str(path)!r} is not valid JSON ({exc}).") from None
-            if not isinstance(description, dict) or description.get("format") != _FORMAT:
-                raise ResultsFileError(f"`Results.load`: {str(side)!r} is not a stickslip "
-                                       "results sidecar.")
-        try:
-            frame = pd.read_csv(path)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-            raise ResultsFileError(f"`Results.load`: {str(path)!r} is not a readable CSV "
-                                   f"table ({exc}).") from None
-        if frame.isna().to_numpy().any() and not _nan_written(path):
-            raise ResultsFileError(f"`Results.load`: {str(path)!r} has empty fields (a "
-                                   "truncated or damaged file).")
-        return cls._from_table(frame, description, path)
-
-    @classmethod
-    def _load_parquet(cls, path: Path) -> "Results":
-        pa, pq = _pyarrow()
-        try:
-            table = pq.read_table(path)
-        except (pa.ArrowException, OSError) as exc:
-            raise ResultsFileError(f"`Results.load`: {str(path)!r} is not a readable Parquet "
-                                   f"file (truncated or damaged: {exc}).") from None
-        meta = (table.schema.metadata or {}).get(b"stickslip")
-        description = json.loads(meta) if meta else None
-        return cls._from_table(table.to_pandas(), description, path)
 
     # --- plotting ------------------------------------------------------------------------
     def plot(self, names: Iterable[str] | None = None, *, axes=None, title: str | None = None,
@@ -389,41 +318,70 @@ class Results:
         return fig
 
 
-def sidecar_path(path: str | os.PathLike) -> Path:
-    """The JSON sidecar of a CSV results file: ``run.csv`` → ``run.csv.json``."""
-    path = Path(path)
-    return path.with_name(path.name + ".json")
-
-
 def write_sidecar(path: str | os.PathLike, results: Results) -> Path:
-    """Write the sidecar of the CSV `path` for `results` (used by ``save`` and by
-    ``simulate(..., stream_to=path)``); returns the sidecar's path."""
-    side = sidecar_path(path)
-    side.write_text(json.dumps(results._description(), indent=1), encoding="utf-8")
-    return side
+    """Write the sidecar of the CSV `path` for `results` (used by ``simulate(...,
+    stream_to=path)``, which writes the CSV itself); it records the checksum and the row
+    count of the CSV now at `path`. Returns the sidecar's path."""
+    rows = math.prod(results._table_batch_shape()) * len(results.t)
+    return files.write_csv_sidecar(Path(path), results._description(), rows)
 
 
-def _nan_written(path: Path) -> bool:
-    """True when every empty-looking value in the CSV is a written NaN (``nan``), not a
-    missing field."""
-    with open(path, encoding="utf-8") as fh:
-        header = fh.readline().rstrip("\n").split(",")
-        for line in fh:
-            fields = line.rstrip("\n").split(",")
-            if len(fields) != len(header) or any(f == "" for f in fields):
-                return False
-    return True
-
-
-def _pyarrow():
+def _check_directory(directory: Path, parents: bool) -> None:
+    """The directory a file is saved into exists (or is created with `parents`)."""
+    if directory.is_dir():
+        return
+    if directory.exists():
+        raise ResultsFileError(f"`Results.save.path`: {str(directory)!r} is not a directory; "
+                               "save into a directory.")
+    if not parents:
+        raise ResultsFileError(f"`Results.save.path`: the directory {str(directory)!r} does "
+                               "not exist. Create it first, or pass `parents=True` to create "
+                               "it.")
     try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise MissingDependencyError("Parquet files need pyarrow: `pip install "
-                                     "stickslip[parquet]` (or pyarrow); or save as .npz or "
-                                     ".csv.") from None
-    return pa, pq
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ResultsFileError(f"`Results.save.path`: cannot create the directory "
+                               f"{str(directory)!r} ({exc}).") from None
+
+
+def _check_times(t: np.ndarray) -> np.ndarray:
+    """`t` if it is a 1-D, finite, strictly increasing time axis; else a ParameterError
+    naming the first offending sample."""
+    if t.ndim != 1:
+        raise ParameterError(f"`Results.t` must be a 1-D array of sample times; got shape "
+                             f"{t.shape}.")
+    if t.dtype.kind == "b":
+        raise ParameterError("`Results.t` must be numeric sample times [s]; got booleans.")
+    if t.size == 0:
+        return t
+    bad = np.flatnonzero(~np.isfinite(t))
+    if bad.size:
+        k = int(bad[0])
+        raise ParameterError(f"`Results.t` must be finite; got t[{k}]={t[k].item()!r}. Pass "
+                             "finite sample times [s] (drop or fill the samples of a failed "
+                             "run).")
+    bad = np.flatnonzero(np.diff(t) <= 0)
+    if bad.size:
+        k = int(bad[0])
+        raise ParameterError(f"`Results.t` must be strictly increasing; got "
+                             f"t[{k}]={t[k].item()!r} then t[{k + 1}]={t[k + 1].item()!r}. "
+                             "Sort the samples (with their channels) and drop repeated "
+                             "times.")
+    return t
+
+
+def _check_channel_name(name) -> None:
+    if not isinstance(name, str):
+        raise ParameterError(f"`Results.channels` names must be strings; got {name!r}.")
+    if name in _TABLE_COLUMNS:
+        raise ParameterError(f"`Results.channels`: the channel name {name!r} is reserved: the "
+                             f"CSV and Parquet tables use a `{name}` column for "
+                             f"{_TABLE_COLUMNS[name]}. Rename the channel, e.g. to "
+                             f"{name + '_value'!r}.")
+    if not name or any(c in name for c in _HEADER_BREAKERS):
+        raise ParameterError(f"`Results.channels`: the channel name {name!r} cannot be saved "
+                             "as a CSV column (it is empty or has a comma or a line break). "
+                             "Rename the channel, e.g. with '.' or '_' instead.")
 
 
 def _as_path(owner: str, path) -> Path:
@@ -436,23 +394,9 @@ def _as_path(owner: str, path) -> Path:
 def _numeric(name: str, value) -> np.ndarray:
     try:
         arr = np.asarray(value)
-    except Exception:                       # ragged lists and the like
+    except (TypeError, ValueError):         # ragged lists and the like
         arr = np.asarray(value, dtype=object)
     if arr.dtype.kind not in "fiub" and arr.size:
         raise ParameterError(f"`Results.{name}` must be numeric; got an array of dtype "
                              f"{arr.dtype}.")
     return arr
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, (np.floating, np.integer)):
-        return value.item()
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    return repr(value)

@@ -47,16 +47,20 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import jax
 import jax.numpy as jnp
+import jax.scipy.linalg
 import numpy as np
 
 from ..errors import ParameterError
-import jax
-import jax.scipy.linalg
-
 from ._active_set import active_set_solve, combination_count
-from ._enumeration import (MAX_COMBINATIONS, STATUS_NONE, STATUS_SEVERAL, STATUS_UNIQUE,
-                           enumerate_solutions)
+from ._enumeration import (
+    MAX_COMBINATIONS,
+    STATUS_NONE,
+    STATUS_SEVERAL,
+    STATUS_UNIQUE,
+    enumerate_solutions,
+)
 from ._iterative import solve_iteratively
 from ._sets import ProductSet
 
@@ -72,6 +76,8 @@ STATUS_TEXT = {STATUS_UNIQUE: "unique solution",
 # a solution is accepted (``status == STATUS_UNIQUE`` for iterative solves) below this
 # normalised fixed-point residual
 RESIDUAL_TOLERANCE = 1e-6
+# a concrete A more asymmetric than this (max|A − Aᵀ| relative to max|A|) is refused
+SYMMETRY_TOLERANCE = 1e-10
 # certify="auto" enumerates (to check uniqueness) problems of at most this many combinations
 VERIFY_COMBINATIONS = 16
 CERTIFY = ("auto", "full", "none")
@@ -128,7 +134,9 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
         coefficients and bounds may be traced).
     A:
         J M⁻¹ Jᵀ, symmetric positive semi-definite, shape (m, m); its bilateral block must be
-        invertible (independent joint rows).
+        invertible (independent joint rows). Symmetric up to round-off (|A − Aᵀ| at most
+        ``SYMMETRY_TOLERANCE`` = 1e-10 of max|A|): a more asymmetric A is refused, not
+        symmetrised.
     b:
         J M⁻¹ Φ − J̇q̇ − (2ζ/δ) J q̇ − (1/δ²)[0; Ψ_p], shape (m,).
     formulation:
@@ -149,6 +157,13 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
     LambdaSolution — pure JAX: works under ``jit``, ``vmap`` and inside the integrators;
     ``grad`` flows through the selected mode's linear solve.
 
+    Raises
+    ------
+    ParameterError: `fset` not a :class:`ProductSet`, an unknown `formulation` or
+        `certify`, A or b of the wrong shape, and — for concrete (not traced) A and b —
+        NaN/inf entries or an A that is not symmetric. Traced A and b (inside ``jit``,
+        ``vmap``, ``grad``: the hosts' calls) are not inspected, at no cost.
+
     Examples
     --------
     A block pressed on the floor by 10 N with 3 N pushing sideways, μ = 0.5: it sticks.
@@ -159,8 +174,13 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
     >>> [round(float(v), 6) for v in sol.lam], int(sol.status)
     ([-3.0, 10.0], 0)
     """
+    if not isinstance(fset, ProductSet):
+        raise ParameterError(f"`solve_lambda.fset` must be a ProductSet of constraint blocks; "
+                             f"got {type(fset).__name__}. Wrap the blocks: "
+                             "solve_lambda(ProductSet([...]), A, b).")
     check_formulation(formulation)
     check_uniqueness(certify)
+    A, b = _concrete_checked("A", A), _concrete_checked("b", b)
     A = jnp.asarray(A, dtype=float)
     b = jnp.asarray(b, dtype=float)
     m = fset.size
@@ -168,6 +188,8 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
         raise ParameterError(f"`solve_lambda` needs A of shape ({m}, {m}) and b of shape "
                              f"({m},) for its {len(fset.blocks)} blocks; got A{A.shape}, "
                              f"b{b.shape}.")
+    if not isinstance(A, jax.core.Tracer):
+        _check_symmetric(np.asarray(A))
     bil = np.array(fset.bilateral_rows(), dtype=int)
     con = np.array([r for r in range(m) if r not in set(bil.tolist())], dtype=int)
     blocks = [blk for blk in fset.blocks if blk.kind != "bilateral"]
@@ -221,6 +243,41 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
         lam, w = lam[inverse], w[inverse]
     return LambdaSolution(lam=lam, w=w, status=status, residual=residual,
                           n_feasible=n_feasible, verified=verified)
+
+
+def _concrete_checked(name: str, value):
+    """`value` unchanged when traced (not inspected: no cost in the hosts' jitted calls);
+    else as a float NumPy array with finite entries, or a ParameterError naming it."""
+    if isinstance(value, jax.core.Tracer):
+        return value
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(f"`solve_lambda.{name}` must be an array of numbers; got "
+                             f"{type(value).__name__} {value!r:.60}.") from None
+    bad = np.argwhere(~np.isfinite(arr))
+    if bad.size:
+        where = tuple(int(i) for i in bad[0])
+        raise ParameterError(f"`solve_lambda.{name}` must be finite; got {name}"
+                             f"{list(where)}={arr[where].item()!r} ({len(bad)} of {arr.size} "
+                             "entries are NaN or inf). Check the state and the parameters "
+                             "that built it.")
+    return arr
+
+
+def _check_symmetric(A: np.ndarray) -> None:
+    """A = J M⁻¹ Jᵀ is symmetric; allow round-off (SYMMETRY_TOLERANCE of max|A|)."""
+    if A.size == 0:
+        return
+    gap = np.abs(A - A.T)
+    size, scale = float(np.max(gap)), float(np.max(np.abs(A)))
+    if size > SYMMETRY_TOLERANCE * scale:
+        i, j = np.unravel_index(int(np.argmax(gap)), A.shape)
+        raise ParameterError(
+            f"`solve_lambda.A` must be symmetric (A = J M⁻¹ Jᵀ); got max|A − Aᵀ| = {size:.3g} "
+            f"(A[{i}, {j}] = {A[i, j]:.6g}, A[{j}, {i}] = {A[j, i]:.6g}), {size / scale:.3g} "
+            f"of max|A| (round-off up to {SYMMETRY_TOLERANCE:g} is accepted). If you meant "
+            "its symmetric part, pass (A + A.T) / 2.")
 
 
 def enumerates_each_evaluation(kinds, formulation: str = "kikuuwe",

@@ -19,12 +19,14 @@ the row of J is ∂ψ/∂q of a gap ψ that grows as they separate.
 
 from __future__ import annotations
 
+import numbers
+from collections.abc import Iterable
 from typing import ClassVar
 
 import equinox as eqx
 import jax.numpy as jnp
 
-from .._validation import check_nonnegative
+from .._validation import check_finite, check_nonnegative, check_scalar
 from ..errors import ParameterError
 from ..laws._base import as_parameter
 
@@ -59,8 +61,10 @@ class Bilateral(AbstractBlock):
     size: int = eqx.field(static=True)
 
     def __init__(self, size: int):
-        if int(size) < 1:
-            raise ParameterError(f"`Bilateral.size` must be >= 1 rows; got size={size}.")
+        if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
+            raise ParameterError(f"`Bilateral.size` must be a whole number of rows >= 1; got "
+                                 f"size={size!r}. Pass the number of equality rows, e.g. "
+                                 "Bilateral(2).")
         self.size = int(size)
 
     def project(self, x):
@@ -88,7 +92,7 @@ class CoulombBound(AbstractBlock):
     size: ClassVar[int] = 1
 
     def __check_init__(self):
-        check_nonnegative("CoulombBound", "bound", self.bound)
+        _check_coefficient("CoulombBound", "bound", self.bound, "a force bound [N]")
 
     def project(self, x):
         return jnp.clip(x, -self.bound, self.bound)
@@ -106,7 +110,7 @@ class PlanarContact(AbstractBlock):
     size: ClassVar[int] = 2
 
     def __check_init__(self):
-        check_nonnegative("PlanarContact", "mu", self.mu)
+        _check_coefficient("PlanarContact", "mu", self.mu, "a friction coefficient")
 
     def project(self, x):
         return _project_cone(x[:1], x[1], self.mu)
@@ -128,7 +132,7 @@ class SpatialContact(AbstractBlock):
     size: ClassVar[int] = 3
 
     def __check_init__(self):
-        check_nonnegative("SpatialContact", "mu", self.mu)
+        _check_coefficient("SpatialContact", "mu", self.mu, "a friction coefficient")
 
     def project(self, x):
         return _project_cone(x[:2], x[2], self.mu)
@@ -139,6 +143,16 @@ class SpatialContact(AbstractBlock):
         norm = jnp.sqrt(jnp.sum(t ** 2) + 1e-300)
         scale = jnp.minimum(1.0, self.mu * n / norm)
         return jnp.concatenate([t * scale, n[None]])
+
+
+def _check_coefficient(owner: str, name: str, value, what: str) -> None:
+    """One finite number >= 0 (skipped when traced: hosts build blocks inside ``jit``)."""
+    if value is None:
+        raise ParameterError(f"`{owner}.{name}` must be {what} (one number >= 0); got None. "
+                             f"Pass e.g. {owner}({name}=0.5).")
+    check_finite(owner, name, value)
+    check_scalar(owner, name, value, "One block is one contact: build one block per value.")
+    check_nonnegative(owner, name, value)
 
 
 def _project_cone(t: jnp.ndarray, n: jnp.ndarray, mu: jnp.ndarray, axis=None) -> jnp.ndarray:
@@ -172,6 +186,13 @@ class ProductSet(eqx.Module):
     names: tuple = eqx.field(static=True)
 
     def __init__(self, blocks, names=None):
+        if isinstance(blocks, (AbstractBlock, str, bytes)) or not isinstance(blocks, Iterable):
+            raise ParameterError(f"`ProductSet.blocks` must be a list of constraint blocks; "
+                                 f"got {type(blocks).__name__}. Pass e.g. "
+                                 "ProductSet([PlanarContact(mu=0.5)]).")
+        if isinstance(names, (str, bytes)):
+            raise ParameterError(f"`ProductSet.names` must be a list of names, one per block; "
+                                 f"got the string {names!r}. Pass e.g. [{names!r}].")
         self.blocks = tuple(blocks)
         for k, blk in enumerate(self.blocks):
             if not isinstance(blk, AbstractBlock):

@@ -24,7 +24,8 @@ callable (static: a new function is a new program) adds to them.
 
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 
 import equinox as eqx
 import jax
@@ -36,6 +37,8 @@ from ..constraints._lambda_problem import STATUS_TEXT, check_formulation
 from ..errors import ModelError, PainleveError, ParameterError
 from ..integrate._system import AbstractSystem
 from ..laws._base import as_parameter
+from ._model import SpatialModel, _check_scalar, quat_to_matrix
+from ._shapes import Polyhedron, Sphere
 
 __all__ = ["PointContacts"]
 
@@ -79,6 +82,82 @@ def _body_vectors(name: str, value, bodies) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ParameterError(f"`PointContacts.{name}` must be finite; got {arr.tolist()}.")
     return arr
+
+
+def _check_spheres(spheres, names) -> dict:
+    """``{body: radius}`` with known bodies and radii > 0, or a ParameterError naming
+    `PointContacts.spheres`."""
+    if spheres is None:
+        return {}
+    if not isinstance(spheres, Mapping):
+        raise ParameterError(f"`PointContacts.spheres` must be a mapping {{body name: radius "
+                             f"[m]}}; got {type(spheres).__name__} {spheres!r:.60}. Pass e.g. "
+                             f"{{{names[0]!r}: 0.05}}.")
+    out = {}
+    for name, r in spheres.items():
+        if name not in names:
+            raise ParameterError(f"`PointContacts.spheres` names body {name!r}, which is not "
+                                 f"in the model (bodies: {names}).")
+        out[name] = _check_scalar("PointContacts", f"spheres[{name!r}]", r, positive=True)
+    return out
+
+
+def _check_start(model, points, radii, owner, delta) -> None:
+    """Refuse a start with a contact point inside the ground by more than 1e-6 of its body's
+    size (the relaxation would push it out at depth/δ): name the body, the point, the depth
+    and the move that fixes it. A body resting on the ground (depth 0) passes."""
+    X = np.asarray(model.initial_state(), dtype=float)
+    R = quat_to_matrix(X[:, 3:7] / np.linalg.norm(X[:, 3:7], axis=1, keepdims=True))
+    h = float(model.ground["height"])
+    owner = np.asarray(owner)
+    arms = np.einsum("pij,pj->pi", R[owner], points)
+    depth = h - (X[owner, 2] + arms[:, 2] - radii)
+    size = np.maximum(np.linalg.norm(points, axis=1), radii)
+    for k, body in enumerate(model.bodies):
+        mine = np.flatnonzero(owner == k)
+        worst = mine[np.argmax(depth[mine])]
+        if depth[worst] > 1e-6 * max(np.max(size[mine]), 1e-3):
+            d = float(depth[worst])
+            what = ("its lowest point" if radii[worst] > 0 else
+                    f"its vertex {np.round(points[worst], 6).tolist()} (contact "
+                    f"{int(worst - mine[0]) + 1})")
+            raise ModelError(
+                f"body {body.name!r} starts with {what} {d:.4g} m inside the ground (checked "
+                f"at `PointContacts.from_model`): the relaxation would push it out at about "
+                f"depth/δ = {d / delta:.3g} m/s. Raise its position z by {d:.4g} m (to rest "
+                f"on the ground: its lowest point at z = {h}).")
+
+
+def _check_forces(forces, n_b: int) -> None:
+    """`forces` is None or a JAX-traceable fn(t, X) -> (F, T), both (n_bodies, 3)."""
+    if forces is None:
+        return
+    shape = f"({n_b}, 3)"
+    if not callable(forces):
+        raise ParameterError(f"`PointContacts.forces` must be a function fn(t, X) -> (F, T) "
+                             f"with F and T of shape {shape}; got {type(forces).__name__} "
+                             f"{forces!r:.40}. For constant loads pass `force=` and `torque=` "
+                             "arrays instead.")
+    try:
+        out = jax.eval_shape(forces, jax.ShapeDtypeStruct((), jnp.float64),
+                             jax.ShapeDtypeStruct((n_b, 13), jnp.float64))
+    except Exception as exc:  # noqa: BLE001 - the user's function failed: say why
+        raise ParameterError(f"`PointContacts.forces(t, X)` failed when traced with t a scalar "
+                             f"and X the ({n_b}, 13) state: {exc!r:.200}. It must use "
+                             "jax.numpy and return (F, T).") from None
+    def fits(s):                  # added to the (n_b, 3) loads: must broadcast to that shape
+        try:
+            return np.broadcast_shapes(s, (n_b, 3)) == (n_b, 3)
+        except ValueError:
+            return False
+
+    shapes = [tuple(getattr(o, "shape", ())) for o in out] \
+        if isinstance(out, (tuple, list)) else None
+    if shapes is None or len(shapes) != 2 or not all(fits(s) for s in shapes):
+        got = shapes if shapes is not None else type(out).__name__
+        raise ParameterError(f"`PointContacts.forces(t, X)` must return (F, T), two arrays of "
+                             f"shape {shape} (forces [N] and torques [N·m] per body); got "
+                             f"{got}.")
 
 
 class PointContacts(AbstractSystem):
@@ -125,7 +204,7 @@ class PointContacts(AbstractSystem):
                    zeta: float = 1.0, formulation: str = "kikuuwe",
                    spheres: Mapping[str, float] | None = None,
                    forces: Callable | None = None, force=None, torque=None,
-                   force_point=None) -> "PointContacts":
+                   force_point=None) -> PointContacts:
         """Point contacts for the bodies of `model` (a :class:`stickslip.spatial.Model` with
         a ground).
 
@@ -143,6 +222,12 @@ class PointContacts(AbstractSystem):
         three are traced data: a new value reuses the compiled run, and a batch of loads
         runs in one compile (``ss.simulate_batch([pc.replace(force=f) for f in loads], …)``).
 
+        Every argument is checked here (a `ParameterError` naming it and the type or shape
+        it needs; `forces` is traced once, abstractly, for its output shapes), and a model
+        whose contact point starts inside the ground (by more than 1e-6 of its body's
+        size) is refused with a `ModelError` giving the body, the point, the depth and how
+        far to raise it — as `SpatialModel.simulate` does for the volume contact.
+
         Example: a 1 kg cube of side 0.1 m pushed by 3 N at the centre of its bottom face
         (below μ m g = 4.905 N) holds.
 
@@ -157,49 +242,50 @@ class PointContacts(AbstractSystem):
         >>> bool(max(abs(res["box.x"])) < 1e-12)
         True
         """
-        check_formulation(formulation)
+        check_formulation(formulation, "PointContacts.formulation")
+        if not isinstance(model, SpatialModel):
+            raise ParameterError(f"`PointContacts.from_model.model` must be a "
+                                 f"stickslip.spatial.Model; got {type(model).__name__}.")
         if model.ground is None:
             raise ModelError("PointContacts needs the model's ground: call "
                              "model.add_ground(mu_s=..., mu_d=...) first.")
         if not model.bodies:
             raise ModelError("the model has no bodies. Add one with `model.add_body(...)`.")
-        mu = model.ground["mu_d"] if mu is None else mu
-        if not (np.isfinite(mu) and mu >= 0):
-            raise ParameterError(f"`PointContacts.mu` must be a friction coefficient >= 0; got "
-                                 f"mu={mu!r}.")
-        for field, value in (("delta", delta), ("zeta", zeta)):
-            if not (np.isfinite(value) and (value > 0 if field == "delta" else value >= 0)):
-                raise ParameterError(f"`PointContacts.{field}` must be "
-                                     f"{'> 0 [s]' if field == 'delta' else '>= 0'}; got "
-                                     f"{field}={value!r}.")
-        spheres = dict(spheres or {})
+        mu = model.ground["mu_d"] if mu is None else _check_scalar("PointContacts", "mu", mu,
+                                                                   nonnegative=True)
+        delta = _check_scalar("PointContacts", "delta", delta, positive=True)
+        zeta = _check_scalar("PointContacts", "zeta", zeta, nonnegative=True)
         names = [b.name for b in model.bodies]
-        for name, r in spheres.items():
-            if name not in names:
-                raise ParameterError(f"`PointContacts.spheres` names body {name!r}, which is "
-                                     f"not in the model (bodies: {names}).")
-            if not (np.isfinite(r) and r > 0):
-                raise ParameterError(f"`PointContacts.spheres[{name!r}]` must be a radius > 0 "
-                                     f"[m]; got {r!r}.")
+        spheres = _check_spheres(spheres, names)
         points, radii, owner = [], [], []
         for k, b in enumerate(model.bodies):
             if b.name in spheres:
                 points.append(np.zeros(3))
-                radii.append(float(spheres[b.name]))
+                radii.append(spheres[b.name])
                 owner.append(k)
-            else:
+            elif isinstance(b.shape, Polyhedron):
                 for v in b.shape.vertices:
                     points.append(np.asarray(v, dtype=float))
                     radii.append(0.0)
                     owner.append(k)
+            else:
+                radius = b.shape.radius if isinstance(b.shape, Sphere) else 0.05
+                raise ParameterError(
+                    f"`PointContacts.spheres`: body {b.name!r} has "
+                    f"{'no shape' if b.shape is None else repr(b.shape)}; point contacts touch "
+                    "the ground at a polyhedron's vertices, or at the lowest point of a body "
+                    f"listed in `spheres`. Pass spheres={{{b.name!r}: {radius!r}}} (its radius "
+                    "[m]) or give it a Box/Polyhedron shape.")
+        _check_forces(forces, len(names))
         loads = {name: _body_vectors(name, value, names)
                  for name, value in (("force", force), ("torque", torque),
                                      ("force_point", force_point))}
+        _check_start(model, np.array(points), np.array(radii), owner, delta)
         return cls(x0=model.initial_state(), masses=np.array([b.mass for b in model.bodies]),
                    inertias=np.array([b.inertia for b in model.bodies]),
                    points=np.array(points), radii=np.array(radii), gravity=model.gravity,
-                   height=model.ground["height"], mu=float(mu), delta=float(delta),
-                   zeta=float(zeta), **loads, owner=tuple(owner), body_names=tuple(names),
+                   height=model.ground["height"], mu=float(mu), delta=delta,
+                   zeta=zeta, **loads, owner=tuple(owner), body_names=tuple(names),
                    formulation=formulation, forces=forces)
 
     # --- kinematics of the contact points --------------------------------------------------
