@@ -18,7 +18,9 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from .._parameters import FRICTION_LEVEL, INITIAL, MASS, SAMPLE_PERIOD, Rule, check_parameters
+from .._validation import check_at_most
 from ..errors import SimulationError
+from ..laws import curve_slip_speed, friction_curve
 from ..nonsmooth import sat
 from ._export_c import CTemplate, register_c
 
@@ -33,6 +35,12 @@ RULES: dict[str, Rule] = {
 }
 """One rule per parameter of every discrete friction algorithm, pure step or loop wrapper
 (so ``coulomb_mass_step`` and ``CoulombMass`` agree: F ≥ 0, SPEC §1 eq. 2/4)."""
+
+_CURVE_RULES = {
+    "F_s": FRICTION_LEVEL.but(hint="Pass the static friction level in newtons (>= F)."),
+    "v_stribeck": Rule("positive", "Pass the Stribeck velocity in m/s, or leave it out."),
+    "viscous": Rule("nonnegative", "Pass the viscous coefficient in N·s/m (>= 0)."),
+}
 
 # The pure steps are vmapped over parameters (a planar sliding velocity, many elements), so
 # the mass need not be one number there; the loop wrappers take one mass.
@@ -72,19 +80,26 @@ def sign_inclusion_step(x_prev: ArrayLike, u: ArrayLike, T: ArrayLike) -> jnp.nd
 
 
 def coulomb_mass_step(v_prev: ArrayLike, h: ArrayLike, M: ArrayLike, F: ArrayLike,
-                      T: ArrayLike) -> tuple[jnp.ndarray, jnp.ndarray]:
+                      T: ArrayLike, *, F_s: ArrayLike | None = None,
+                      v_stribeck: ArrayLike | None = None, stribeck_exponent: ArrayLike = 2,
+                      viscous: ArrayLike | None = None) -> tuple[jnp.ndarray, jnp.ndarray]:
     """One step of a mass with Coulomb friction in discrete time (SPEC §6; Kikuuwe et al.,
-    IEEE T-RO 2006).
+    IEEE T-RO 2006), optionally with static above kinetic friction and a Stribeck curve.
 
-    Solves ``M (v_k − v_{k−1})/T = h_k − f_k``, ``f_k ∈ F sgn(v_k)`` exactly.
+    Solves ``M (v_k − v_{k−1})/T = h_k − f_k``, ``f_k ∈ F sgn(v_k)`` exactly; with a
+    friction curve, ``f_k ∈ F(|v_k|)·sgn(v_k)`` with F(0) = F_s (:func:`stickslip.laws.
+    friction_curve`).
 
     Parameters
     ----------
     v_prev: velocity v_{k−1} [m/s] (a 2-vector for planar sliding).
     h: every force on the mass except friction, h_k [N], held over the step.
     M: mass [kg] > 0.
-    F: friction force level [N] ≥ 0.
+    F: friction force level [N] ≥ 0 (the kinetic level when F_s is given).
     T: sample period [s] > 0.
+    F_s: static level [N] ≥ F (default F).
+    v_stribeck, stribeck_exponent, viscous: the Stribeck drop from F_s to F and the viscous
+        term, as in :class:`stickslip.laws.CoulombODE` (default: none; a jump at rest).
 
     Returns
     -------
@@ -97,6 +112,13 @@ def coulomb_mass_step(v_prev: ArrayLike, h: ArrayLike, M: ArrayLike, F: ArrayLik
     unknown; v_{k−1} is right), computed as ``sat(F, M v_{k−1}/T + h_k)`` (same value, and
     defined for F = 0); then ``v_k = v_{k−1} + T (h_k − f_k)/M``.
 
+    With a friction curve, w = M v_{k−1}/T + h_k is the force that stops the mass in this
+    step: it sticks (v_k = 0, f_k = w) when |w| ≤ F_s, else it slides at the speed s with
+    ``F(s) + (M/T)·s = |w|`` — the slip solve of :func:`stickslip.laws.curve_slip_speed`
+    with the damping M/T (unique when M/T exceeds the Stribeck drop's steepest slope; with
+    F_s = F, σ = 0 it is the sat above) — and ``f_k = F(s)·w/|w|``. Where both stick and a
+    kinetic slide solve the step (F < |w| ≤ F_s, the static/kinetic jump) it sticks.
+
     Examples
     --------
     >>> import stickslip as ss
@@ -106,13 +128,34 @@ def coulomb_mass_step(v_prev: ArrayLike, h: ArrayLike, M: ArrayLike, F: ArrayLik
     """
     check_parameters("coulomb_mass_step", _STEP_RULES, M=M, T=T, F=F)
     v_prev, h = jnp.asarray(v_prev), jnp.asarray(h)
-    f = sat(F, M * v_prev / T + h)
-    v = v_prev + T * (h - f) / M
-    return v, f
+    if F_s is None and v_stribeck is None and viscous is None:
+        f = sat(F, M * v_prev / T + h)
+        return v_prev + T * (h - f) / M, f
+    w = M * v_prev / T + h
+    f = _curve_force("coulomb_mass_step", w, M / T, F, F_s, v_stribeck, stribeck_exponent,
+                     viscous)
+    return T * (w - f) / M, f              # = v_{k−1} + T(h − f)/M; exactly 0 when stuck
+
+
+def _curve_force(owner, w, damping, F, F_s, v_stribeck, exponent, viscous):
+    """The friction force of a backward-Euler step with a friction curve: w if |w| ≤ F_s
+    (stick), else F(s)·w/|w| with F(s) + damping·s = |w| (slide)."""
+    static = F if F_s is None else F_s
+    check_parameters(owner, _CURVE_RULES, F_s=F_s, v_stribeck=v_stribeck, viscous=viscous)
+    check_at_most(owner, "F", F, "F_s", static, "The static level F_s must be at least F.")
+    squared = jnp.sum(w * w)
+    positive = squared > 0.0
+    r = jnp.where(positive, jnp.sqrt(jnp.where(positive, squared, 1.0)), 1.0)
+    s = curve_slip_speed(jnp.where(positive, r, 0.0), F, static, damping, v_stribeck,
+                         exponent, viscous)
+    level = friction_curve(s, F, static, v_stribeck, exponent, viscous)
+    return jnp.where(s > 0.0, level * w / r, w)
 
 
 def da_relaxation_step(e_prev: ArrayLike, v: ArrayLike, F: ArrayLike, K: ArrayLike,
-                       B: ArrayLike, T: ArrayLike) -> tuple[jnp.ndarray, jnp.ndarray]:
+                       B: ArrayLike, T: ArrayLike, *, F_s: ArrayLike | None = None,
+                       v_stribeck: ArrayLike | None = None, stribeck_exponent: ArrayLike = 2,
+                       viscous: ArrayLike | None = None) -> tuple[jnp.ndarray, jnp.ndarray]:
     """One step of differential-algebraic relaxation of friction (SPEC §6; Kikuuwe et al.,
     IEEE T-RO 2006).
 
@@ -125,10 +168,12 @@ def da_relaxation_step(e_prev: ArrayLike, v: ArrayLike, F: ArrayLike, K: ArrayLi
     ----------
     e_prev: proxy deflection e_{k−1} [m].
     v: measured device velocity v_k [m/s].
-    F: friction force level [N] ≥ 0.
+    F: friction force level [N] ≥ 0 (the kinetic level when F_s is given).
     K: relaxation stiffness [N/m] ≥ 0 (as large as the loop allows).
     B: relaxation damping [N·s/m] > 0 (as large as the loop allows).
     T: sample period [s] > 0.
+    F_s, v_stribeck, stribeck_exponent, viscous: the friction curve, as in
+        :func:`coulomb_mass_step` (default none).
 
     Returns
     -------
@@ -140,6 +185,11 @@ def da_relaxation_step(e_prev: ArrayLike, v: ArrayLike, F: ArrayLike, K: ArrayLi
     ``f_k = F sat(((KT + B) v_k + K e_{k−1})/F)`` (computed as ``sat(F, ·)``) and
     ``e_k = (B e_{k−1} + T f_k)/(KT + B)``.
 
+    With a friction curve, w = (KT + B) v_k + K e_{k−1} is the force that holds the proxy
+    (its slip u = v_k − ė = (w − f_k)/(KT + B)): stick (f_k = w) when |w| ≤ F_s, else
+    ``F(s) + (KT + B)·s = |w|`` and f_k = F(s)·w/|w| — as in :func:`coulomb_mass_step` with
+    the damping KT + B.
+
     Examples
     --------
     >>> import stickslip as ss
@@ -150,7 +200,11 @@ def da_relaxation_step(e_prev: ArrayLike, v: ArrayLike, F: ArrayLike, K: ArrayLi
     check_parameters("da_relaxation_step", RULES, B=B, T=T, K=K, F=F)
     e_prev, v = jnp.asarray(e_prev), jnp.asarray(v)
     gain = K * T + B
-    f = sat(F, gain * v + K * e_prev)
+    if F_s is None and v_stribeck is None and viscous is None:
+        f = sat(F, gain * v + K * e_prev)
+    else:
+        f = _curve_force("da_relaxation_step", gain * v + K * e_prev, gain, F, F_s,
+                         v_stribeck, stribeck_exponent, viscous)
     e = (B * e_prev + T * f) / gain
     return f, e
 
@@ -180,14 +234,20 @@ class CoulombMass(_Loop):
 
     ``sim = CoulombMass(M=1.0, F=0.5, T=1e-3)``; each ``sim.step(h)`` applies the force h
     [N] for one period and returns the friction force f_k [N]; ``sim.p``, ``sim.v`` hold the
-    position [m] and velocity [m/s].
+    position [m] and velocity [m/s]. ``F_s=`` (≥ F) adds a static level above the kinetic F.
     """
 
-    def __init__(self, M: float, F: float, T: float, p0: float = 0.0, v0: float = 0.0):
+    def __init__(self, M: float, F: float, T: float, p0: float = 0.0, v0: float = 0.0, *,
+                 F_s: float | None = None):
         check_parameters("CoulombMass", _WRAPPER_RULES, M=M, F=F, T=T, p0=p0, v0=v0)
+        check_parameters("CoulombMass", _CURVE_RULES, F_s=F_s)
+        check_at_most("CoulombMass", "F", F, "F_s", F if F_s is None else F_s,
+                      "The static level F_s must be at least F.")
         self.M, self.F, self.T = float(M), float(F), float(T)
+        self.F_s = None if F_s is None else float(F_s)
         self.p, self.v, self.k = float(p0), float(v0), 0
-        self._step = jax.jit(lambda v, h: coulomb_mass_step(v, h, self.M, self.F, self.T))
+        self._step = jax.jit(lambda v, h: coulomb_mass_step(v, h, self.M, self.F, self.T,
+                                                            F_s=self.F_s))
 
     def step(self, h: float) -> float:
         h = self._check_input("h", h)
@@ -202,14 +262,19 @@ class DARelaxation(_Loop):
     """Friction felt through a device with measured velocity (wraps
     :func:`da_relaxation_step`): ``fr = DARelaxation(F=2.0, K=1e4, B=50.0, T=1e-3)``; each
     ``fr.step(v)`` returns the friction force f_k [N] to resist the measured velocity v [m/s]
-    with (apply ``−f_k``); ``fr.e`` is the proxy deflection [m]."""
+    with (apply ``−f_k``); ``fr.e`` is the proxy deflection [m]. ``F_s=`` (≥ F) adds a static
+    level above the kinetic F."""
 
-    def __init__(self, F: float, K: float, B: float, T: float):
+    def __init__(self, F: float, K: float, B: float, T: float, *, F_s: float | None = None):
         check_parameters("DARelaxation", _WRAPPER_RULES, F=F, K=K, B=B, T=T)
+        check_parameters("DARelaxation", _CURVE_RULES, F_s=F_s)
+        check_at_most("DARelaxation", "F", F, "F_s", F if F_s is None else F_s,
+                      "The static level F_s must be at least F.")
         self.F, self.K, self.B, self.T = float(F), float(K), float(B), float(T)
+        self.F_s = None if F_s is None else float(F_s)
         self.e, self.k = 0.0, 0
         self._step = jax.jit(lambda e, v: da_relaxation_step(e, v, self.F, self.K, self.B,
-                                                             self.T))
+                                                             self.T, F_s=self.F_s))
 
     def step(self, v: float) -> float:
         v = self._check_input("v", v)

@@ -1,7 +1,9 @@
 """Friction and contact laws behind one interface (DESIGN.md, "Laws").
 
-Friction: :class:`CoulombODE` (SPEC §2, eq. 9), :class:`LuGre` (SPEC §8) and the smoothed
-baseline :class:`TanhCoulomb`. Contact: :class:`UnilateralODE` (SPEC §3, eq. 15) and the
+Friction: :class:`CoulombODE` (SPEC §2, eq. 9; with an optional friction curve — static
+above kinetic, Stribeck, viscous — whose shape is :func:`friction_curve` and whose slip solve,
+shared with the discrete-time steps, is :func:`curve_slip_speed`), :class:`LuGre` (SPEC §8)
+and the smoothed baseline :class:`TanhCoulomb`. Contact: :class:`UnilateralODE` (SPEC §3, eq. 15) and the
 penalty baselines :class:`KelvinVoigt`, :class:`HuntCrossley`. The contact tuning guide
 (restitution and penetration of `UnilateralODE`) is :mod:`stickslip.laws.contact_tuning`.
 """
@@ -17,6 +19,8 @@ from ._lugre import LuGre as LuGre
 from ._penalty import HuntCrossley as HuntCrossley
 from ._penalty import KelvinVoigt as KelvinVoigt
 from ._regularised import TanhCoulomb as TanhCoulomb
+from ._stribeck import curve as friction_curve
+from ._stribeck import proxy_slip_speed as curve_slip_speed
 from ._unilateral import UnilateralODE as UnilateralODE
 
 ALL_LAWS = (CoulombODE, LuGre, TanhCoulomb, UnilateralODE, KelvinVoigt, HuntCrossley)
