@@ -5,10 +5,9 @@ Reference values:
 * the slip solve: g(s) = F(s) + Kβ·s = K|a + βv| (the module's theorem), checked by its
   residual;
 * the mass–spring on a belt with μ_s > μ_k (the classic stick–slip oscillator), closed form
-  derived in ``stick_slip_cycle`` below (ideal Coulomb with a static/kinetic jump).
+  derived in ``stickslip.figures._stick_slip_oscillator.stick_slip_cycle`` (ideal Coulomb
+  with a static/kinetic jump).
 """
-
-import math
 
 import jax
 import jax.numpy as jnp
@@ -18,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import stickslip as ss
+from stickslip.figures._stick_slip_oscillator import stick_slip_cycle
 from stickslip.laws._stribeck import curve, proxy_slip_speed, steepest_drop
 
 
@@ -139,25 +139,6 @@ def test_just_above_the_static_level_it_breaks_away_and_slides_on_the_curve(exce
 
 
 # --- the stick–slip oscillator --------------------------------------------------------------
-
-def stick_slip_cycle(m, k, belt, static, kinetic):
-    """(stick time, slip time, x_min, x_max) of a mass m on a spring k (anchored at 0) on a
-    belt moving at `belt` > 0, with static/kinetic friction levels (ideal Coulomb).
-
-    Stick: x grows at the belt speed until k·x = F_s (x_s = F_s/k). Slip: m ẍ = −k x + F_k,
-    a circle about x_c = F_k/k in (x, v/ω), ω = √(k/m), of radius A = √((x_s − x_c)² +
-    (belt/ω)²) through (x_s, belt); the relative velocity is < 0 on the arc below v = belt,
-    which it leaves at the mirror point x_e = 2x_c − x_s, where |k x_e| ≤ F_s lets it stick.
-    The arc spans 2π − 2α with α = atan2(x_s − x_c, belt/ω): slip time (2π − 2α)/ω; stick
-    time (x_s − x_e)/belt; the arc passes both extremes x_c ± A.
-    """
-    omega = math.sqrt(k / m)
-    x_s, x_c = static / k, kinetic / k
-    alpha = math.atan2(x_s - x_c, belt / omega)
-    amplitude = math.hypot(x_s - x_c, belt / omega)
-    return (2 * (x_s - x_c) / belt, (2 * math.pi - 2 * alpha) / omega,
-            x_c - amplitude, x_c + amplitude)
-
 
 def _runs(mask):
     """(start, end) index pairs of the runs of True in `mask`."""

@@ -56,6 +56,9 @@ FIGURES: list[FigureSpec] = [
                "Kikuuwe, slides: DA relaxation (SPEC §6)", "_da_stick_slip"),
     FigureSpec("brush_tire", "Brush tire: force vs slip ratio, stick and slide regions",
                "Kikuuwe, slides: vehicle simulation, SI2007 (SPEC §6)", "_brush_tire"),
+    FigureSpec("stick_slip_oscillator", "Stick–slip oscillator, static above kinetic: "
+               "CoulombODE vs LuGre vs tanh vs one level", "the classic belt oscillator "
+               "(issue 22; closed form in the module)", "_stick_slip_oscillator"),
     FigureSpec("sliding_block_lugre", "Sliding block: LuGre element vs CoulombODE joint "
                "friction, μs raised at 4 s", "MotionSolve tutorial MV-9003 (SPEC §8)",
                "_sliding_block_lugre"),
