@@ -70,7 +70,6 @@ def curve(speed, kinetic, static, v_stribeck=None, exponent=2.0, viscous=None):
     """F(s): the friction level [N] at sliding speed `speed` = s ≥ 0 (module docstring).
 
     >>> import jax.numpy as jnp
-from jax import lax
     >>> float(curve(jnp.asarray(0.0), 0.2, 0.3, v_stribeck=1e-3))
     0.3
     >>> round(float(curve(jnp.asarray(1.0), 0.2, 0.3, v_stribeck=1e-3, viscous=0.1)), 12)
