@@ -329,11 +329,14 @@ class CoulombODE(AbstractFrictionLaw):
             squared = jnp.sum(z * z)
             positive = squared > 0.0
             r = jnp.where(positive, jnp.sqrt(jnp.where(positive, squared, 1.0)), 1.0)
-            s = proxy_slip_speed(self.K * jnp.where(positive, r, 0.0),
-                                 self.kinetic_level(normal_force), self.level(normal_force),
+            kinetic, static = self.kinetic_level(normal_force), self.level(normal_force)
+            s = proxy_slip_speed(self.K * jnp.where(positive, r, 0.0), kinetic, static,
                                  self.K * self.beta, self.v_stribeck, self._exponent(),
                                  self.viscous)
-            w = z * (1.0 - self.beta * s / r)
+            # sliding: K·w = F(s)·z/|z| (= K(z − β s z/|z|) at the root, written so that
+            # the force is the curve to the last bit); stuck: w = z
+            level = curve(s, kinetic, static, self.v_stribeck, self._exponent(), self.viscous)
+            w = jnp.where(s > 0.0, (level / self.K) * (z / r), z)
         return -self.K * w, ((w - a) / self.beta)[None]                     # eq. 9a
 
     def linear_modes(self, mass, normal_force=1.0):
