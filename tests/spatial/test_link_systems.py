@@ -224,6 +224,27 @@ def test_prismatic_friction_with_static_above_kinetic():
 
 
 # --- point contacts ------------------------------------------------------------------------------
+def test_box_on_point_contacts_holds_between_the_kinetic_and_static_levels():
+    """The ground's μ_s = 0.5 > μ_d = 0.3 reaches the point contacts (issue 22): a 1 kg box
+    pushed at its centre by 4.5 N (between 2.94 and 4.905 N) stays put; by 5.2 N it slides
+    and accelerates at (F − μ_d m g)/m once sliding."""
+    def box(push):
+        m = sp.SpatialModel(gravity=(0, 0, -9.81))
+        m.add_body("box", mass=1.0, inertia=(1 / 600,) * 3, shape=sp.Box(0.1, 0.1, 0.1),
+                   position=(0, 0, 0.05))
+        m.add_ground(mu_s=0.5, mu_d=0.3)
+        m.add(sp.PointForce("box", force=(push, 0, 0)))
+        return m.simulate(1.0, dt=1e-3, dt_out=1e-2, contact="point")
+
+    held = box(4.5)
+    assert np.max(np.abs(held["box.x"])) < 1e-9
+    sliding = box(5.2)
+    late = sliding.t > 0.2
+    acc = np.polyfit(sliding.t[late], sliding["box.vx"][late], 1)[0]
+    np.testing.assert_allclose(acc, 5.2 - 0.3 * 9.81, rtol=1e-6)
+
+
+
 def test_sphere_slip_turns_into_rolling_at_five_sevenths():
     """A solid sphere launched sliding without spin: friction μ m g slows it and spins it up
     until v = ω r, then it rolls at v = 5/7 v₀ (seed 001, slip → pure rolling)."""

@@ -31,7 +31,7 @@ import numpy as np
 from .._validation import check_nonnegative, check_positive
 from ..errors import ParameterError
 
-__all__ = ["RevoluteJoint", "PrismaticJoint", "SphericalJoint", "FixedJoint", "FreeJoint",
+__all__ = ["RevoluteJoint", "PrismaticJoint", "SphericalJoint", "FixedJoint", "FreeJoint", "STATIC_SPEED",
            "JointDriver", "PointForce", "BodyTorque", "SpringDamper", "ContactPair",
            "AbstractJoint", "body_name", "time_value", "JOINT_ROW_COUNTS"]
 
@@ -384,8 +384,15 @@ class ContactPair:
     with the joints as one λ-problem (SPEC §6): a sphere touches at its nearest point, a
     polyhedron at its vertices (against the ground plane, a sphere or a box's faces).
 
-    mu: friction coefficient [-] ≥ 0 (default: the ground's ``mu_d`` for a ground pair,
-    else required).
+    mu: kinetic friction coefficient [-] ≥ 0 (default: the ground's ``mu_d`` for a ground
+    pair, else required).
+    mu_s: static coefficient [-] ≥ mu (default: the ground's ``mu_s`` for a ground pair
+        without ``mu``, else mu). The λ-problem relaxes sticking (tangential velocities decay
+        over δ rather than vanish), so the bound is the curve μ + (μ_s − μ)·exp(−(|v_t|/
+        v_stribeck)²) of the contact's sliding speed |v_t| (``ss.laws.friction_curve``):
+        μ_s while it sticks, μ once it slides.
+    v_stribeck: the sliding speed [m/s] > 0 over which the bound falls from μ_s to μ
+        (default :data:`STATIC_SPEED`, 1 mm/s).
     vertices_of: for two boxes, whose vertices touch the other's faces: ``"both"``
         (default), ``"a"`` or ``"b"`` (e.g. the small fingertips of a gripper against the
         held box: fewer contacts to solve). Edge–edge contact is not modelled.
@@ -397,8 +404,11 @@ class ContactPair:
     mu: float | None
     name: str | None
     vertices_of: str
+    mu_s: float | None = None
+    v_stribeck: float | None = None
 
-    def __init__(self, body_a, body_b, *, mu=None, name=None, vertices_of: str = "both"):
+    def __init__(self, body_a, body_b, *, mu=None, name=None, vertices_of: str = "both",
+                 mu_s=None, v_stribeck=None):
         if vertices_of not in ("both", "a", "b"):
             raise ParameterError(f"`ContactPair.vertices_of` must be 'both', 'a' or 'b'; got "
                                  f"{vertices_of!r}.")
@@ -410,6 +420,18 @@ class ContactPair:
             check_nonnegative("ContactPair", "mu", mu)
             mu = float(mu)
         set_(self, "mu", mu)
+        if mu_s is not None:
+            check_nonnegative("ContactPair", "mu_s", mu_s)
+            mu_s = float(mu_s)
+            if mu is not None and mu_s < mu:
+                raise ParameterError(f"`ContactPair.mu_s`={mu_s:g} is below `ContactPair.mu`="
+                                     f"{mu:g}: the static coefficient must be at least the "
+                                     "kinetic one. Raise mu_s or lower mu.")
+        set_(self, "mu_s", mu_s)
+        if v_stribeck is not None:
+            check_positive("ContactPair", "v_stribeck", v_stribeck)
+            v_stribeck = float(v_stribeck)
+        set_(self, "v_stribeck", v_stribeck)
         set_(self, "name", _joint_name("ContactPair", name))
         if self.body_a == self.body_b:
             raise ParameterError(f"`ContactPair` pairs body {self.body_a!r} with itself.")
@@ -418,8 +440,12 @@ class ContactPair:
                                  "(body_a).")
 
 
+STATIC_SPEED = 1e-3
+"""Default Stribeck velocity of point contacts [m/s]: the sliding speed below which a contact
+counts as sticking and gets its static coefficient (``ContactPair.v_stribeck``)."""
+
 # constraint rows each joint type adds, by its `kind`
 JOINT_ROW_COUNTS = {cls.kind: cls.rows for cls in (RevoluteJoint, PrismaticJoint,
                                                    SphericalJoint, FixedJoint, FreeJoint)}
 
-del field, Callable, check_positive
+del field, Callable

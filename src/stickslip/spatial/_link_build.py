@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ModelError, ParameterError
-from ._elements import (JOINT_ROW_COUNTS, AbstractJoint, BodyTorque, ContactPair, FixedJoint,
+from ._elements import (JOINT_ROW_COUNTS, STATIC_SPEED, AbstractJoint, BodyTorque, ContactPair, FixedJoint,
                         JointDriver, PointForce, SpringDamper)
 from ._shapes import Polyhedron, Sphere
 
@@ -61,18 +61,26 @@ def _contact_points(model, pair, index, problems):
     shape_a = None if a == n_b else model.bodies[a].shape
     base = pair.name or f"{pair.body_a}-{pair.body_b}"
     height = model.ground["height"] if model.ground else 0.0
-    mu = pair.mu
+    mu, mu_s = pair.mu, pair.mu_s
     if mu is None:
         if pair.body_a == "ground" and model.ground is not None:
             mu = model.ground["mu_d"]
+            mu_s = model.ground["mu_s"] if mu_s is None else mu_s
         else:
             problems.append(f"ContactPair {base}: give mu=... (a friction coefficient >= 0).")
             return []
+    mu_s = mu if mu_s is None else mu_s
+    if mu_s < mu:
+        problems.append(f"ContactPair {base}: the static coefficient mu_s={mu_s:g} is below "
+                        f"the kinetic mu={mu:g}; pass mu_s >= mu.")
+        return []
+    v_stribeck = STATIC_SPEED if pair.v_stribeck is None else pair.v_stribeck
 
     def row(name, kind, A, B, point=(0, 0, 0), ra=0.0, rb=0.0, half=(0, 0, 0)):
         return (name, kind, A, B, {"point": np.asarray(point, float), "radius_a": float(ra),
                                    "radius_b": float(rb), "half_a": np.asarray(half, float),
-                                   "height": float(height), "mu": float(mu)})
+                                   "height": float(height), "mu": float(mu),
+                                   "mu_s": float(mu_s), "v_stribeck": float(v_stribeck)})
 
     out = []
     if shape_b is None or (a < n_b and shape_a is None):
@@ -264,9 +272,10 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
                          {"s_i": (3,), "s_j": (3,), "frame_i": (3, 3), "frame_j": (3, 3),
                           "C": (3, 3)})
     contact_arrays = stack([c[4] for c in contacts],
-                           ("point", "radius_a", "radius_b", "half_a", "height", "mu"),
+                           ("point", "radius_a", "radius_b", "half_a", "height", "mu", "mu_s",
+                            "v_stribeck"),
                            {"point": (3,), "radius_a": (), "radius_b": (), "half_a": (3,),
-                            "height": (), "mu": ()})
+                            "height": (), "mu": (), "mu_s": (), "v_stribeck": ()})
     n_joint_rows = sum(JOINT_ROW_COUNTS[j[1]] for j in joints)
     n_rows_total = n_joint_rows
     n_rows_total += sum(1 for d in drivers if d[2] != "effort")

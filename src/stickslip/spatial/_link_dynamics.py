@@ -12,6 +12,7 @@ import jax.scipy.linalg
 import numpy as np
 
 from ..constraints import Bilateral, ProductSet, SpatialContact, eliminate_solve, solve_lambda
+from ..laws import friction_curve
 
 __all__ = ["lambda_stage", "joint_reactions", "normal_forces", "loop_needed", "spd_solve",
            "CHOLESKY_ROWS", "NEWTON_ITERATIONS", "UNSOLVED_RESIDUAL", "inverse3",
@@ -99,8 +100,13 @@ def lambda_stage(system, t, X, s):
         c_contact = -udc - (2.0 * system.zeta / system.delta) * uc - gap_rows / system.delta ** 2
         J_all = jnp.concatenate([J, Jc])
         c_all = jnp.concatenate([c_joint, c_contact])
-        blocks = ([Bilateral(m)] if m else []) + [
-            SpatialContact(mu=system.contact_arrays["mu"][k]) for k in range(n_c)]
+        # the bound: μ_s while a contact sticks, μ once it slides (ContactPair, mu_s)
+        arrays = system.contact_arrays
+        squared = jnp.sum(uc.reshape(n_c, 3)[:, :2] ** 2, axis=1)
+        slide_speed = jnp.where(squared > 0, jnp.sqrt(jnp.where(squared > 0, squared, 1.0)),
+                                0.0)                       # a gradient at rest too
+        mu = friction_curve(slide_speed, arrays["mu"], arrays["mu_s"], arrays["v_stribeck"])
+        blocks = ([Bilateral(m)] if m else []) + [SpatialContact(mu=mu[k]) for k in range(n_c)]
         fset = ProductSet(blocks)
     else:
         psi = jnp.zeros(0)

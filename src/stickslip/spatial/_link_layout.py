@@ -41,7 +41,8 @@ class _SpringArrays(NamedTuple):
 
 class _ContactArrays(NamedTuple):
     """Per contact: a vertex of body b (body frame) [m], radii of a and b [m], half extents
-    of box a [m], the ground height [m], μ [-]."""
+    of box a [m], the ground height [m], the kinetic μ [-], the static μ_s [-] and the
+    Stribeck velocity over which the bound falls from μ_s to μ [m/s]."""
 
     point: Any
     radius_a: Any
@@ -49,6 +50,8 @@ class _ContactArrays(NamedTuple):
     half_a: Any
     height: Any
     mu: Any
+    mu_s: Any
+    v_stribeck: Any
 
 
 def _by_name(base):
