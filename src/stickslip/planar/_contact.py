@@ -23,7 +23,7 @@ import numpy as np
 from .._validation import check_nonnegative, check_positive
 from ..errors import ParameterError
 
-__all__ = ["AbstractFrictionalContact", "PointLineContact", "ClearanceSlider"]
+__all__ = ["AbstractFrictionalContact", "PointLineContact", "ClearanceSlider", "STATIC_SPEED"]
 
 
 def _unit(owner, field, value):
@@ -34,11 +34,32 @@ def _unit(owner, field, value):
     return arr / np.linalg.norm(arr)
 
 
+STATIC_SPEED = 1e-3
+"""Default Stribeck velocity of the contacts [m/s]: below this sliding speed a contact counts
+as sticking and gets its static coefficient."""
+
+
 def _relaxation(owner, mu, delta, zeta):
     check_nonnegative(owner, "mu", mu, "Pass a friction coefficient >= 0 (e.g. 0.3).")
     check_positive(owner, "delta", delta, "Pass the relaxation time δ in seconds (e.g. 1e-3).")
     check_nonnegative(owner, "zeta", zeta, "Pass a damping ratio ζ >= 0 (e.g. 1.0).")
     return float(mu), float(delta), float(zeta)
+
+
+def _static(owner, mu, mu_s, v_stribeck):
+    """(μ_s, v_stribeck) checked: μ_s ≥ μ (default μ), v_stribeck > 0 (default
+    STATIC_SPEED)."""
+    if mu_s is None:
+        mu_s = mu
+    check_nonnegative(owner, "mu_s", mu_s, "Pass a static friction coefficient >= mu.")
+    if float(mu_s) < mu:
+        raise ParameterError(f"`{owner}.mu_s`={float(mu_s):g} is below `{owner}.mu`={mu:g}: "
+                             "the static coefficient must be at least the kinetic one. Raise "
+                             "mu_s or lower mu.")
+    v_stribeck = STATIC_SPEED if v_stribeck is None else v_stribeck
+    check_positive(owner, "v_stribeck", v_stribeck, "Pass the Stribeck velocity in m/s (e.g. "
+                   "1e-3).")
+    return float(mu_s), float(v_stribeck)
 
 
 class AbstractFrictionalContact:
@@ -88,7 +109,13 @@ class PointLineContact(AbstractFrictionalContact):
     line_point_i: a point L of the line (x', y') [m] in body i's frame.
     line_axis_i: the line's direction t in body i's frame; the free side is n = t turned
         by +90° (counter-clockwise), e.g. axis (1, 0) → the point stays above (y > 0).
-    mu: friction coefficient μ [-] (>= 0).
+    mu: friction coefficient μ [-] (>= 0), the kinetic one when `mu_s` is given.
+    mu_s: static coefficient [-] >= mu (default mu). The relaxation lets a sticking contact's
+        sliding velocity decay over δ rather than vanish, so the bound is the curve
+        μ + (μ_s − μ)·exp(−(|v_t|/v_stribeck)²) of its sliding speed |v_t|
+        (``ss.laws.friction_curve``): μ_s while it sticks, μ once it slides.
+    v_stribeck: the sliding speed [m/s] over which the bound falls from μ_s to μ (default
+        :data:`STATIC_SPEED`, 1 mm/s).
     delta: relaxation time δ [s] of the Baumgarte-like relaxation (default 1e-3).
     zeta: relaxation damping ratio ζ [-] (default 1: no bounce).
     name: the element's name; channels ``<name>.gap`` [m], ``<name>.fn`` [N] (normal force,
@@ -109,7 +136,8 @@ class PointLineContact(AbstractFrictionalContact):
 
     def __init__(self, body_i, body_j, *, point_j=(0.0, 0.0), line_point_i=(0.0, 0.0),
                  line_axis_i=(1.0, 0.0), mu: float = 0.0, delta: float = 1e-3,
-                 zeta: float = 1.0, name: str | None = None):
+                 zeta: float = 1.0, name: str | None = None, mu_s: float | None = None,
+                 v_stribeck: float | None = None):
         owner = name or "PointLineContact"
         self.body_i, self.body_j, self.name = body_i, body_j, name
         self.point_j = point_j
@@ -119,6 +147,7 @@ class PointLineContact(AbstractFrictionalContact):
                                  f"[m]; got {line_point_i!r}.")
         self.line_axis_i = _unit(owner, "line_axis_i", line_axis_i)
         self.mu, self.delta, self.zeta = _relaxation(owner, mu, delta, zeta)
+        self.mu_s, self.v_stribeck = _static(owner, self.mu, mu_s, v_stribeck)
 
     def bind(self, body_i, body_j) -> None:
         super().bind(body_i, body_j)
@@ -144,7 +173,8 @@ class ClearanceSlider(AbstractFrictionalContact):
     guide, slider: the bodies (`guide` may be ``model.ground``).
     half_length, half_height: the slider's half sizes [m] (> 0).
     clearance: c [m] (> 0), the gap on each side when centred.
-    mu: friction coefficient μ [-] at the walls.
+    mu: friction coefficient μ [-] at the walls; mu_s, v_stribeck: the static coefficient and
+        its speed, as for :class:`PointLineContact`.
     delta, zeta: the relaxation (δ [s], ζ [-]) as for :class:`PointLineContact`.
     guide_point, guide_axis: the channel's centre line in the guide's frame.
     name: channels ``<name>.gap.1`` … ``.4``, ``<name>.fn.k``, ``<name>.ft.k``.
@@ -154,7 +184,8 @@ class ClearanceSlider(AbstractFrictionalContact):
 
     def __init__(self, guide, slider, *, half_length: float, half_height: float,
                  clearance: float, mu: float = 0.0, delta: float = 1e-3, zeta: float = 1.0,
-                 guide_point=(0.0, 0.0), guide_axis=(1.0, 0.0), name: str | None = None):
+                 guide_point=(0.0, 0.0), guide_axis=(1.0, 0.0), name: str | None = None,
+                 mu_s: float | None = None, v_stribeck: float | None = None):
         owner = name or "ClearanceSlider"
         for field, value in (("half_length", half_length), ("half_height", half_height),
                              ("clearance", clearance)):
@@ -165,6 +196,7 @@ class ClearanceSlider(AbstractFrictionalContact):
         self.guide_point = np.asarray(guide_point, dtype=float)
         self.guide_axis = _unit(owner, "guide_axis", guide_axis)
         self.mu, self.delta, self.zeta = _relaxation(owner, mu, delta, zeta)
+        self.mu_s, self.v_stribeck = _static(owner, self.mu, mu_s, v_stribeck)
 
     def pairs(self):
         t = self.guide_axis

@@ -60,7 +60,10 @@ def _step(system, t, q, v, h, theta, restitution):
     on2 = rows_on[:, None] & rows_on[None, :]
     A = jnp.where(on2, A, jnp.eye(A.shape[0]))          # inactive contacts: decoupled,
     b = jnp.where(rows_on, b, -1.0)                     # separated, impulse 0
-    sol = solve_lambda(system.admissible_set(n_b), A, b, "kikuuwe")
+    # the static coefficient for contacts that stick at the step's start (v_t = 0 exactly
+    # in a time-stepping scheme), the kinetic one for those that slide
+    bounds = system.friction_bounds(pairs.sliding_velocities(qm, v))
+    sol = solve_lambda(system.admissible_set(n_b, bounds), A, b, "kikuuwe")
     P = jnp.where(rows_on, sol.lam, 0.0)
     v_new = free + minv * (J.T @ P)
     q_new = q + h * ((1 - theta) * v + theta * v_new)

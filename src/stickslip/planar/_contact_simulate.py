@@ -17,7 +17,7 @@ from ..constraints._lambda_problem import (STATUS_TEXT, check_formulation, check
                                            enumerates_each_evaluation)
 from ..errors import ModelError, PainleveError, ParameterError
 from ..results import Results
-from ._contact import AbstractFrictionalContact
+from ._contact import STATIC_SPEED, AbstractFrictionalContact
 from ._contact_system import ContactPlanarSystem, PairGeometry
 
 __all__ = ["add_frictional_contact", "contact_system", "simulate_contacts"]
@@ -69,6 +69,7 @@ def contact_system(model, formulation: str = "kikuuwe", baumgarte=(0.0, 0.0),
     mech = model.system(baumgarte, projection=projection)
     index = {id(b): k + 1 for k, b in enumerate(layout.bodies)}
     bi, bj, pj, lp, la, mu, delta, zeta, names, owners = ([] for _ in range(10))
+    mu_s, v_stribeck = [], []
     for c in contacts:
         gaps, fns, fts = (c.channel_names(s) for s in ("gap", "fn", "ft"))
         for k, (body_i, body_j, point_j, line_point, axis) in enumerate(c.pairs()):
@@ -78,6 +79,8 @@ def contact_system(model, formulation: str = "kikuuwe", baumgarte=(0.0, 0.0),
             lp.append(line_point)
             la.append(axis)
             mu.append(c.mu)
+            mu_s.append(getattr(c, "mu_s", c.mu))
+            v_stribeck.append(getattr(c, "v_stribeck", STATIC_SPEED))
             delta.append(c.delta)
             zeta.append(c.zeta)
             names.append((gaps[k], fns[k], fts[k]))
@@ -85,6 +88,8 @@ def contact_system(model, formulation: str = "kikuuwe", baumgarte=(0.0, 0.0),
     pairs = PairGeometry(body_i=tuple(bi), body_j=tuple(bj), point_j=np.array(pj),
                          line_point_i=np.array(lp), line_axis_i=np.array(la))
     return ContactPlanarSystem(mechanism=mech, pairs=pairs, mu=np.array(mu), delta=np.array(delta),
+               mu_s=None if mu_s == mu else np.array(mu_s),
+               v_stribeck=None if mu_s == mu else np.array(v_stribeck),
                zeta=np.array(zeta), formulation=formulation, names=tuple(names),
                contact_names=tuple(owners), certify=certify, projection=bool(projection),
                fallback=bool(fallback))

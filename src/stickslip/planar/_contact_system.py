@@ -26,6 +26,7 @@ import numpy as np
 
 from ..constraints import Bilateral, PlanarContact, ProductSet, solve_lambda
 from ..integrate._system import AbstractSystem
+from ..laws import friction_curve
 from ..laws._base import as_parameter
 from ._system import PlanarSystem
 
@@ -180,6 +181,8 @@ class ContactPlanarSystem(AbstractSystem):
 
     mechanism: the planar system of the bodies, joints, drivers and force elements.
     pairs: the contacts' point–line pairs.   mu, delta, zeta: per pair (arrays).
+    mu_s, v_stribeck: per pair, the static coefficient and the sliding speed over which the
+    bound falls from it to mu (None: mu everywhere).
     formulation: ``"kikuuwe"`` | ``"anitescu"`` | ``"nakaoka"`` (SPEC §6).
     certify: how the vector field checks that the λ-problem's solution is unique
     (``solve_lambda``'s ``certify``: ``"auto"``, ``"full"``, ``"none"``).
@@ -206,15 +209,27 @@ class ContactPlanarSystem(AbstractSystem):
     # project the joints after every fixed step (contacts are not projected); see
     # PlanarSystem.projection
     projection: bool = eqx.field(static=True, default=False)
+    mu_s: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
+    v_stribeck: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
 
     @property
     def projects_after_step(self) -> bool:
         return self.projection
 
     # --- the λ-problem -------------------------------------------------------------------
-    def admissible_set(self, n_bilateral: int) -> ProductSet:
+    def friction_bounds(self, sliding):
+        """μ per pair at the sliding velocities `sliding`: the curve from μ_s (sticking) to μ
+        (sliding) of ``ss.laws.friction_curve``; μ where no static coefficient is given."""
+        if self.mu_s is None:
+            return self.mu
+        return friction_curve(sliding, self.mu, self.mu_s, self.v_stribeck)
+
+    def admissible_set(self, n_bilateral: int, mu=None) -> ProductSet:
+        """The λ-problem's set: the joints' rows, then one PlanarContact per pair with the
+        bound `mu` (default the kinetic μ)."""
+        mu = self.mu if mu is None else mu
         blocks = [Bilateral(n_bilateral)] if n_bilateral else []
-        blocks += [PlanarContact(mu=self.mu[k]) for k in range(len(self.names))]
+        blocks += [PlanarContact(mu=mu[k]) for k in range(len(self.names))]
         labels = (["joints"] if n_bilateral else []) + list(self.contact_names)
         return ProductSet(blocks, labels)
 
@@ -242,7 +257,8 @@ class ContactPlanarSystem(AbstractSystem):
         JM = J * minv[None, :]
         A = JM @ J.T
         b = c - JM @ Q
-        sol = solve_lambda(self.admissible_set(n_b), A, b, self.formulation,
+        sol = solve_lambda(self.admissible_set(n_b, self.friction_bounds(vt)), A, b,
+                           self.formulation,
                            certify=self.certify if checked else "none",
                            fallback=checked and self.fallback)
         qdd = minv * (Q + J.T @ sol.lam)
