@@ -80,3 +80,22 @@ def test_static_below_kinetic_is_refused():
         ss.discrete.coulomb_mass_step(0.0, 0.1, 1.0, 0.5, 1e-3, F_s=0.4)
     with pytest.raises(ss.errors.ParameterError, match="CoulombMass.F"):
         ss.discrete.CoulombMass(M=1.0, F=0.5, T=1e-3, F_s=0.4)
+
+
+def test_needle_rendering_sticks_while_held_and_slides_kinetically():
+    """The needle-insertion figure's claims (seed 001, friction rendering): from the same
+    quantised, filtered velocity, DA relaxation never exceeds the static level f_s·d and does
+    not flip sign while the hand is held (naive F_s·sgn(v) flips dozens of times); while the
+    needle moves steadily the rendered force is the kinetic level f_k·d to 1e-9."""
+    from stickslip.figures import _needle_insertion as needle
+
+    t, depth, velocity, holding = needle.needle_motion()
+    da, naive = (np.asarray(x) for x in needle.render(jnp.asarray(depth),
+                                                       jnp.asarray(velocity)))
+    assert np.all(np.abs(da) <= needle.F_STATIC * depth * (1 + 1e-12))
+    assert needle._flips(da, holding) <= 2 and needle._flips(naive, holding) >= 20
+    moving = (np.abs(velocity) > 0.9 * 0.010) & ~holding
+    window = np.ones(101)                    # moving for 50 ms before and after the sample
+    steady = np.convolve(moving.astype(float), window, mode="same") == window.size
+    np.testing.assert_allclose(np.abs(da[steady]), needle.F_KINETIC * depth[steady],
+                               rtol=1e-9)

@@ -54,6 +54,9 @@ FIGURES: list[FigureSpec] = [
                "Kikuuwe, slides: advantages of PSMC (SPEC §6)", "_psmc_step_response"),
     FigureSpec("da_stick_slip", "Stick–slip of blocks pulled through springs, DA relaxation",
                "Kikuuwe, slides: DA relaxation (SPEC §6)", "_da_stick_slip"),
+    FigureSpec("needle_insertion", "Needle insertion: tissue friction rendered by DA "
+               "relaxation vs naive Coulomb", "Kikuuwe, slides: DA relaxation, needle-insertion "
+               "haptics (SPEC §6)", "_needle_insertion"),
     FigureSpec("brush_tire", "Brush tire: force vs slip ratio, stick and slide regions",
                "Kikuuwe, slides: vehicle simulation, SI2007 (SPEC §6)", "_brush_tire"),
     FigureSpec("stick_slip_oscillator", "Stick–slip oscillator, static above kinetic: "
