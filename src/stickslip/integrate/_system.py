@@ -40,6 +40,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._repr import module_repr
 from .._validation import check_finite_matrix, is_traced
 
 __all__ = ["AbstractSystem", "module_parameters"]
@@ -50,6 +51,9 @@ class AbstractSystem(eqx.Module):
 
     projects_after_step: ClassVar[bool] = False
     trace_stages_once: ClassVar[bool] = False
+
+    def __repr__(self) -> str:
+        return module_repr(self)
 
     @property
     @abc.abstractmethod
