@@ -105,7 +105,7 @@ CASES = [
     ("sim_initial_zero_quaternion", lambda: _model().simulate(0.1, initial=np.zeros((1, 13))),
      "initial"),
     ("sim_initial_other_model", lambda: _two((0.5, 0, 1)).simulate(
-        0.01, initial=_model().simulate(0.01)), "initial"),
+        0.02, initial=_model().simulate(0.01)), "initial"),      # t_end after the initial's
     ("sim_t0_after_t_end", lambda: _model().simulate(0.1, t0=0.2), "t_end"),
     ("sim_t0_nan", lambda: _model().simulate(0.1, t0=np.nan), "t0"),
     ("sim_forces_not_callable", lambda: _model().simulate(0.01, forces={"box": 3.0}),

@@ -117,7 +117,8 @@ def test_fit_result_plot_and_table():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(params=["law.mu_s"]), "no field `mu_s`"),
+    (dict(params=["law.mu_x"]), "no field `mu_x`"),
+    (dict(params=["law.mu_s"]), "`law.mu_s` is None in this system"),
     (dict(params=["law.F"], channels=["x"]), "channel `x` is not in the data"),
     (dict(params=["law.F"], bounds={"law.F": (0.5, 1.0)}), "strictly inside its bounds"),
     (dict(params=["law.F"], solver="adam"), "unknown `solver`"),

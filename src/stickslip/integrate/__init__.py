@@ -6,7 +6,8 @@ compile. Methods: ``rk4``, ``rk_gill``, ``euler`` (fixed step), ``tsit5``, ``dop
 
 The stepping front every host shares: :func:`rk_step` (one Runge–Kutta step, optional
 projection), :func:`step_grid` / :func:`output_times` (the output grid: the last sample is
-exactly ``t_end``) and :func:`check_divergence` (the divergence guard).
+exactly ``t_end``), :func:`check_time_arguments` (the step and span check, run by every host
+before it compiles anything) and :func:`check_divergence` (the divergence guard).
 
 Compiled programs are kept per model structure, in this process and across processes
 (:func:`call_with_system`, :mod:`._program_store`): a script run again does not trace again.
@@ -30,6 +31,8 @@ _NAMES = {
     "StepGrid": "._grid",
     "output_times": "._grid",
     "step_grid": "._grid",
+    "check_time_arguments": "._grid",
+    "TimeArguments": "._grid",
     "Guard": "._guard",
     "check_divergence": "._guard",
     "rk_step": "._rk_step",
@@ -51,6 +54,8 @@ if TYPE_CHECKING:              # for static tools (documentation, type checkers)
     from ._grid import StepGrid as StepGrid
     from ._grid import output_times as output_times
     from ._grid import step_grid as step_grid
+    from ._grid import check_time_arguments as check_time_arguments
+    from ._grid import TimeArguments as TimeArguments
     from ._guard import Guard as Guard
     from ._guard import check_divergence as check_divergence
     from ._rk_step import rk_step as rk_step

@@ -13,8 +13,10 @@ Rule (fixed step `dt`, output interval `dt_out` = `n_sub`·`dt`):
 
 So ``simulate(system, 1.05, dt=1e-3, dt_out=0.1)`` samples 0, 0.1, …, 1.0, 1.05 (the last
 interval has 50 steps), and the Results' ``final_state`` is the state at 1.05. Hosts other
-than :func:`stickslip.simulate` (planar events, spatial, closed loop) build their grids with
-:func:`step_grid` / :func:`output_times` so they sample the same way.
+than :func:`stickslip.simulate` (planar events, spatial, closed loop, the sweep) build their
+grids with :func:`step_grid` / :func:`output_times` so they sample the same way, and check
+their time arguments with :func:`check_time_arguments` before they build or compile anything,
+so a bad step is refused with the same message by every host.
 
 >>> g = step_grid(0.0, 1.05, 1e-3, 0.1)
 >>> g.n_sub, g.n_out, g.n_last, g.h_last, float(g.times()[-1])
@@ -31,7 +33,7 @@ import numpy as np
 from ..errors import ParameterError
 from ._arguments import as_time
 
-__all__ = ["StepGrid", "step_grid", "output_times"]
+__all__ = ["StepGrid", "TimeArguments", "check_time_arguments", "output_times", "step_grid"]
 
 # relative slack when deciding whether a ratio of times is a whole number (round-off of
 # decimal steps such as 1.05 / 1e-3 = 1049.9999999999998)
@@ -122,3 +124,77 @@ def output_times(t0: float, t_end: float, dt_out: float) -> np.ndarray:
     ts = t0 + np.arange(max(n_out, 1) + 1) * dt_out
     ts[-1] = t_end
     return ts
+
+
+class TimeArguments(NamedTuple):
+    """The checked time arguments of a run: `t0`, `t_end`, `dt`, `dt_out` [s] as floats
+    (`dt` and `dt_out` None where they were omitted)."""
+
+    t0: float
+    t_end: float
+    dt: float | None
+    dt_out: float | None
+
+
+def check_time_arguments(owner: str, t_end, dt=None, dt_out=None, t0=None, *, initial=None,
+                         fixed_step: bool = False) -> TimeArguments:
+    """The step and span check every host runs first: ``ss.simulate``, ``simulate_batch``,
+    the planar and spatial models' ``simulate``, the closed loop and ``ss.sweep``.
+
+    It does no JAX work, so a bad argument is refused before anything is built or compiled
+    (a zero step used to hang the planar event loop; a negative one ran it backwards).
+
+    Parameters
+    ----------
+    owner:
+        The host, as the messages name it (``"simulate"``, ``"planar.Model.simulate"``, …).
+    t_end:
+        End time [s]: finite and after `t0`.
+    dt:
+        Step [s]: finite and > 0, or None. With `fixed_step` (the Runge–Kutta methods) it
+        is required and `dt_out` must be a whole multiple of it (the rule of
+        :func:`step_grid`); a route with rules of its own (adaptive, ``moreau_jean``)
+        checks what is left after this.
+    dt_out:
+        Output interval [s]: finite and > 0, or None (the host's default).
+    t0:
+        Start time [s]: finite; default the end of `initial` when that is a
+        :class:`~stickslip.Results` (a continued run), else 0.
+
+    Returns
+    -------
+    TimeArguments with the values as floats.
+
+    Raises
+    ------
+    ParameterError: naming ``owner.<argument>``, the value and the fix.
+
+    Examples
+    --------
+    >>> check_time_arguments("simulate", 1.0, 1e-3, 0.01, fixed_step=True)
+    TimeArguments(t0=0.0, t_end=1.0, dt=0.001, dt_out=0.01)
+    >>> check_time_arguments("simulate", 1.0, 0.0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    stickslip.errors.ParameterError: `simulate.dt` must be > 0; got dt=0.0. ...
+    """
+    if t0 is None:
+        from ..results import Results  # light: numpy only
+
+        ended = isinstance(initial, Results) and len(initial.t) > 0
+        t0 = float(initial.t[-1]) if ended else 0.0
+    t0 = as_time(owner, "t0", t0)
+    t_end = as_time(owner, "t_end", t_end)
+    if not t_end > t0:
+        raise ParameterError(f"`{owner}.t_end` must be a finite time after t0={t0:g} s; got "
+                             f"t_end={t_end:g}. Pass a later end time.")
+    if fixed_step:
+        step_grid(t0, t_end, dt, dt_out, owner=owner)      # dt required, dt_out a multiple
+    if dt is not None:
+        dt = as_time(owner, "dt", dt, positive=True,
+                     hint="Pass a positive step in seconds (for adaptive methods the "
+                          "initial step, which may be omitted).")
+    if dt_out is not None:
+        dt_out = as_time(owner, "dt_out", dt_out, positive=True,
+                         hint="Pass a positive output interval in seconds.")
+    return TimeArguments(t0, t_end, dt, dt_out)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 import time
 import warnings
 from pathlib import Path
@@ -14,26 +13,28 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..errors import ParameterError, SimulationError
+from ..errors import ParameterError
 from ..results import Results
-from ._adaptive import ADAPTIVE_METHODS, integrate_adaptive, integrate_adaptive_batch
-from ._arguments import as_count, as_flag, as_real, as_time, did_you_mean
+from ._adaptive import ADAPTIVE_METHODS
+from ._arguments import as_flag, as_time, did_you_mean
 from . import _program_store
-from ._fixed_step import (StepRule, integrate_batch, integrate_padded, padded_length,
+from ._fixed_step import (StepRule, integrate_batch, padded_length,
                           segment, solve_fixed_step)
-from ._grid import output_times, step_grid
+from ._grid import check_time_arguments, step_grid
 from ._guard import check_divergence, guard_from_options
+from ._moreau_jean import TIME_STEPPING_METHODS, check_route, time_stepping_program
+from ._runners import _run_adaptive, _run_fixed_chunks, _StreamWriter, _to_results
 from ._system import AbstractSystem
 from ._tableaus import FIXED_STEP_METHODS
 
 __all__ = ["simulate", "simulate_batch", "trajectory", "stack_systems", "largest_stable_step",
            "METHODS"]
 
-METHODS = tuple(FIXED_STEP_METHODS) + tuple(ADAPTIVE_METHODS)
+METHODS = tuple(FIXED_STEP_METHODS) + tuple(ADAPTIVE_METHODS) + TIME_STEPPING_METHODS
 
 _KNOWN_OPTIONS = {"t0", "initial", "rtol", "atol", "max_steps", "check_step", "chunk",
                   "stream_to", "progress", "max_state", "energy_tol", "trace_stages_once",
-                  "projection"}
+                  "projection", "theta"}
 
 
 def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
@@ -47,12 +48,15 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     t_end:
         End time [s]; the last sample is exactly `t_end` (see below).
     dt:
-        Step [s]. Required for the fixed-step methods; the initial step for adaptive ones
-        (chosen automatically when omitted).
+        Step [s]. Required for the fixed-step methods and ``moreau_jean`` (there at most
+        ``t_end − t0``); the initial step for adaptive ones (chosen automatically when
+        omitted).
     method:
         ``"rk4"``, ``"rk_gill"`` (Runge–Kutta–Gill, SPEC §7), ``"euler"`` — fixed step, one
         jitted ``lax.scan`` — or ``"tsit5"``, ``"dopri5"``, ``"kvaerno5"`` (implicit, for stiff
-        K) — adaptive, via diffrax.
+        K) — adaptive, via diffrax — or ``"moreau_jean"``: time stepping with exact friction
+        and impacts (:mod:`stickslip.integrate._moreau_jean`; hosts that implement it:
+        ``FrictionMass`` with ``CoulombODE``, ``ContactMass`` with ``NewtonImpact``).
     dt_out:
         Output interval [s]; a whole multiple of `dt` for fixed-step methods. Default: every
         step (fixed) or ``(t_end − t0)/1000`` (adaptive).
@@ -66,6 +70,8 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     Other options
     -------------
     t0: start time [s] (default 0, or the end of `initial` when that is a Results).
+    theta: the θ of ``moreau_jean``'s smooth forces, in [0, 1] (default 0.5; friction and
+        impacts are always fully implicit).
     initial: initial state — a state vector, or a previous :class:`~stickslip.Results` of
         the same system to continue from its last sample (exactly: its final state).
     rtol, atol: adaptive tolerances (1e-8, 1e-10).   max_steps: adaptive step cap (10⁶).
@@ -105,13 +111,23 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     _check_options(options)
     _check_system(system)
     method = _check_method(method)
+    _check_route_options(system, method, options)
+    # the step and span check every host runs, before any compile (_initial compiles)
+    check_time_arguments("simulate", t_end, dt, dt_out, options.get("t0"),
+                         initial=options.get("initial"), fixed_step=method in FIXED_STEP_METHODS)
     t0, x0 = _initial(system, options)
     t_end = _check_span(t0, t_end)
     guard = guard_from_options(options)
     rule = _step_rule(system, method, options)
     dynamic, static = eqx.partition(system, eqx.is_array)
     start = time.perf_counter()
-    if method in FIXED_STEP_METHODS:
+    if method in TIME_STEPPING_METHODS:
+        grid, run_chunk, route_meta = time_stepping_program(system, dynamic, static, t0, t_end,
+                                                            dt, dt_out, options)
+        ts, xs, outputs, meta = _run_fixed_chunks(dynamic, static, system, x0, grid, rule,
+                                                  guard, options, run_chunk)
+        meta.update(route_meta)
+    elif method in FIXED_STEP_METHODS:
         grid = step_grid(t0, t_end, dt, dt_out)
         if as_flag("simulate", "check_step", options.get("check_step", True)):
             _check_stability(system, method, grid.dt)
@@ -131,7 +147,7 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     if options.get("stream_to") is not None:
         from ..results import write_sidecar
 
-        if method in FIXED_STEP_METHODS:
+        if method in FIXED_STEP_METHODS or method in TIME_STEPPING_METHODS:
             write_sidecar(Path(options["stream_to"]), res)
         else:                                  # diffrax returns the run at once
             res.save(Path(options["stream_to"]))
@@ -157,30 +173,39 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
         stacked = stack_systems(systems)
     _check_system(stacked)
     method = _check_method(method)
+    _check_route_options(stacked, method, options, "simulate_batch")
     for unsupported in ("initial", "stream_to", "chunk", "progress"):
         if unsupported in options:
             raise ParameterError(f"`simulate_batch` does not take `{unsupported}`; run the "
                                  "members with `simulate` for that.")
-    t0 = as_time("simulate_batch", "t0", options.get("t0", 0.0))
-    t_end = _check_span(t0, t_end, owner="simulate_batch")
+    t0, t_end = check_time_arguments("simulate_batch", t_end, dt, dt_out, options.get("t0"),
+                                     fixed_step=method in FIXED_STEP_METHODS)[:2]
     guard = guard_from_options(options, "simulate_batch")
     rule = _step_rule(stacked, method, options)
     dynamic, static = eqx.partition(stacked, eqx.is_array)
     x0 = eqx.filter_vmap(lambda s: s.initial_state())(stacked)
     start = time.perf_counter()
-    if method in FIXED_STEP_METHODS:
-        grid = step_grid(t0, t_end, dt, dt_out, owner="simulate_batch")
-        if as_flag("simulate_batch", "check_step", options.get("check_step", True)):
-            _check_stability(stacked, method, grid.dt)
-        xs, outputs, energy = _program_store.call(
-            integrate_batch, (static, rule, padded_length(grid.n_out)),
-            (dynamic, np.float64(t0), x0, segment(grid, 0, grid.n_out)))
+    if method in FIXED_STEP_METHODS or method in TIME_STEPPING_METHODS:
+        route_meta = {}
+        if method in TIME_STEPPING_METHODS:
+            grid, run_chunk, route_meta = time_stepping_program(
+                stacked, dynamic, static, t0, t_end, dt, dt_out, options, "simulate_batch",
+                batched=True)
+            xs, outputs, energy = run_chunk(padded_length(grid.n_out), t0, x0,
+                                            segment(grid, 0, grid.n_out))
+        else:
+            grid = step_grid(t0, t_end, dt, dt_out, owner="simulate_batch")
+            if as_flag("simulate_batch", "check_step", options.get("check_step", True)):
+                _check_stability(stacked, method, grid.dt)
+            xs, outputs, energy = _program_store.call(
+                integrate_batch, (static, rule, padded_length(grid.n_out)),
+                (dynamic, np.float64(t0), x0, segment(grid, 0, grid.n_out)))
         keep = slice(0, grid.n_out + 1)
         xs = np.asarray(xs)[:, keep]
         outputs = {k: np.asarray(v)[:, keep] for k, v in outputs.items()}
         energy = None if energy is None else np.asarray(energy)[:, keep]
         ts = grid.times()
-        meta = {"dt": grid.dt, "dt_out": grid.dt_out, "steps": grid.n_steps}
+        meta = {"dt": grid.dt, "dt_out": grid.dt_out, "steps": grid.n_steps, **route_meta}
     else:
         ts, xs, outputs, energy, meta = _run_adaptive(dynamic, static, stacked, t0, x0, t_end,
                                                       dt, dt_out, method, options,
@@ -293,17 +318,23 @@ def _check_system(system, owner="simulate"):
 
 def _check_method(method, owner="simulate"):
     if not isinstance(method, str) or method not in METHODS:
+        hint = did_you_mean([method], METHODS) if isinstance(method, str) else ""
         raise ParameterError(f"unknown `method` {method!r} (`{owner}.method`); choose one "
-                             f"of {list(METHODS)}.")
+                             f"of {list(METHODS)}.{hint}")
     return method
 
 
+def _check_route_options(system, method, options, owner="simulate"):
+    """The host supports `method` (:func:`._moreau_jean.check_route`); `theta` only with a
+    time-stepping method."""
+    check_route(system, method, owner)
+    if "theta" in options and method not in TIME_STEPPING_METHODS:
+        warnings.warn(f"{owner} ignores `theta` for method={method!r}; it is the θ of "
+                      f"{list(TIME_STEPPING_METHODS)}.", stacklevel=3)
+
+
 def _check_span(t0, t_end, owner="simulate"):
-    t_end = as_time(owner, "t_end", t_end)
-    if not t_end > t0:
-        raise ParameterError(f"`{owner}.t_end` must be a finite time after t0={t0:g} s; got "
-                             f"t_end={t_end:g}. Pass a later end time.")
-    return t_end
+    return check_time_arguments(owner, t_end, t0=t0).t_end
 
 
 def _step_rule(system, method, options):
@@ -417,163 +448,3 @@ def _round_down_1sig(x: float) -> float:
     return math.floor(x / 10.0 ** exponent) * 10.0 ** exponent
 
 
-# --- runners ------------------------------------------------------------------------------
-
-def _run_fixed_chunks(dynamic, static, system, x0, grid, rule, guard, options):
-    chunk = as_count("simulate", "chunk", options.get("chunk", 16_384))
-    stream_to = options.get("stream_to")
-    writer = _StreamWriter(stream_to, system) if stream_to is not None else None
-    progress_on = as_flag("simulate", "progress", options.get("progress", False))
-    per_call = min(chunk, grid.n_out)
-    n_calls = math.ceil(grid.n_out / per_call)
-    capacity = padded_length(per_call)          # compiled once per power of two
-    times = grid.times()
-    name = type(system).__name__
-    xs_parts, out_parts = [np.asarray(x0)[None]], []
-    x, done, interrupted, energy0 = x0, 0, False, None
-    progress = _progress(progress_on, n_calls)
-    try:
-        for _ in range(n_calls):
-            keep = min(per_call, grid.n_out - done)
-            t_start = times[done]
-            xs, outputs, energy = _program_store.call(
-                integrate_padded, (static, rule, capacity),
-                (dynamic, np.float64(t_start), x, segment(grid, done, keep)))
-            xs = np.asarray(xs)[: keep + 1]
-            outputs = {k: np.asarray(v)[: keep + 1] for k, v in outputs.items()}
-            ts_chunk = times[done: done + keep + 1]
-            if energy is not None:
-                energy = np.asarray(energy)[: keep + 1]
-                energy0 = energy[0] if energy0 is None else energy0
-            check_divergence(name, system.state_names, ts_chunk, xs, energy=energy,
-                             energy0=energy0, guard=guard)
-            if not out_parts:
-                out_parts.append({k: v[:1] for k, v in outputs.items()})
-            xs_parts.append(xs[1:])
-            out_parts.append({k: v[1:] for k, v in outputs.items()})
-            if writer:
-                writer.write(ts_chunk, xs, outputs, first=(done == 0))
-            done += keep
-            x = xs[-1]
-            progress.advance()
-    except KeyboardInterrupt:
-        interrupted = True
-        warnings.warn(f"simulation interrupted at t={times[done]:g} s; returning the {done} "
-                      "samples computed so far.", stacklevel=3)
-    finally:
-        progress.close()
-    xs = np.concatenate(xs_parts)
-    outputs = {k: np.concatenate([part[k] for part in out_parts]) for k in out_parts[0]} \
-        if out_parts else {}
-    ts = times[: xs.shape[0]]
-    meta = {"dt": grid.dt, "dt_out": grid.dt_out,
-            "steps": grid.n_steps if not interrupted else done * grid.n_sub,
-            "interrupted": interrupted}
-    if grid.n_last != grid.n_sub or grid.h_last:
-        meta["last_interval"] = float(times[-1] - times[-2])
-    if stream_to is not None:
-        meta["stream_to"] = str(stream_to)
-    return ts, xs, outputs, meta
-
-
-def _run_adaptive(dynamic, static, system, t0, x0, t_end, dt, dt_out, method, options,
-                  batched=False):
-    owner = "simulate_batch" if batched else "simulate"
-    dt_out = (t_end - t0) / 1000 if dt_out is None else as_time(owner, "dt_out", dt_out,
-                                                                 positive=True)
-    ts = output_times(t0, t_end, dt_out)
-    rtol = as_real(owner, "rtol", options.get("rtol", 1e-8), positive=True)
-    atol = as_real(owner, "atol", options.get("atol", 1e-10), positive=True)
-    max_steps = as_count(owner, "max_steps", options.get("max_steps", 1_000_000))
-    if "chunk" in options:
-        as_count(owner, "chunk", options["chunk"])
-    dt0 = None if dt is None else jnp.asarray(as_time(
-        owner, "dt", dt, positive=True,
-        hint="For adaptive methods `dt` is the initial step: pass a positive value or omit it."))
-    kernel = integrate_adaptive_batch if batched else integrate_adaptive
-    xs, outputs, energy, ok, n_steps = _program_store.call(
-        kernel, (static, method, max_steps),
-        (dynamic, jnp.asarray(ts), jnp.asarray(x0), dt0, jnp.asarray(rtol), jnp.asarray(atol)))
-    xs = np.asarray(xs)
-    outputs = {k: np.asarray(v) for k, v in outputs.items()}
-    energy = None if energy is None else np.asarray(energy)
-    ok = np.atleast_1d(np.asarray(ok))
-    if not ok.all():
-        member = int(np.argmin(ok))
-        x_m = xs[member] if batched else xs
-        finite = np.all(np.isfinite(x_m), axis=-1)
-        reached = len(finite) - 1 if finite.all() else max(int(np.argmin(finite)) - 1, 0)
-        e_m = None if energy is None else (energy[member] if batched else energy)
-        # a finite blow-up before the failure is the more useful message
-        check_divergence(type(system).__name__, system.state_names, ts[: reached + 1],
-                         x_m[: reached + 1], energy=None if e_m is None else e_m[: reached + 1],
-                         guard=guard_from_options(options, owner),
-                         member=member if batched else None)
-        state = dict(zip(system.state_names, x_m[reached].tolist()))
-        shown = ", ".join(f"{k}={v:.6g}" for k, v in state.items())
-        who = f" (batch member {member})" if batched else ""
-        raise SimulationError(
-            f"{method} failed{who} before t_end={t_end:g} s (last good output at "
-            f"t={ts[reached]:g} s: {shown}): the step size collapsed or max_steps={max_steps} "
-            "was reached. Increase `max_steps`, loosen rtol/atol, or for a stiff law use "
-            "method='kvaerno5'.", time=float(ts[reached]), state=state)
-    meta = {"dt0": None if dt is None else float(dt), "dt_out": dt_out, "rtol": rtol,
-            "atol": atol, "steps": np.asarray(n_steps).tolist()}
-    if len(ts) > 1 and not math.isclose(ts[-1] - ts[-2], dt_out, rel_tol=1e-9):
-        meta["last_interval"] = float(ts[-1] - ts[-2])
-    return ts, xs, outputs, energy, meta
-
-
-def _to_results(system, ts, xs, outputs, meta, batched=False):
-    xs = np.asarray(xs)
-    channels = {}
-    for i, name in enumerate(system.state_names):
-        channels[name] = xs[..., i]
-    for name, value in outputs.items():
-        channels[name] = np.asarray(value)
-    final = xs[..., -1, :]
-    return Results(ts, channels, units=system.units, meta=meta, final_state=final)
-
-
-class _StreamWriter:
-    """Appends each finished chunk to a CSV file, so an interrupted run keeps its data."""
-
-    def __init__(self, path, system):
-        if not isinstance(path, (str, os.PathLike)) or Path(path).suffix.lower() != ".csv":
-            raise ParameterError(f"`simulate.stream_to` must be the path of a .csv file; got "
-                                 f"{path!r}.")
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.names = list(system.state_names)
-
-    def write(self, ts, xs, outputs, first):
-        import pandas as pd
-
-        rows = slice(0, None) if first else slice(1, None)
-        frame = pd.DataFrame({"t": ts[rows]})
-        for i, name in enumerate(self.names):
-            frame[name] = xs[rows, i]
-        for name, value in outputs.items():
-            frame[name] = value[rows]
-        frame.to_csv(self.path, mode="w" if first else "a", header=first, index=False)
-
-
-class _progress:
-    """A rich progress bar over chunks, or nothing."""
-
-    def __init__(self, enabled, total):
-        self.bar = None
-        if enabled:
-            from rich.progress import Progress
-
-            self.bar = Progress(transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("simulating", total=total)
-
-    def advance(self):
-        if self.bar:
-            self.bar.advance(self.task)
-
-    def close(self):
-        if self.bar:
-            self.bar.stop()

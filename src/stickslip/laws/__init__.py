@@ -4,7 +4,8 @@ Friction: :class:`CoulombODE` (SPEC §2, eq. 9; with an optional friction curve 
 above kinetic, Stribeck, viscous — whose shape is :func:`friction_curve` and whose slip solve,
 shared with the discrete-time steps, is :func:`curve_slip_speed`), :class:`LuGre` (SPEC §8)
 and the smoothed baseline :class:`TanhCoulomb`. Contact: :class:`UnilateralODE` (SPEC §3, eq. 15) and the
-penalty baselines :class:`KelvinVoigt`, :class:`HuntCrossley`. The contact tuning guide
+penalty baselines :class:`KelvinVoigt`, :class:`HuntCrossley`; the rigid impact law
+:class:`NewtonImpact` for the time-stepping route (``method="moreau_jean"``). The contact tuning guide
 (restitution and penetration of `UnilateralODE`) is :mod:`stickslip.laws.contact_tuning`.
 """
 
@@ -15,6 +16,7 @@ from ._base import AbstractLaw as AbstractLaw
 from ._coulomb import CoulombODE as CoulombODE
 from ._coulomb import ToleranceTuning as ToleranceTuning
 from ._coulomb import slide_then_stick_error as slide_then_stick_error
+from ._impact import NewtonImpact as NewtonImpact
 from ._lugre import LuGre as LuGre
 from ._penalty import HuntCrossley as HuntCrossley
 from ._penalty import KelvinVoigt as KelvinVoigt

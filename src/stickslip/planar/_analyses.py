@@ -408,13 +408,18 @@ def _simulate_events(system, stops, t_end, dt, method, dt_out, options):
         raise ParameterError(f"options {sorted(unknown)} are not supported with event "
                              "stops (only t0 and initial).")
     initial = options.get("initial")
+    # the core's step and span check (a zero step hung the event loop, a negative one ran
+    # it backwards): t0 < t_end, dt > 0 and dt_out a whole multiple of dt, all finite
+    t0, t_end, dt, dt_out = integrate.check_time_arguments(
+        "planar.Model.simulate", t_end, dt, dt_out, options.get("t0"), initial=initial,
+        fixed_step=True)
     if isinstance(initial, Results):
-        x0, t0 = np.asarray(initial.final_state), float(initial.t[-1])
+        x0 = np.asarray(initial.final_state)
     elif initial is not None:
-        x0, t0 = np.asarray(initial, dtype=float), float(options.get("t0", 0.0))
+        x0 = np.asarray(initial, dtype=float)
     else:
-        x0, t0 = np.asarray(system.initial_state()), float(options.get("t0", 0.0))
-    ts, xs, impacts = simulate_events(system, stops, t0, x0, float(t_end), float(dt), dt_out)
+        x0 = np.asarray(system.initial_state())
+    ts, xs, impacts = simulate_events(system, stops, t0, x0, t_end, dt, dt_out)
     out = host_call(_outputs, system, ts, xs)
     channels = {name: xs[:, k] for k, name in enumerate(system.state_names)}
     channels.update({k: np.asarray(v) for k, v in out.items()})

@@ -138,11 +138,14 @@ def simulate_contacts(model, t_end: float, dt: float | None = None, method: str 
     with the fallback, so the result and any PainleveError are those of the full solve
     (``res.meta["lambda_fallback"]``: ``"compiled"``, ``"not needed"`` or ``"rerun"``).
     """
-    from ..integrate._tableaus import FIXED_STEP_METHODS
+    from ..integrate import FIXED_STEP_METHODS, check_time_arguments
 
+    fixed = method in FIXED_STEP_METHODS
+    # the core's step and span check, before the λ-problem is built or anything compiles
+    check_time_arguments("planar.Model.simulate", t_end, dt, dt_out, options.get("t0"),
+                         initial=options.get("initial"), fixed_step=fixed)
     formulation = check_formulation("kikuuwe" if contact_formulation is None
                                     else contact_formulation)
-    fixed = method in FIXED_STEP_METHODS
     projection = fixed if projection is None else bool(projection)
     if baumgarte is None:
         baumgarte = (0.0, 0.0) if projection else (10.0, 10.0)

@@ -82,7 +82,9 @@ def locate_impact(gap_after, h, g0, g1, tol=1e-15, max_iterations=200):
 
 def simulate_events(system, stops, t0, x0, t_end, dt, dt_out, max_impacts=1000):
     """Fixed-step RK4 with impact events (see the module docstring). Returns
-    (times, states, impacts)."""
+    (times, states, impacts). The caller checks the times first
+    (:func:`stickslip.integrate.check_time_arguments`, as ``Model.simulate`` does): a zero
+    step would never end and a negative one would run backwards."""
     owners, rest = [], []
     for st in stops:
         owners += [st] * st.n_gaps

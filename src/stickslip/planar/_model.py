@@ -133,13 +133,19 @@ class Model(Builder):
         options: passed to :func:`stickslip.simulate` (``rtol``, ``atol``, ``t0``,
             ``initial``, ``stream_to``, ``progress``, …).
 
+        Raises ParameterError naming ``planar.Model.simulate.<argument>`` for a bad
+        `t_end`, `dt` or `dt_out` (not finite, not positive, `t_end` not after `t0`, `dt_out`
+        not a whole multiple of `dt` for a fixed-step method) before anything is built — the
+        check of :func:`stickslip.integrate.check_time_arguments`, with or without stops
+        and frictional contacts.
+
         Returns Results with every body's pose, rates and accelerations, joint reactions,
         driver efforts, force-element values, ``energy`` [J], the drift
         ``constraint.position`` and ``constraint.velocity``, and ``meta`` entries
         ``constraint_drift``, ``velocity_drift``, ``energy_drift``. Stops without a contact
         law add ``<stop>.gap`` channels and ``meta["impacts"]``.
         """
-        from ..integrate._tableaus import FIXED_STEP_METHODS
+        from ..integrate import FIXED_STEP_METHODS, check_time_arguments
 
         if self.frictional_contacts or contact_formulation is not None:
             # frictional contacts: the λ-problem of SPEC §6 (_contact_simulate.py)
@@ -148,6 +154,9 @@ class Model(Builder):
                                      projection=projection,
                                      contact_formulation=contact_formulation, **options)
         fixed = method in FIXED_STEP_METHODS
+        # the core's step and span check, before the model is frozen or anything compiles
+        check_time_arguments("planar.Model.simulate", t_end, dt, dt_out, options.get("t0"),
+                             initial=options.get("initial"), fixed_step=fixed)
         projection = fixed if projection is None else bool(projection)
         if projection and not fixed:
             raise ParameterError(f"`projection=True` needs a fixed-step method (rk4, rk_gill, "

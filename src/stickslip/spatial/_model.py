@@ -30,7 +30,7 @@ import numpy as np
 
 from .._validation import check_finite, check_nonnegative, check_positive
 from ..errors import ModelError, PainleveError, ParameterError, SimulationError
-from ..integrate import FIXED_STEP_METHODS, step_grid
+from ..integrate import FIXED_STEP_METHODS, check_time_arguments, step_grid
 from ..results import Results
 from ._contact_qp import contact_qp
 from ._dynamics import finish_step, rigid_body_rates, stage_state
@@ -754,7 +754,10 @@ class SpatialModel:
 
         Raises
         ------
-        ParameterError: a bad argument (the message names it and the fix).
+        ParameterError: a bad argument (the message names it and the fix); a bad `t_end`,
+            `dt`, `dt_out` or `t0` on either route before anything is built (the core's
+            ``stickslip.integrate.check_time_arguments``, naming
+            ``SpatialModel.simulate.<argument>``).
         ModelError: no bodies, or bodies that start overlapping (names, volume, fix).
         SimulationError: a step would carry a body past a contact (tunnelling: names the
             body, the time and a step that works), or the run diverges (non-finite values or
@@ -764,6 +767,10 @@ class SpatialModel:
         if contact not in (None, "volume", "point"):
             raise ParameterError(f"`simulate.contact` must be 'volume' or 'point'; got "
                                  f"{contact!r}.")
+        # the core's step and span check, on both routes, before anything is built
+        times = check_time_arguments("SpatialModel.simulate", t_end, dt, dt_out, t0,
+                                     initial=initial,
+                                     fixed_step=method is None or method in FIXED_STEP_METHODS)
         if contact == "point" or (contact is None and self.uses_link_route()):
             return self._simulate_link(t_end, dt, method, forces, friction, dt_out,
                                        lp_solver, initial, t0, contact_update, options)
@@ -774,8 +781,8 @@ class SpatialModel:
         if options:
             raise ParameterError(f"`simulate` got unknown options {sorted(options)} for the "
                                  "volume route.")
-        return self._simulate(t_end, dt, "rk_gill" if method is None else method, forces,
-                              friction, dt_out, lp_solver, initial, t0, contact_update)
+        return self._simulate(times.t_end, times.dt, "rk_gill" if method is None else method,
+                              forces, friction, dt_out, lp_solver, initial, t0, contact_update)
 
     def _simulate_link(self, t_end, dt, method, forces, friction, dt_out, lp_solver,
                        initial, t0, contact_update, options) -> Results:
@@ -821,12 +828,7 @@ class SpatialModel:
                   contact_update) -> Results:
         if not self.bodies:
             raise ModelError("the model has no bodies. Add one with `model.add_body(...)`.")
-        t0, X = self._start(initial, t0)
-        t_end = _check_scalar("simulate", "t_end", t_end)
-        if not t_end > t0:
-            raise ParameterError(f"`simulate.t_end` must be after t0={t0:g} s; got "
-                                 f"t_end={t_end!r}. Pass a later end time.")
-        dt = _check_scalar("simulate", "dt", dt, positive=True)
+        t0, X = self._start(initial, t0)   # t_end and dt: checked and cleaned by simulate
         if not isinstance(method, str) or method not in FIXED_STEP_METHODS:
             raise ParameterError(f"`simulate.method` must be one of "
                                  f"{sorted(FIXED_STEP_METHODS)}; got {method!r}.")
@@ -853,7 +855,7 @@ class SpatialModel:
             raise ParameterError("`simulate.contact_update='stage'` does not support a "
                                  "restitution (its position correction needs the once-per-step "
                                  "contact); use contact_update='step'.")
-        grid = step_grid(t0, t_end, dt, dt_out, owner="simulate")
+        grid = step_grid(t0, t_end, dt, dt_out, owner="SpatialModel.simulate")
         hs, steps_out = _step_sizes(grid)
         n_steps = len(hs)
         tab = FIXED_STEP_METHODS[method]

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..integrate import AbstractSystem, FIXED_STEP_METHODS, largest_stable_step, simulate
-from ..integrate import simulate_batch, stack_systems, trajectory
+from ..integrate import simulate_batch, stack_systems, step_grid, trajectory
 from ..laws import AbstractLaw
 from ..results import Results
 from ._extras import require
@@ -262,13 +262,14 @@ def _batched_results(stacked, run, varying=None) -> Results:
         xs, outputs = _batched_trajectories(batched, shared, float(t_end), float(dt),
                                             None if dt_out is None else float(dt_out), method)
         xs = np.asarray(xs)
-        step = dt if dt_out is None else dt_out
-        ts = np.arange(xs.shape[1]) * step
+        # simulate's output grid (that of `trajectory`): the last sample is exactly t_end
+        grid = step_grid(0.0, float(t_end), float(dt), None if dt_out is None else
+                         float(dt_out), owner="sweep")
         channels = {name: xs[..., k] for k, name in enumerate(stacked.state_names)}
         channels.update({k: np.asarray(v) for k, v in outputs.items()})
-        return Results(ts, channels, units=stacked.units,
+        return Results(grid.times(), channels, units=stacked.units,
                        meta={"system": type(stacked).__name__, "method": method, "dt": dt,
-                             "dt_out": step}, final_state=xs[:, -1])
+                             "dt_out": grid.dt_out}, final_state=xs[:, -1])
     options = {k: v for k, v in run["options"].items() if k != "check_step"}
     return simulate_batch(stacked, t_end, dt=dt, method=method, dt_out=dt_out,
                           check_step=False, **options)

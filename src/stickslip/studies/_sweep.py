@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
-from ..integrate import METHODS, AbstractSystem
+from ..integrate import FIXED_STEP_METHODS, METHODS, AbstractSystem, check_time_arguments
 from ._analyses import resolve_analyses
 from ._backends import (BACKENDS, ChunkResult, Task, as_system, build_stacked, chunk_size, execute,
                         plan_chunks)
@@ -45,8 +45,11 @@ def sweep(build: Callable[..., Any], grid, analysis, *, t_end: float | None = No
         ``"max_abs(p)"``, ``"rest_position"``, ``"energy_loss"``, ``"final(v)"``), or a list
         or ``{column: function}`` mapping of them.
     t_end, dt, dt_out, method:
-        As for :func:`stickslip.simulate` (end time [s], step [s], output interval [s]).
-        Analyses see the samples every `dt_out`.
+        As for :func:`stickslip.simulate` (end time [s], step [s], output interval [s]),
+        checked once before any point runs (a bad value raises ``ParameterError`` naming
+        ``sweep.<argument>``; it is not recorded per point). Analyses see the samples every
+        `dt_out`, on :func:`stickslip.simulate`'s output grid (the last sample is exactly
+        `t_end`) in every mode.
     backend:
         ``"vmap"`` — chunks in this process; ``"processes"`` — chunks spread over `workers`
         processes on this machine; ``"dask"`` — chunks submitted to a Dask cluster:
@@ -120,6 +123,10 @@ def sweep(build: Callable[..., Any], grid, analysis, *, t_end: float | None = No
                              "names; rename them with a {name: function} mapping.")
     if method not in METHODS:
         raise ParameterError(f"unknown `method` {method!r}; choose one of {list(METHODS)}.")
+    if t_end is not None:      # the core's step and span check, once, before any point runs
+        check_time_arguments("sweep", t_end, dt, dt_out, options.get("t0"),
+                             initial=options.get("initial"),
+                             fixed_step=method in FIXED_STEP_METHODS and dt is not None)
     if backend not in BACKENDS:
         raise ParameterError(f"unknown `backend` {backend!r}; choose one of {list(BACKENDS)}.")
     if backend != "dask" and client is not None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Callable, ClassVar
+from collections.abc import Callable
+from typing import ClassVar
 
 import equinox as eqx
 import jax.numpy as jnp
@@ -11,7 +12,12 @@ import numpy as np
 from .._parameters import GRAVITY, INITIAL, MASS, AbstractParametrised, Rule
 from .._validation import check_finite_matrix
 from ..errors import ParameterError
-from ..laws import AbstractContactLaw, HuntCrossley
+from ..integrate._moreau_jean_host import (
+    TIME_STEPPING_METHODS,
+    AbstractTimeSteppingHost,
+    impulse,
+)
+from ..laws import AbstractContactLaw, HuntCrossley, NewtonImpact
 from ..laws._base import as_parameter
 from ._base import AbstractSystem, check_law_scalars, check_time_function
 
@@ -22,7 +28,7 @@ def _zero_force(t):
     return jnp.zeros_like(t)
 
 
-class ContactMass(AbstractSystem, AbstractParametrised):
+class ContactMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHost):
     """A mass moving along p above a rigid wall at p ≤ 0, under gravity (SPEC §3, eq. 16).
 
     ``M dv/dt = force(t) + f − M g``,  ``dp/dt = v``, plus the contact law's state rows,
@@ -31,13 +37,23 @@ class ContactMass(AbstractSystem, AbstractParametrised):
     Parameters
     ----------
     M: mass [kg] > 0.
-    law: any contact law (`UnilateralODE`, `KelvinVoigt`, `HuntCrossley`).
+    law: any contact law (`UnilateralODE`, `KelvinVoigt`, `HuntCrossley`) for the ODE
+        methods; `NewtonImpact` (rigid, with restitution) for ``method="moreau_jean"``.
     g: gravitational acceleration towards the wall [m/s²] (default 9.81; 0 for none).
     p0, v0: initial height above the wall [m] and velocity [m/s] (default 0, 0).
     force: extra applied force [N] along +p as a callable of t (default none).
 
     Channels: ``p`` [m], ``v`` [m/s], ``f`` contact force on the mass [N], ``fe`` [N], and
-    the law's state (``e`` for UnilateralODE) [m].
+    the law's state (``e`` for UnilateralODE) [m]. Under ``method="moreau_jean"`` ``f`` is
+    the mean contact force over the step that ended at the sample (impulse / step).
+
+    Examples
+    --------
+    >>> import stickslip as ss
+    >>> ball = ss.systems.ContactMass(M=1.0, law=ss.laws.NewtonImpact(e=0.8), g=9.81, p0=1.0)
+    >>> res = ss.simulate(ball, 6.0, method="moreau_jean", dt=1e-3)
+    >>> float(res["v"][-1]), bool(res["p"].min() > -1e-3)   # at rest, no visible penetration
+    (0.0, True)
     """
 
     M: jnp.ndarray = eqx.field(converter=as_parameter)
@@ -89,6 +105,34 @@ class ContactMass(AbstractSystem, AbstractParametrised):
     def outputs(self, t, x):
         f, _ = self.law.force_and_rate(x[2:], x[0], x[1])
         return {"f": f, "fe": self.force(t)}
+
+    # --- method="moreau_jean" (stickslip.integrate._moreau_jean) -------------------------
+
+    def route_refusal(self, method):
+        rigid = isinstance(self.law, NewtonImpact)
+        if method in TIME_STEPPING_METHODS and not rigid:
+            return (f"its contact law {type(self.law).__name__} is compliant (an ODE law); "
+                    "time stepping needs the rigid law ss.laws.NewtonImpact(e=...)")
+        if method not in TIME_STEPPING_METHODS and rigid:
+            return ("NewtonImpact is a rigid impact law without a force as a function of "
+                    "the gap: it runs only under method='moreau_jean' (and 'events' once it "
+                    "exists); for an ODE method use UnilateralODE or a penalty law")
+        return None
+
+    def moreau_jean_step(self, t, x, h, theta):
+        """θ-method with the load's impulse by quadrature; the contact is active when the
+        free end-of-step gap ``p + h·(θ·v_free + (1 − θ)·v)`` is ≤ 0, and then the Newton
+        law at the velocity level (:meth:`NewtonImpact.velocity_after`) sets v⁺."""
+        p, v = x[0], x[1]
+        v_free = v + impulse(lambda tau: self.force(tau) - self.M * self.g, t, h) / self.M
+        active = p + h * (theta * v_free + (1.0 - theta) * v) <= 0.0
+        v_new = jnp.where(active, self.law.velocity_after(v_free, v), v_free)
+        p_new = p + h * (theta * v_new + (1.0 - theta) * v)
+        x_new = jnp.concatenate([jnp.stack([p_new, v_new]), x[2:]])
+        return x_new, {"f": self.M * (v_new - v_free) / h}
+
+    def moreau_jean_outputs(self, t, x, forces):
+        return {"f": forces["f"], "fe": self.force(t)}
 
     def peak_load(self) -> float:
         """The largest contact force [N] to expect, for the step check of nonlinear laws:

@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import inspect
-from typing import Callable, ClassVar
+from collections.abc import Callable
+from typing import ClassVar
 
 import equinox as eqx
+import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .._parameters import INITIAL, MASS, NORMAL_FORCE, AbstractParametrised, Rule
 from .._validation import check_finite_matrix
 from ..errors import ParameterError
+from ..integrate._moreau_jean_host import AbstractTimeSteppingHost, impulse
 from ..laws import AbstractFrictionLaw
 from ..laws._base import as_parameter
 from ._base import AbstractSystem, check_law_scalars, check_time_function, finite_modes
+from ._time_stepping import (
+    check_friction_step,
+    friction_route_refusal,
+    implicit_friction,
+)
 
 __all__ = ["FrictionMass"]
 
@@ -56,7 +64,7 @@ def _as_time_function(value):
 _CHANNEL_NAMES = {"a": "proxy_offset"}
 
 
-class FrictionMass(AbstractSystem, AbstractParametrised):
+class FrictionMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHost):
     """A mass on a rough surface, pushed by a force, on a spring and a damper, with the
     surface possibly moving (a belt) (SPEC §2, eq. 10 for `CoulombODE`).
 
@@ -96,6 +104,13 @@ class FrictionMass(AbstractSystem, AbstractParametrised):
     With a spring, a damper or a moving surface also ``fs`` (spring plus damper force on
     the mass [N]) and ``u`` (surface velocity [m/s]). ``a`` is kept as a deprecated alias of
     ``proxy_offset`` (same values; it will be removed).
+
+    Under ``simulate(..., method="moreau_jean")`` (with a `CoulombODE` law) the friction is
+    the set-valued Coulomb law of the law's levels, solved exactly at every step
+    (:mod:`stickslip.systems._time_stepping`: stick is tried first and kept while the force
+    it needs is within the static level): ``slip`` is exactly 0 at every stuck sample,
+    ``proxy_offset`` is 0 (there is no proxy), and ``f`` is the mean friction force over
+    the step that ended at the sample (over the first step at t0).
 
     Examples
     --------
@@ -168,16 +183,22 @@ class FrictionMass(AbstractSystem, AbstractParametrised):
         return 0.0 * t if self.surface_velocity is None else self.surface_velocity(t)
 
     def _applied(self, t, x):
+        return self._applied_pv(t, x[0], x[1])
+
+    def _applied_pv(self, t, p, v):
         if _takes_state(self.force):
-            return self.force(t, x[0], x[1])
+            return self.force(t, p, v)
         return self.force(t)
 
     def _spring(self, x):
-        fs = 0.0 * x[0]
+        return self._spring_pv(x[0], x[1])
+
+    def _spring_pv(self, p, v):
+        fs = 0.0 * p
         if self.stiffness is not None:
-            fs = fs - self.stiffness * (x[0] - self.anchor)
+            fs = fs - self.stiffness * (p - self.anchor)
         if self.damping is not None:
-            fs = fs - self.damping * x[1]
+            fs = fs - self.damping * v
         return fs
 
     def _friction(self, t, x):
@@ -195,6 +216,47 @@ class FrictionMass(AbstractSystem, AbstractParametrised):
             i = self.law.state_names.index("a")
             slip = slip - law_rate[i]
         out = {"f": f, "fe": self._applied(t, x), "slip": slip}
+        if self._has_belt_terms:
+            out.update(fs=self._spring(x), u=self._surface(t))
+        if "a" in self.law.state_names:
+            out["a"] = x[2 + self.law.state_names.index("a")]     # deprecated alias
+        return out
+
+    # --- method="moreau_jean" (stickslip.integrate._moreau_jean) -------------------------
+
+    def route_refusal(self, method):
+        return friction_route_refusal(self.law, method)
+
+    def check_time_step(self, dt):
+        check_friction_step("FrictionMass", self.law, self.M, self.N, dt)
+
+    def _smooth_force(self, t, p, v):
+        """Every force on the mass but friction [N]: applied, spring and damper."""
+        return self._applied_pv(t, p, v) + self._spring_pv(p, v)
+
+    def moreau_jean_step(self, t, x, h, theta):
+        """θ-method for the smooth forces, linearised at the start of the step (exact for
+        the spring and the damper), with the applied load's impulse by quadrature; friction
+        fully implicit and exact (:func:`._time_stepping.implicit_friction`)::
+
+            Ŵ·(v⁺ − v) = ∫G(τ, p, v)dτ + h²θ·G_p·v + P,   Ŵ = M − hθ·(G_v + hθ·G_p)
+            p⁺ = p + h·(θ·v⁺ + (1 − θ)·v)
+        """
+        p, v = x[0], x[1]
+        t_end = t + h
+        smooth_impulse = impulse(lambda tau: self._smooth_force(tau, p, v), t, h)
+        g_p, g_v = jax.grad(self._smooth_force, argnums=(1, 2))(t_end, p, v)
+        W = self.M - h * theta * (g_v + h * theta * g_p)        # effective mass of the step
+        v_free = v + (smooth_impulse + h * h * theta * g_p * v) / W
+        u_end = self._surface(t_end)
+        w_plus, f = implicit_friction(self.law, v_free - u_end, W / h, self.N)
+        v_new = u_end + w_plus                                   # = u_end exactly when stuck
+        p_new = p + h * (theta * v_new + (1.0 - theta) * v)
+        x_new = jnp.concatenate([jnp.stack([p_new, v_new]), jnp.zeros_like(x[2:])])
+        return x_new, {"f": f}
+
+    def moreau_jean_outputs(self, t, x, forces):
+        out = {"f": forces["f"], "fe": self._applied(t, x), "slip": x[1] - self._surface(t)}
         if self._has_belt_terms:
             out.update(fs=self._spring(x), u=self._surface(t))
         if "a" in self.law.state_names:
