@@ -17,7 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 ILLUSTRATION = "<!-- illustration -->"
-SLOW_PAGES = {"planar.md", "spatial.md", "joint_friction.md", "unilateral.md", "studies.md"}
+SLOW_PAGES = {"planar.md", "spatial.md", "joint_friction.md", "unilateral.md", "studies.md",
+              "realtime.md"}
 _FENCE = re.compile(r"^(`{3,}|~{3,})\s*([\w+-]*)(.*)$")
 
 

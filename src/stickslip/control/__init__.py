@@ -12,8 +12,13 @@ wrapper with ``.step(p_d, p) -> f`` for a loop:
   (haptics, admittance control).
 
 Plants (:class:`MassPlant`, :class:`SingleLinkArm`, :class:`ActuatedSystem` around any core
-system such as a ``FrictionMass``) and :func:`simulate_closed_loop` (zero-order hold, the
-plant integrated between samples by the core's Runge–Kutta steps).
+system such as a ``FrictionMass``; a planar mechanism driven by joint efforts, one controller
+per joint, is ``ss.planar.MechanismPlant`` with ``ss.planar.JointActuator`` — the planar host
+builds on this layer) and :func:`simulate_closed_loop`
+(zero-order hold, the plant integrated between samples by the core's Runge–Kutta steps);
+:func:`simulate_host_loop` runs a host-side controller (a Python object, exported C) against
+the same plant sample by sample. :mod:`stickslip.planar.psmc_arm`: a two-link arm with joint
+friction and per-joint PSMC gains.
 """
 
 from ._closed_loop import simulate_closed_loop as simulate_closed_loop
@@ -27,12 +32,13 @@ from ._controllers import PIDParams as PIDParams
 from ._controllers import PIDState as PIDState
 from ._controllers import PSMCParams as PSMCParams
 from ._controllers import PSMCState as PSMCState
-from ._controllers import naive_smc_step as naive_smc_step
-from ._controllers import pid_step as pid_step
-from ._controllers import psmc_step as psmc_step
 from ._controllers import RenderedFriction as RenderedFriction
 from ._controllers import RenderedFrictionParams as RenderedFrictionParams
 from ._controllers import RenderedFrictionState as RenderedFrictionState
+from ._controllers import naive_smc_step as naive_smc_step
+from ._controllers import pid_step as pid_step
+from ._controllers import psmc_step as psmc_step
+from ._host_loop import simulate_host_loop as simulate_host_loop
 from ._plants import AbstractPlant as AbstractPlant
 from ._plants import ActuatedSystem as ActuatedSystem
 from ._plants import MassPlant as MassPlant

@@ -13,7 +13,8 @@ import numpy as np
 
 from .._validation import check_positive
 from ..errors import ParameterError, SimulationError
-from ..integrate import check_divergence, largest_stable_step, step_grid
+from ..integrate import (check_divergence, check_time_arguments, largest_stable_step,
+                         step_grid)
 from ..integrate import _program_store
 from ..integrate._fixed_step import rk_step
 from ..integrate._tableaus import FIXED_STEP_METHODS
@@ -39,21 +40,27 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
     Parameters
     ----------
     plant: an :class:`~stickslip.control.AbstractPlant` (``MassPlant``, ``SingleLinkArm``,
-        ``ActuatedSystem(FrictionMass(...))``).
+        ``ActuatedSystem(FrictionMass(...))``, or a multi-input ``MechanismPlant`` — a
+        planar arm with one actuator per joint: u, the reference and the measurement are
+        then vectors, one entry per input, and each joint has its own controller: the
+        controller's gains are scalars (the same for every joint) or arrays of shape
+        ``(n_inputs,)``, one per joint).
     controller: a controller parameter module (``PSMCParams``, ``PIDParams``,
         ``NaiveSMCParams``, ``RenderedFrictionParams``) or its stateful wrapper (``PSMC``, …;
         only its parameters are used, its state is left alone) — or a list of controllers
         of one type and one T that differ in gains: one compiled, vmapped run, and every
         channel gets a leading member axis (``res.member(i)``).
     t_end: end time [s].
-    reference: p_d [m or rad], a constant or a ``jax.numpy`` callable of t [s].
+    reference: p_d [m or rad], a constant or a ``jax.numpy`` callable of t [s]; for a
+        multi-input plant a constant or callable of shape ``(n_inputs,)`` (a scalar applies
+        to every input).
     substeps: integrator steps per sample (default: enough for the plant's stiffest mode
         to be stable, at least 1).
     method: ``"rk4"``, ``"rk_gill"`` or ``"euler"``.
     t0: start time [s].
     noise: standard deviation of white Gaussian noise added to each measurement [m or rad]
-        (default 0); `seed` seeds it. The noisy value is what the controller sees
-        (channel ``measured``).
+        (default 0; independent per input); `seed` seeds it. The noisy value is what the
+        controller sees (channel ``measured``).
 
     Returns
     -------
@@ -61,15 +68,28 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
     last sample is exactly `t_end`; a last interval shorter than T holds its force for what
     is left) with the plant states, the plant's outputs, ``u`` (the held
     actuator force from t_k on), ``p_d``, ``measured`` (what the controller saw) and the
-    controller's extras (``proxy`` for PSMC).
+    controller's extras (``proxy`` for PSMC). A multi-input plant's outputs are computed
+    with the held input, and its per-input channels are named ``<input>.u``,
+    ``<input>.p_d``, ``<input>.measured`` and ``<input>.proxy``.
 
     Raises
     ------
-    ParameterError: bad plant, controller, reference, method or substeps.
+    ParameterError: bad plant, controller, reference, method or substeps; a `t_end` or `t0`
+        that is not finite, or `t_end` not after `t0` (checked first, by the core's
+        ``stickslip.integrate.check_time_arguments``: ``simulate_closed_loop.t_end``).
     SimulationError: the run diverged — the plant state or the force became NaN/inf or grew
         past the core guard's ``max_state`` (a finite blow-up; ``check_divergence``); the
         message names the sample k, its time and the last sane state.
     """
+    # the core's step and span check, before the controllers are stacked or anything compiles
+    t0, t_end = check_time_arguments("simulate_closed_loop", t_end, t0=t0)[:2]
+    if substeps is not None:           # the step is T/substeps: a whole number >= 1
+        check_positive("simulate_closed_loop", "substeps", substeps,
+                       "Pass a whole number of integrator steps per sample (>= 1).")
+        if isinstance(substeps, bool) or int(substeps) != substeps:
+            raise ParameterError(f"`simulate_closed_loop.substeps` must be a whole number of "
+                                 f"integrator steps per sample (>= 1); got substeps="
+                                 f"{substeps!r}.")
     controller, members = _controllers(controller)
     if not isinstance(plant, AbstractPlant):
         raise ParameterError(f"`plant` must be a control plant (MassPlant, SingleLinkArm, "
@@ -77,15 +97,13 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
     if method not in FIXED_STEP_METHODS:
         raise ParameterError(f"unknown `method` {method!r}; closed-loop runs use a fixed-step "
                              f"method: {list(FIXED_STEP_METHODS)}.")
-    T = float(np.ravel(np.asarray(controller.T))[0])     # one T for a whole batch
-    if not (np.isfinite(t_end) and t_end > t0):
-        raise ParameterError(f"`t_end` must be a finite time after t0={t0}; got {t_end}.")
+    T = _sample_period(controller)                       # one T for a whole batch
+    names = plant.input_names
+    _check_gain_shapes(controller, members, plant)
     if substeps is None:
         limit = largest_stable_step(plant, method)
         substeps = 1 if not math.isfinite(limit) else max(1, math.ceil(T / (0.9 * limit)))
     substeps = int(substeps)
-    check_positive("simulate_closed_loop", "substeps", substeps,
-                   "Pass a whole number of integrator steps per sample (>= 1).")
     # the core's output grid: samples every T, the last exactly at t_end (a shorter last
     # interval: n_last whole steps and a partial step h_last, the force held as before)
     grid = step_grid(t0, t_end, T / substeps, T, owner="simulate_closed_loop")
@@ -95,10 +113,12 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
     steps = np.full(n + 1, substeps)
     partial = np.zeros(n + 1)
     steps[n - 1], partial[n - 1] = grid.n_last, grid.h_last
-    refs = _reference_samples(reference, ts)
+    shape = () if names is None else (len(names),)
+    refs = _reference_samples(reference, ts, shape)
     if not (np.isfinite(noise) and noise >= 0):
         raise ParameterError(f"`noise` must be a finite standard deviation >= 0; got {noise}.")
-    noise_samples = float(noise) * np.random.default_rng(seed).standard_normal(n + 1)
+    noise_samples = float(noise) * np.random.default_rng(seed).standard_normal((n + 1,
+                                                                                *shape))
     dynamic, static = eqx.partition((plant, controller), eqx.is_array)
     args = (jnp.asarray(t0), jnp.asarray(refs), jnp.asarray(noise_samples),
             jnp.asarray(steps), jnp.asarray(partial), plant.initial_state())
@@ -116,19 +136,25 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
         _check_divergence(plant, ts, xs if m is None else xs[m], us if m is None else us[m],
                           member=m)
     channels = {name: xs[..., i] for i, name in enumerate(plant.state_names)}
-    if members is None:
-        outputs = jax.vmap(plant.outputs)(jnp.asarray(ts), jnp.asarray(xs))
-    else:
-        outputs = jax.vmap(lambda x: jax.vmap(plant.outputs)(jnp.asarray(ts), x))(
-            jnp.asarray(xs))
+    outputs = _program_store.call(outputs_kernel, (static[0],),
+                                  (dynamic[0], jnp.asarray(ts), jnp.asarray(xs),
+                                   jnp.asarray(us)))
     channels.update({name: np.asarray(v) for name, v in outputs.items()})
-    channels["u"] = us
-    channels["p_d"] = refs if members is None else np.broadcast_to(refs, us.shape).copy()
-    channels.update({name: np.asarray(v) for name, v in extras.items()})
+    signals = {"u": us, "p_d": refs if members is None else
+               np.broadcast_to(refs, us.shape).copy(),
+               **{name: np.asarray(v) for name, v in extras.items()}}
     units = dict(plant.units)
-    position_unit = units.get(plant.state_names[0], "m")
-    units.update(u="N·m" if position_unit == "rad" else "N", p_d=position_unit,
-                 proxy=position_unit, measured=position_unit)
+    if names is None:
+        channels.update(signals)
+        position_unit = units.get(plant.state_names[0], "m")
+        units.update(u="N·m" if position_unit == "rad" else "N", p_d=position_unit,
+                     proxy=position_unit, measured=position_unit)
+    else:
+        for i, name in enumerate(names):
+            position_unit, effort_unit = plant.measured_units[i], plant.input_units[i]
+            for signal, values in signals.items():
+                channels[f"{name}.{signal}"] = values[..., i]
+                units[f"{name}.{signal}"] = effort_unit if signal == "u" else position_unit
     meta = {"system": type(plant).__name__, "controller": type(controller).__name__,
             "batch_size": members,
             "method": method, "T": T, "substeps": substeps, "noise": float(noise),
@@ -164,20 +190,57 @@ def _controllers(controller):
     return jax.tree.map(lambda *leaves: jnp.stack(leaves), *items), len(items)
 
 
-def _reference_samples(reference, ts):
+def _sample_period(controller) -> float:
+    """The one sample period of a controller (or a stacked batch), refusing per-joint
+    periods that differ."""
+    periods = np.ravel(np.asarray(controller.T, dtype=float))
+    if np.any(periods != periods[0]):
+        raise ParameterError(f"`{type(controller).__name__}.T` must be one sample period for "
+                             f"every joint and member; got T={periods.tolist()}. Sample every "
+                             "joint at the same rate.")
+    return float(periods[0])
+
+
+def _check_gain_shapes(controller, members, plant):
+    """Gains are scalars, or one per input of a multi-input plant (after a batch axis)."""
+    names = plant.input_names
+    allowed = [()] if names is None else [(), (len(names),)]
+    lead = () if members is None else (members,)
+    for field, value in vars(controller).items():
+        shape = np.shape(value)[len(lead):] if eqx.is_array(value) else ()
+        if shape not in allowed:
+            per = ("a scalar" if names is None else
+                   f"a scalar or one value per input {list(names)} (shape {allowed[1]})")
+            raise ParameterError(
+                f"`{type(controller).__name__}.{field}` has shape {shape}; for a "
+                f"{type(plant).__name__} each gain must be {per}.")
+
+
+def _reference_samples(reference, ts, shape=()):
+    """p_d at the sample times: shape ``(n,)`` for a single-input plant, ``(n, n_in)`` for a
+    multi-input one (a scalar reference is applied to every input)."""
+    want = "a scalar" if not shape else f"a scalar or shape {shape} (one per input)"
     if callable(reference):
         try:
             refs = np.asarray(jax.vmap(reference)(jnp.asarray(ts)), dtype=float)
         except Exception as exc:
             raise ParameterError(f"`reference(t)` failed: {exc!r}. It must take the time t [s] "
                                  "and use jax.numpy.") from exc
+        if refs.shape[1:] != shape and refs.shape[1:] != ():
+            raise ParameterError(f"`reference(t)` must return {want}; got shape "
+                                 f"{refs.shape[1:]}.")
     else:
-        refs = np.full(ts.shape, float(reference))
-    if refs.shape != ts.shape:
-        raise ParameterError(f"`reference(t)` must return a scalar; got shape "
-                             f"{refs.shape[1:]}.")
+        try:
+            value = np.asarray(reference, dtype=float)
+        except (TypeError, ValueError):
+            raise ParameterError(f"`reference` must be a number, an array of shape {shape} or a "
+                                 f"callable of t; got {type(reference).__name__}.") from None
+        if value.shape not in ((), shape):
+            raise ParameterError(f"`reference` must be {want}; got shape {value.shape}.")
+        refs = np.broadcast_to(value, (*ts.shape, *value.shape)).astype(float)
+    refs = np.broadcast_to(refs, (*ts.shape, *shape)).copy()
     if not np.all(np.isfinite(refs)):
-        k = int(np.argmin(np.isfinite(refs)))
+        k = int(np.argmin(np.all(np.isfinite(refs.reshape(len(ts), -1)), axis=1)))
         raise ParameterError(f"`reference` is not finite at sample k={k} (t={ts[k]:g} s): "
                              f"{refs[k]}. Pass a finite reference.")
     return refs
@@ -190,6 +253,14 @@ def closed_loop_kernel(static, n_sub, method, dynamic, t0, refs, noise, steps, p
     return _run_impl(dynamic, static, t0, refs, noise, steps, partial, x0, n_sub, method)
 
 
+def outputs_kernel(static, dynamic, ts, xs, us):
+    """The plant's output channels at every sample with the held input (vmapped; over the
+    batch members too when `xs` has a leading member axis)."""
+    plant = eqx.combine(dynamic, static)
+    one = jax.vmap(plant.controlled_outputs)
+    return one(ts, xs, us) if xs.ndim == 2 else jax.vmap(lambda x, u: one(ts, x, u))(xs, us)
+
+
 def closed_loop_batch_kernel(static, n_sub, method, dyn_plant, dyn_controllers, t0, refs,
                              noise, steps, partial, x0):
     """`closed_loop_kernel` for controllers stacked along a leading member axis."""
@@ -197,16 +268,35 @@ def closed_loop_batch_kernel(static, n_sub, method, dyn_plant, dyn_controllers, 
                                          partial, x0, n_sub, method))(dyn_controllers)
 
 
+def hold(plant, method, n_sub, T, t, x, u, steps_k, partial_k):
+    """The plant over one sample interval from t with the input u held (zero-order hold):
+    ``steps_k`` Runge–Kutta steps of T/n_sub, then a partial step ``partial_k`` (non-zero
+    only in a shorter last interval). Shared by the compiled loop and the host loop
+    (:func:`~stickslip.control.simulate_host_loop`), so both integrate alike."""
+    tableau = FIXED_STEP_METHODS[method]
+    # the core's capabilities (of the wrapped system for ActuatedSystem): class variables,
+    # or static fields read through a property (a planar system's ``projection``)
+    inner = plant.system if isinstance(plant, ActuatedSystem) else plant
+    looped, projects = bool(inner.trace_stages_once), bool(inner.projects_after_step)
+    h = T / n_sub
+    field = lambda tt, xx: plant.controlled_field(tt, xx, u)  # noqa: E731 (u held: ZOH)
+
+    def substep(j, xx):
+        xx = rk_step(field, tableau, t + j * h, xx, h, stages_in_loop=looped)
+        return plant.project(t + (j + 1) * h, xx) if projects else xx
+    x_next = jax.lax.fori_loop(0, steps_k, substep, x)
+    t_whole = t + steps_k * h
+    x_part = rk_step(field, tableau, t_whole, x_next, partial_k, stages_in_loop=looped)
+    if projects:
+        x_part = plant.project(t_whole + partial_k, x_part)
+    return jnp.where(partial_k > 0, x_part, x_next)
+
+
 def _run_impl(dynamic, static, t0, refs, noise, steps, partial, x0, n_sub, method):
     """Scan over the samples; interval k takes ``steps[k]`` steps of T/n_sub and then a
     partial step ``partial[k]`` (non-zero only in a shorter last interval)."""
     plant, controller = eqx.combine(dynamic, static)
-    tableau = FIXED_STEP_METHODS[method]
-    # the core's class-variable capabilities (of the wrapped system for ActuatedSystem)
-    inner = type(plant.system) if isinstance(plant, ActuatedSystem) else type(plant)
-    looped, projects = inner.trace_stages_once, inner.projects_after_step
     T = controller.T
-    h = T / n_sub
     c0 = controller.init_state(refs[0], plant.measure(t0, x0) + noise[0])
 
     def sample(carry, k):
@@ -214,16 +304,7 @@ def _run_impl(dynamic, static, t0, refs, noise, steps, partial, x0, n_sub, metho
         t = t0 + k * T
         y = plant.measure(t, x) + noise[k]
         u, c = controller.update(c, refs[k], y)
-        field = lambda tt, xx: plant.controlled_field(tt, xx, u)  # noqa: E731 (u held: ZOH)
-        def substep(j, xx):
-            xx = rk_step(field, tableau, t + j * h, xx, h, stages_in_loop=looped)
-            return plant.project(t + (j + 1) * h, xx) if projects else xx
-        x_next = jax.lax.fori_loop(0, steps[k], substep, x)
-        t_whole, h_part = t + steps[k] * h, partial[k]
-        x_part = rk_step(field, tableau, t_whole, x_next, h_part, stages_in_loop=looped)
-        if projects:
-            x_part = plant.project(t_whole + h_part, x_part)
-        x_next = jnp.where(h_part > 0, x_part, x_next)
+        x_next = hold(plant, method, n_sub, T, t, x, u, steps[k], partial[k])
         return (x_next, c), (x, u, {"measured": y, **controller.extras(c, y)})
 
     _, (xs, us, extras) = jax.lax.scan(sample, (x0, c0), jnp.arange(refs.shape[0]))
@@ -235,9 +316,10 @@ def _check_divergence(plant, ts, xs, us, member=None):
     the plant states and the held force; the error names the sample, its time and the last
     sane state, with the closed loop's own advice."""
     name = f"closed loop with {type(plant).__name__}"
+    inputs = ("u",) if plant.input_names is None else tuple(f"{n}.u" for n in plant.input_names)
     try:
-        check_divergence(name, (*plant.state_names, "u"), ts,
-                         np.concatenate([xs, us[..., None]], axis=-1), member=member)
+        check_divergence(name, (*plant.state_names, *inputs), ts,
+                         np.concatenate([xs, us.reshape(len(ts), -1)], axis=-1), member=member)
     except SimulationError as exc:
         k = int(np.searchsorted(ts, exc.time))
         what = str(exc).split(" diverged: ", 1)[1].split(" Last sane state: ")[0]

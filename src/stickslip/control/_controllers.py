@@ -32,7 +32,6 @@ from ..errors import ParameterError, SimulationError
 from ..laws._base import as_parameter
 from ..discrete import da_relaxation_step
 from ..discrete._export_c import CTemplate, register_c
-from ..nonsmooth import sat
 
 __all__ = ["AbstractController", "PSMCParams", "PSMCState", "psmc_step", "PSMC",
            "PIDParams", "PIDState", "pid_step", "PID",
@@ -111,6 +110,10 @@ class PSMCParams(AbstractController):
     T: sample period [s] > 0.
     M: optional nominal plant mass [kg]; when given, the Routh–Hurwitz condition
         ``B·K > M·L`` of the PID coupling ``M s³ + B s² + K s + L`` is checked too.
+
+    Every gain may also be an array of shape ``(n,)``: n independent PSMCs, one per joint of
+    a multi-input plant (p_d and p are then vectors, and each joint saturates at its own
+    F_j); T must then be one period for all.
 
     Raises
     ------
@@ -191,7 +194,7 @@ class PSMCParams(AbstractController):
         D = B + K * T + L * T * T
         # f*_k of SPEC §6 with a_{k−2} = a_{k−1} − ∇a_{k−1} (same value, no cancellation)
         f_star = D / (H + T) * sigma + L * a1 + (K * H - B + L * T * H) / ((H + T) * T) * da1
-        f = sat(F, f_star)                          # = F sat(f*/F), theorem (4)
+        f = jnp.clip(f_star, -F, F)                 # = F sat(f*/F), theorem (4), per joint
         da = (B * da1 + T * T * (f - L * a1)) / D   # a_k − a_{k−1}
         return f, PSMCState(a1 + da, da, jnp.asarray(p, dtype=float),
                             jnp.asarray(p_d, dtype=float))
@@ -250,7 +253,7 @@ class PIDParams(AbstractController):
         integral = state.integral + self.T * e
         f = self.K * e + self.L * integral + self.B * (e - state.e_prev) / self.T
         if self.f_max is not None:
-            f = sat(self.f_max, f)
+            f = jnp.clip(f, -self.f_max, self.f_max)   # per joint (not a ball: sat on vectors)
         return f, PIDState(integral, jnp.asarray(e, dtype=float))
 
 

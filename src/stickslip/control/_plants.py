@@ -7,6 +7,12 @@ it open loop with u = 0) plus
 * ``measure(t, x)`` — the measured position the controller sees (p [m] or q [rad]).
 
 ``vector_field(t, x)`` is ``controlled_field(t, x, 0)``.
+
+A multi-input plant (:class:`~stickslip.planar.MechanismPlant`) names its inputs in
+``input_names`` (one effort and one measured coordinate per name; u and ``measure`` then have
+shape ``(n_inputs,)``); single-input plants leave it ``None`` (scalar u and measurement).
+``controlled_outputs(t, x, u)`` gives the output channels with the input held (default: the
+input-free ``outputs(t, x)``, right for plants whose outputs depend on the state only).
 """
 
 from __future__ import annotations
@@ -32,7 +38,9 @@ def _no_disturbance(t):
 
 
 class AbstractPlant(AbstractSystem):
-    """A system with one actuator input; see the module docstring for the contract."""
+    """A system with an actuator input; see the module docstring for the contract."""
+
+    input_names: ClassVar[tuple[str, ...] | None] = None
 
     @abc.abstractmethod
     def controlled_field(self, t, x, u) -> jnp.ndarray:
@@ -44,6 +52,10 @@ class AbstractPlant(AbstractSystem):
 
     def vector_field(self, t, x):
         return self.controlled_field(t, x, jnp.zeros(()))
+
+    def controlled_outputs(self, t, x, u) -> dict:
+        """Output channels with the input u held (default: ``outputs(t, x)``)."""
+        return self.outputs(t, x)
 
 
 class MassPlant(AbstractPlant, AbstractParametrised):

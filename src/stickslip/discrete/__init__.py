@@ -24,3 +24,5 @@ from ._friction import da_relaxation_step as da_relaxation_step
 from ._friction import sign_inclusion_step as sign_inclusion_step
 from ._tire import BrushTire as BrushTire
 from ._tire import brush_tire_step as brush_tire_step
+from ._tire_combined import brush_tire_step_combined as brush_tire_step_combined
+from ._tire_combined import steady_state_combined as steady_state_combined

@@ -132,7 +132,8 @@ def brush_tire_step(e_prev, V, omega, T, tire: BrushTire):
     **[fix]** the slide prints ``e := (K ê + B f)/(K T̂ + B)``, which is not even
     dimensionally consistent; backward Euler of ``f = K e + B (e − ê)/T̂`` gives the line
     above (the same update as :func:`da_relaxation_step` with ê for e_{k−1}, T̂ for T).
-    The slide's yaw term ψ̇(ξ − ξ_c) (lateral slip) is not modelled: longitudinal only.
+    Longitudinal only: the lateral direction and the slide's yaw term ψ̇(ξ − ξ_c) are in
+    :func:`~stickslip.discrete.brush_tire_step_combined`.
     """
     check_parameters("brush_tire_step", {"T": SAMPLE_PERIOD}, T=T)
     if not isinstance(tire, BrushTire):

@@ -52,6 +52,9 @@ FIGURES: list[FigureSpec] = [
                "Kikuuwe, slides: sliding mode control (SPEC §6)", "_psmc_chattering"),
     FigureSpec("psmc_step_response", "PSMC vs PID: small and large step",
                "Kikuuwe, slides: advantages of PSMC (SPEC §6)", "_psmc_step_response"),
+    FigureSpec("psmc_arm", "PSMC vs PID on a two-link arm with pin friction: a 1 rad step",
+               "Kikuuwe, slides: advantages of PSMC, on a mechanism (SPEC §6; issue 22)",
+               "_psmc_arm"),
     FigureSpec("da_stick_slip", "Stick–slip of blocks pulled through springs, DA relaxation",
                "Kikuuwe, slides: DA relaxation (SPEC §6)", "_da_stick_slip"),
     FigureSpec("needle_insertion", "Needle insertion: tissue friction rendered by DA "
@@ -59,6 +62,9 @@ FIGURES: list[FigureSpec] = [
                "haptics (SPEC §6)", "_needle_insertion"),
     FigureSpec("brush_tire", "Brush tire: force vs slip ratio, stick and slide regions",
                "Kikuuwe, slides: vehicle simulation, SI2007 (SPEC §6)", "_brush_tire"),
+    FigureSpec("brush_tire_combined", "Brush tire, combined slip: Fy and Mz vs slip angle, "
+               "Fx–Fy in the friction circle", "Kikuuwe, slides: vehicle simulation, SI2007 "
+               "(SPEC §6; issue 22)", "_brush_tire_combined"),
     FigureSpec("stick_slip_oscillator", "Stick–slip oscillator, static above kinetic: "
                "CoulombODE vs LuGre vs tanh vs one level", "the classic belt oscillator "
                "(issue 22; closed form in the module)", "_stick_slip_oscillator"),

@@ -54,6 +54,8 @@ from ._contact_reference import moreau_jean as moreau_jean
 from ._model import Model as Model
 from ._system import PlanarSystem as PlanarSystem
 from ._system import ProjectedPlanarSystem as ProjectedPlanarSystem
+from ._plant import JointActuator as JointActuator
+from ._plant import MechanismPlant as MechanismPlant
 from . import examples as examples  # noqa: E402
 
 __all__ = [
@@ -65,5 +67,5 @@ __all__ = [
     "TranslationalSpringDamper", "RotationalSpringDamper", "PointForce", "BodyTorque",
     "LuGreFriction", "PointLineStop", "TranslationalStop", "RevoluteStop",
     "Dynamics", "ConstrainedEquations", "schur_solve",
-    "PointLineContact", "ClearanceSlider", "moreau_jean",
+    "PointLineContact", "ClearanceSlider", "moreau_jean", "JointActuator", "MechanismPlant",
 ]

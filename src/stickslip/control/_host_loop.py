@@ -1,0 +1,161 @@
+"""A host-side controller in the loop: the plant compiled, the controller called from Python.
+
+:func:`simulate_closed_loop` compiles controller and plant into one ``lax.scan``. To check a
+controller that lives outside JAX — the exported C of :func:`stickslip.discrete.export_c`
+loaded with ``ctypes``, a stateful :class:`~stickslip.control.PSMC` — against that loop, or
+to run hardware-style code, :func:`simulate_host_loop` calls the controller once per sample
+on the host and advances the plant by the same compiled zero-order-hold interval
+(:func:`~stickslip.control._closed_loop.hold`), on the same sample grid.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from collections.abc import Callable
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._validation import check_positive
+from ..errors import ParameterError, SimulationError
+from ..integrate import _program_store, largest_stable_step, step_grid
+from ..integrate._tableaus import FIXED_STEP_METHODS
+from ..results import Results
+from ._closed_loop import _check_divergence, _reference_samples, hold, outputs_kernel
+from ._plants import AbstractPlant
+
+__all__ = ["simulate_host_loop"]
+
+
+def _advance(static, method, n_sub, dynamic, t0, T, k, x, u, steps_k, partial_k):
+    """One sample interval from t_k = t0 + kT with u held, and the measurement at its end
+    (the times formed as in the compiled loop)."""
+    plant = eqx.combine(dynamic, static)
+    x_next = hold(plant, method, n_sub, T, t0 + k * T, x, u, steps_k, partial_k)
+    return x_next, plant.measure(t0 + (k + 1) * T, x_next)
+
+
+def _measure(static, dynamic, t, x):
+    return eqx.combine(dynamic, static).measure(t, x)
+
+
+def simulate_host_loop(plant: AbstractPlant, controller: Callable, t_end: float,
+                       reference: float | Callable = 0.0, *, T: float | None = None,
+                       substeps: int | None = None, method: str = "rk4",
+                       t0: float = 0.0) -> Results:
+    """Run a host-side `controller` against `plant`, sample by sample, zero-order hold.
+
+    At each sample t_k = t0 + kT: ``u_k = controller(p_d(t_k), plant.measure(t_k, x_k))``
+    (NumPy float64 arguments: scalars, or arrays of shape ``(n_inputs,)`` for a multi-input
+    plant), then the plant is integrated over [t_k, t_k + T] with u_k held by the same
+    compiled step as :func:`simulate_closed_loop` (`method`, `substeps` per sample; one
+    compile per call). The controller keeps its own state between calls.
+
+    Parameters
+    ----------
+    plant: an :class:`~stickslip.control.AbstractPlant`.
+    controller: a callable ``(p_d, p) -> u`` — a stateful wrapper's ``.step``
+        (``ss.control.PSMC(...).step``), exported C through ``ctypes``, …
+    t_end: end time [s].   reference: p_d as for :func:`simulate_closed_loop`.
+    T: sample period [s] (default ``controller.T``, or ``controller.__self__.T`` for a bound
+        ``.step``).
+    substeps, method, t0: as for :func:`simulate_closed_loop`.
+
+    Returns
+    -------
+    Results with the channels of :func:`simulate_closed_loop` except the controller's
+    extras: the plant states and outputs, ``u``, ``p_d`` and ``measured`` (per input,
+    ``<input>.u`` …, for a multi-input plant).
+
+    Raises
+    ------
+    ParameterError: bad plant, controller, T, reference, method or substeps.
+    SimulationError: the controller returned a non-finite or mis-shaped input (named with
+        its sample), or the run diverged.
+    """
+    if not isinstance(plant, AbstractPlant):
+        raise ParameterError(f"`simulate_host_loop.plant` must be a control plant; got "
+                             f"{type(plant).__name__}.")
+    if not callable(controller):
+        raise ParameterError(f"`simulate_host_loop.controller` must be a callable (p_d, p) -> "
+                             f"u; got {type(controller).__name__}.")
+    if method not in FIXED_STEP_METHODS:
+        raise ParameterError(f"unknown `method` {method!r}; closed-loop runs use a fixed-step "
+                             f"method: {list(FIXED_STEP_METHODS)}.")
+    if T is None:
+        T = getattr(controller, "T", getattr(getattr(controller, "__self__", None), "T", None))
+        if T is None:
+            raise ParameterError("`simulate_host_loop.T` is required: the controller has no "
+                                 "sample period `T`.")
+    T = float(T)
+    check_positive("simulate_host_loop", "T", T, "Pass the sample period in seconds.")
+    if not (math.isfinite(t_end) and t_end > t0):
+        raise ParameterError(f"`t_end` must be a finite time after t0={t0}; got {t_end}.")
+    if substeps is None:
+        limit = largest_stable_step(plant, method)
+        substeps = 1 if not math.isfinite(limit) else max(1, math.ceil(T / (0.9 * limit)))
+    substeps = int(substeps)
+    check_positive("simulate_host_loop", "substeps", substeps,
+                   "Pass a whole number of integrator steps per sample (>= 1).")
+    grid = step_grid(t0, t_end, T / substeps, T, owner="simulate_host_loop")
+    n = grid.n_out
+    ts = t0 + np.arange(n + 1) * T
+    ts[-1] = float(t_end)
+    steps = np.full(n + 1, substeps)
+    partial = np.zeros(n + 1)
+    steps[n - 1], partial[n - 1] = grid.n_last, grid.h_last
+    names = plant.input_names
+    shape = () if names is None else (len(names),)
+    refs = _reference_samples(reference, ts, shape)
+
+    dynamic, static = eqx.partition(plant, eqx.is_array)
+
+    # the plant's arrays are arguments (as in the compiled loop), bound once: each sample
+    # then passes only (k, x, u, …) — flattening the plant per call would cost milliseconds
+    advance = functools.partial(jax.jit(functools.partial(_advance, static, method,
+                                                          substeps)), dynamic)
+    x = plant.initial_state()
+    y = np.asarray(jax.jit(functools.partial(_measure, static))(dynamic, jnp.asarray(t0), x))
+    xs, us, ys = [], [], []
+    start = time.perf_counter()
+    for k in range(n + 1):
+        u = np.asarray(controller(refs[k], y), dtype=float)
+        if u.shape != shape or not np.all(np.isfinite(u)):
+            raise SimulationError(
+                f"`simulate_host_loop.controller` returned {u!r} at sample k={k} (t={ts[k]:g} "
+                f"s); it must return {'a finite number' if not shape else f'{shape} finite'} "
+                "efforts.", time=float(ts[k]))
+        xs.append(np.asarray(x))
+        us.append(u)
+        ys.append(y)
+        x, y = advance(jnp.asarray(t0), jnp.asarray(T), jnp.asarray(k), x, jnp.asarray(u),
+                       jnp.asarray(steps[k]), jnp.asarray(partial[k]))
+        y = np.asarray(y)
+    wall = time.perf_counter() - start
+    xs, us, ys = np.stack(xs), np.stack(us), np.stack(ys)
+    _check_divergence(plant, ts, xs, us)
+    channels = {name: xs[..., i] for i, name in enumerate(plant.state_names)}
+    outputs = _program_store.call(outputs_kernel, (static,),
+                                  (dynamic, jnp.asarray(ts), jnp.asarray(xs), jnp.asarray(us)))
+    channels.update({name: np.asarray(v) for name, v in outputs.items()})
+    units = dict(plant.units)
+    signals = {"u": us, "p_d": refs, "measured": ys}
+    if names is None:
+        channels.update(signals)
+        position_unit = units.get(plant.state_names[0], "m")
+        units.update(u="N·m" if position_unit == "rad" else "N", p_d=position_unit,
+                     measured=position_unit)
+    else:
+        for i, name in enumerate(names):
+            for signal, values in signals.items():
+                channels[f"{name}.{signal}"] = values[:, i]
+                units[f"{name}.{signal}"] = (plant.input_units[i] if signal == "u"
+                                             else plant.measured_units[i])
+    meta = {"system": type(plant).__name__, "controller": repr(controller), "method": method,
+            "T": T, "substeps": substeps, "dt": T / substeps, "t0": t0, "t_end": float(t_end),
+            "wall_time": wall, "parameters": plant.parameters()}
+    return Results(ts, channels, units=units, meta=meta, final_state=xs[-1])
