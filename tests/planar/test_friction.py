@@ -237,3 +237,30 @@ def test_newton_solve_pivots_and_reports_a_singular_matrix():
     np.testing.assert_allclose(solve(swap, np.array([2.0, 3.0, 8.0])), [3.0, 1.0, 2.0],
                                rtol=1e-14)
     assert not np.all(np.isfinite(solve(np.ones((2, 2)), np.array([1.0, 2.0]))))
+
+
+def _stick_phases(res, mu):
+    """(duration [s], peak |f|/N) of each stick phase of the slider's joint D: the samples
+    where its friction is not the kinetic μ·N (sliding, the force is μ·N to round-off)."""
+    f, N = np.abs(res["D.friction"]), np.abs(res["D.normal"])
+    stuck = np.abs(f - mu * N) > 1e-9 * N
+    edges = np.diff(np.concatenate([[0], stuck.astype(int), [0]]))
+    dt = res.t[1] - res.t[0]
+    return [((b - a) * dt, float(np.max(f[a:b] / N[a:b])))
+            for a, b in zip(np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0])]
+
+
+def test_slider_crank_squeals_with_static_above_kinetic_friction():
+    """Issue 22: the slider–crank driven slowly through a soft shaft (planar.examples.
+    slider_crank_squeal, half a crank turn). With μ_s = 0.5 > μ = 0.3 the slider sticks and
+    breaks away again and again at the static level μ_s·N (other stick phases end where the
+    drive reverses the load, below it); with one level it never sticks for long."""
+    from stickslip.planar.examples import slider_crank_squeal
+
+    t_end = math.pi / 0.25
+    squeal = _stick_phases(slider_crank_squeal(mu_s=0.5).simulate(t_end, dt=1e-3), 0.3)
+    breakaways = [d for d, peak in squeal if d > 0.1 and abs(peak - 0.5) < 2e-3]
+    assert len(breakaways) >= 6                               # held, then broke at μ_s·N
+    assert max(peak for _, peak in squeal) <= 0.5 * (1 + 1e-9)     # never above μ_s·N
+    plain = _stick_phases(slider_crank_squeal(mu_s=0.3).simulate(t_end, dt=1e-3), 0.3)
+    assert max(d for d, _ in plain) < 0.2

@@ -18,11 +18,12 @@ from ._elements import (AbsoluteAngle, AbsoluteX, AbsoluteY, GearJoint, Revolute
 from ._forces import PointForce
 from ._friction import LuGreFriction
 from ._model import Model
+from ._squeal import slider_crank_squeal
 
 __all__ = ["four_bar", "freudenstein", "slider_crank", "double_pendulum", "quick_return",
            "gear_slider", "cam_follower", "sliding_block", "sliding_block_tutorial",
            "slider_end_stop", "ball_in_box", "ball_on_paddle", "EXAMPLES",
-           "run_example", "join_segments"]
+           "run_example", "join_segments", "slider_crank_squeal"]
 
 
 def _link(model, name, mass, length, start, angle):
