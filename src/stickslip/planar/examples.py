@@ -18,20 +18,12 @@ from ._elements import (AbsoluteAngle, AbsoluteX, AbsoluteY, GearJoint, Revolute
 from ._forces import PointForce
 from ._friction import LuGreFriction
 from ._model import Model
-from ._squeal import slider_crank_squeal
+from ._slider_crank import _link, slider_crank, slider_crank_squeal
 
 __all__ = ["four_bar", "freudenstein", "slider_crank", "double_pendulum", "quick_return",
            "gear_slider", "cam_follower", "sliding_block", "sliding_block_tutorial",
            "slider_end_stop", "ball_in_box", "ball_on_paddle", "EXAMPLES",
            "run_example", "join_segments", "slider_crank_squeal"]
-
-
-def _link(model, name, mass, length, start, angle):
-    """A uniform slender link (inertia mL²/12) from point `start` at `angle` [rad]."""
-    c, s = math.cos(angle), math.sin(angle)
-    return model.add_body(name, mass=mass, inertia=mass * length ** 2 / 12,
-                          x=start[0] + 0.5 * length * c, y=start[1] + 0.5 * length * s,
-                          phi=angle)
 
 
 def freudenstein(theta2, a, b, c, d, branch=+1):
@@ -67,34 +59,6 @@ def four_bar(a=1.0, b=2.5, c=2.0, d=2.5, omega=2 * math.pi, theta0=0.3, driven=T
     coupler.add_point("tracer", (0.0, 0.4 * b))
     if driven:
         m.add(RotationalDriver(m.ground, crank, angle=constant_speed(omega, start=theta0),
-                               name="motor"))
-    return m
-
-
-def slider_crank(crank=0.1, rod=0.3, m_crank=1.0, m_rod=1.0, m_slider=0.5,
-                 theta0=math.radians(60.0), omega=None, gravity=(0.0, -9.81),
-                 pin_friction=None, pin_radius=0.01, slide_friction=None) -> Model:
-    """Slider–crank in a vertical plane (the benchmark model of
-    benchmarks/planar_slider_crank.py): crank 0.1 m / 1 kg and rod
-    0.3 m / 1 kg (uniform links), slider 0.5 kg on the x axis through the crank pivot;
-    released from rest at θ0 = 60°. With ``omega`` [rad/s] the crank is driven at constant
-    speed from θ0 instead. ``pin_friction`` (a friction law, with ``pin_radius`` [m]) on the
-    three pins A, B, C and ``slide_friction`` on the slider's joint D are optional."""
-    pin = {} if pin_friction is None else {"friction": pin_friction, "pin_radius": pin_radius}
-    m = Model(gravity=gravity, name="slider_crank")
-    bx, by = crank * math.cos(theta0), crank * math.sin(theta0)
-    sx = bx + math.sqrt(rod ** 2 - by ** 2)
-    c = _link(m, "crank", m_crank, crank, (0.0, 0.0), theta0)
-    r = _link(m, "rod", m_rod, rod, (bx, by), math.atan2(-by, sx - bx))
-    s = m.add_body("slider", mass=m_slider, inertia=1e-4, x=sx, y=0.0)
-    m.add(RevoluteJoint(m.ground, c, (0.0, 0.0), (-crank / 2, 0.0), name="A", **pin))
-    m.add(RevoluteJoint(c, r, (crank / 2, 0.0), (-rod / 2, 0.0), name="B", **pin))
-    m.add(RevoluteJoint(r, s, (rod / 2, 0.0), (0.0, 0.0), name="C", **pin))
-    m.add(TranslationalJoint(m.ground, s, axis_i=(1.0, 0.0), name="D",
-                             friction=slide_friction))
-    if omega is not None:
-        c.phid = float(omega)
-        m.add(RotationalDriver(m.ground, c, angle=constant_speed(omega, start=theta0),
                                name="motor"))
     return m
 
