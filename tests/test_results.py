@@ -17,7 +17,7 @@ def res():
 
 
 def test_channels_units_and_metadata(res):
-    assert res.names[:2] == ["p", "v"] and {"f", "fe", "a"} <= set(res.names)
+    assert res.names[:2] == ["p", "v"] and {"f", "fe", "proxy_offset"} <= set(res.names)
     assert res.units["p"] == "m" and res.units["f"] == "N"
     assert res.meta["method"] == "rk4" and res.meta["dt"] == 1e-4
     assert res.meta["parameters"]["law"] == "CoulombODE"
@@ -163,3 +163,47 @@ def test_plot_returns_a_figure_with_a_panel_per_unit(res):
 def test_save_rejects_unknown_format(res, tmp_path):
     with pytest.raises(ValueError, match="use a path ending in .csv, .npz or .parquet"):
         res.save(tmp_path / "run.xlsx")
+
+
+# --- deprecated channel aliases (issue 24) ---------------------------------------------------
+
+def test_deprecated_alias_a_is_hidden_from_listings_and_warns_on_access(res, batch):
+    # FrictionMass's old name `a` of `proxy_offset`: no duplicated channel anywhere
+    assert "a" not in res.names and "proxy_offset" in res.names
+    assert res.aliases == {"a": "proxy_offset"} and "a" in res
+    assert "a" not in res.to_pandas().columns and "a" not in batch.to_pandas().columns
+    with pytest.warns(DeprecationWarning, match=r"'a' is a deprecated alias of "
+                                                r"'proxy_offset'.*res\['proxy_offset'\]"):
+        np.testing.assert_array_equal(res["a"], res["proxy_offset"])
+    with pytest.warns(DeprecationWarning, match="proxy_offset"):
+        np.testing.assert_array_equal(batch.member(1)["a"], batch["proxy_offset"][1])
+
+
+@pytest.mark.parametrize("suffix", [".npz", ".csv", ".parquet"])
+def test_deprecated_alias_is_in_no_file_and_still_reads_after_load(res, tmp_path, suffix):
+    import pandas as pd
+
+    path = res.save(tmp_path / f"run{suffix}")
+    if suffix == ".npz":
+        with np.load(path) as archive:
+            assert "ch:a" not in archive.files and "ch:proxy_offset" in archive.files
+    else:
+        columns = (pd.read_csv(path) if suffix == ".csv" else pd.read_parquet(path)).columns
+        assert "a" not in columns and "proxy_offset" in columns
+    back = ss.Results.load(path)
+    assert "a" not in back.names
+    with pytest.warns(DeprecationWarning, match="proxy_offset"):
+        np.testing.assert_array_equal(back["a"], res["proxy_offset"])
+
+
+def test_aliases_apply_only_where_the_new_channel_exists_and_the_old_is_none():
+    t = np.array([0.0, 1.0])
+    own = ss.Results(t, {"a": np.zeros(2), "proxy_offset": np.ones(2)})
+    assert own.aliases == {} and own.names == ["a", "proxy_offset"]   # a real channel wins
+    np.testing.assert_array_equal(own["a"], np.zeros(2))
+    other = ss.Results(t, {"z": np.ones(2)}, aliases={"bristle": "z"})
+    assert other.aliases == {"bristle": "z"} and other.names == ["z"]
+    with pytest.warns(DeprecationWarning, match="'bristle' is a deprecated alias of 'z'"):
+        other["bristle"]
+    with pytest.raises(ss.ChannelError, match="no channel 'a'"):
+        other["a"]

@@ -13,9 +13,14 @@ Contract
   be a ``scalar`` (a 0-d value: a mass given as an array is rejected at construction, not
   deep inside ``jit``), whether ``None`` is allowed (``optional``, the default: ``None``
   means "not given" and is skipped), and a ``hint`` — the sentence that tells the user how
-  to fix a bad value.
-* A quantity that appears in several places has **one** rule, defined once below and used
-  everywhere it appears: :data:`MASS`, :data:`FRICTION_LEVEL` (F ≥ 0: theorem (4) holds for
+  to fix a bad value. Optionally a ``plausible`` range ``(low, high)`` and what is ``usual``:
+  a valid value outside it (``mu=50``, a percentage by mistake) is accepted but warns with
+  :class:`~stickslip.errors.ImplausibleParameterWarning`, naming the value and the likely
+  slip (:func:`~stickslip._validation.check_plausible`). Hosts that validate by hand call
+  ``rule.check_plausible(owner, name, value)``, so the range is declared once.
+* A quantity that appears in several places has **one** rule, defined once (in
+  :mod:`stickslip._rules`, which imports no JAX; re-exported here) and used everywhere it
+  appears: :data:`MASS`, :data:`FRICTION_LEVEL` (F ≥ 0: theorem (4) holds for
   Z ≥ 0, SPEC §1 eq. 2/4, and every update computes ``sat(F, ·)``, defined at F = 0),
   :data:`FRICTION_COEFFICIENT`, :data:`SAMPLE_PERIOD`, :data:`GRAVITY`, :data:`INITIAL`…
   Specialise the hint, never the condition: ``MASS.but(hint="Pass the cart mass in kg.")``.
@@ -35,72 +40,17 @@ Contract
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, ClassVar, Mapping
 
 import equinox as eqx
 
-from ._validation import (check_finite, check_nonnegative, check_positive, check_scalar,
-                          concrete)
+from ._rules import (DAMPING, FRICTION_COEFFICIENT, FRICTION_LEVEL, GRAVITY, INERTIA, INITIAL,
+                     MASS, NORMAL_FORCE, SAMPLE_PERIOD, STIFFNESS, TIME_CONSTANT, Rule)
+from ._validation import concrete
 
 __all__ = ["Rule", "AbstractParametrised", "check_parameters", "rules_of", "MASS",
            "INERTIA", "FRICTION_LEVEL", "FRICTION_COEFFICIENT", "SAMPLE_PERIOD", "GRAVITY",
            "INITIAL", "STIFFNESS", "DAMPING", "TIME_CONSTANT", "NORMAL_FORCE"]
-
-_KINDS = ("finite", "positive", "nonnegative", "any")
-
-
-@dataclasses.dataclass(frozen=True)
-class Rule:
-    """What one parameter may be (see the module docstring for the contract).
-
-    Parameters
-    ----------
-    kind: ``"finite"``, ``"positive"`` (> 0), ``"nonnegative"`` (≥ 0) or ``"any"``.
-    hint: how to fix a bad value, one sentence (appended to the message).
-    scalar: the value must be 0-d (one number), not an array.
-    optional: ``None`` is accepted (means "not given").
-    """
-
-    kind: str = "finite"
-    hint: str = ""
-    scalar: bool = False
-    optional: bool = True
-
-    def __post_init__(self):
-        if self.kind not in _KINDS:
-            raise ValueError(f"Rule.kind must be one of {_KINDS}; got {self.kind!r}.")
-
-    def but(self, **changes: Any) -> "Rule":
-        """The same rule with some fields changed (typically a more specific ``hint``)."""
-        return dataclasses.replace(self, **changes)
-
-    def check(self, owner: str, name: str, value: Any) -> None:
-        """Raise :class:`~stickslip.errors.ParameterError` if `value` breaks this rule."""
-        from .errors import ParameterError
-
-        if value is None:
-            if self.optional:
-                return
-            raise ParameterError(f"`{owner}.{name}` is required; got None."
-                                 + (f" {self.hint}" if self.hint else ""))
-        if callable(value) and not hasattr(value, "shape"):
-            raise ParameterError(f"`{owner}.{name}` must be a number; got a callable "
-                                 f"{getattr(value, '__name__', type(value).__name__)}."
-                                 + (f" {self.hint}" if self.hint else ""))
-        if isinstance(value, (str, bytes)):
-            raise ParameterError(f"`{owner}.{name}` must be a number; got the string "
-                                 f"{value!r}." + (f" {self.hint}" if self.hint else
-                                                  f" Pass {name} as a float."))
-        if self.scalar:
-            check_scalar(owner, name, value, self.hint)
-        if self.kind == "positive":
-            check_positive(owner, name, value, self.hint)
-        elif self.kind == "nonnegative":
-            check_nonnegative(owner, name, value, self.hint)
-        elif self.kind == "finite":
-            check_finite(owner, name, value, self.hint)
-
 
 def _as_rule(rule: Rule | str, hint: str = "") -> Rule:
     if isinstance(rule, Rule):
@@ -151,20 +101,3 @@ def is_concrete_scalar(value: Any) -> bool:
     """True when `value` is a concrete 0-d number (False for traced or array values)."""
     arr = concrete(value)
     return arr is not None and arr.ndim == 0
-
-
-# --- the shared rules: one per quantity, wherever it appears -------------------------------
-
-MASS = Rule("positive", "Pass the mass in kg (> 0).", scalar=True)
-INERTIA = Rule("positive", "Pass the moment of inertia in kg·m² (> 0).", scalar=True)
-FRICTION_LEVEL = Rule("nonnegative", "Pass the friction force level in newtons (>= 0; 0 is "
-                      "frictionless).")
-FRICTION_COEFFICIENT = Rule("nonnegative", "Pass a friction coefficient >= 0.")
-NORMAL_FORCE = Rule("nonnegative", "Pass the normal force in newtons (>= 0).")
-SAMPLE_PERIOD = Rule("positive", "Pass the sample period in seconds (e.g. 1e-3).")
-GRAVITY = Rule("nonnegative", "Pass the gravitational acceleration in m/s² (e.g. 9.81; 0 "
-               "for none).", scalar=True)
-INITIAL = Rule("finite", "Pass a finite initial value.")
-STIFFNESS = Rule("positive", "Pass a positive stiffness in N/m.")
-DAMPING = Rule("nonnegative", "Pass a damping >= 0 in N·s/m.")
-TIME_CONSTANT = Rule("positive", "Pass a positive time constant in seconds.")

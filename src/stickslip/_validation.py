@@ -11,19 +11,21 @@ on their own (same names and signatures) for code that validates by hand.
 
 from __future__ import annotations
 
+import os
 import sys
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import ParameterError
+from .errors import ImplausibleParameterWarning, ParameterError
 
 if TYPE_CHECKING:
     import jax
 
 __all__ = ["is_traced", "concrete", "check_finite", "check_positive", "check_nonnegative",
            "check_at_most", "check_shape", "check_scalar", "check_traceable",
-           "check_finite_matrix"]
+           "check_finite_matrix", "check_plausible"]
 
 
 def is_traced(value: Any) -> bool:
@@ -114,6 +116,60 @@ def check_at_most(owner: str, name: str, value: Any, other_name: str, other: Any
             f"`{owner}.{name}` must be <= `{owner}.{other_name}`; "
             f"got {name}={_show(a)}, {other_name}={_show(b)}. {hint}"
         )
+
+
+def check_plausible(owner: str, name: str, value: Any, plausible: tuple[float, float],
+                    usual: str = "") -> None:
+    """Warn (:class:`~stickslip.errors.ImplausibleParameterWarning`) when a concrete `value`
+    lies outside the physically `plausible` range ``(low, high)``; the value stays valid.
+
+    The message names the parameter, the value, the range, what is `usual` ("a friction
+    coefficient is usually 0–1.5") and the likely slip: a value well above the range (≥ 2.5
+    × high) that is in range once divided by 100 looks like a percentage. Traced,
+    non-numeric and non-finite values are skipped (the other checks report those).
+
+    >>> import textwrap, warnings
+    >>> from stickslip._validation import check_plausible
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     check_plausible("Belt", "mu", 50, (0.0, 2.0),
+    ...                     usual="a friction coefficient is usually 0–1.5")
+    >>> print(textwrap.fill(str(caught[0].message), 80))
+    `Belt.mu`=50 is outside the plausible range [0, 2]: 50 looks like a percentage;
+    a friction coefficient is usually 0–1.5: did you mean 0.5? The value is used as
+    given.
+    """
+    arr = concrete(value)
+    if arr is None or arr.dtype.kind not in "biuf" or arr.size == 0:
+        return
+    arr = np.asarray(arr, dtype=float)
+    low, high = plausible
+    outside = np.isfinite(arr) & ((arr < low) | (arr > high))
+    if not outside.any():
+        return
+    bad = float(arr[outside].flat[0])
+    where = "" if arr.ndim == 0 else f"[{', '.join(map(str, np.argwhere(outside)[0]))}]"
+    usual = usual or f"`{name}` is usually in [{low:g}, {high:g}]"
+    if bad >= 2.5 * high and low <= bad / 100 <= high:
+        slip = f"{bad:g} looks like a percentage; {usual}: did you mean {bad / 100:g}?"
+    else:
+        slip = f"{usual}. Check the value and its unit."
+    warnings.warn(f"`{owner}.{name}`{where}={bad:g} is outside the plausible range "
+                  f"[{low:g}, {high:g}]: {slip} The value is used as given.",
+                  ImplausibleParameterWarning, stacklevel=_user_stacklevel())
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` of the first frame outside stickslip, equinox and JAX (and the
+    code dataclasses generate), so a warning points at the user's line."""
+    skip = tuple(os.path.dirname(module.__file__) + os.sep
+                 for module in map(sys.modules.get, ("stickslip", "equinox", "jax", "jaxlib"))
+                 if getattr(module, "__file__", None))
+    frame, level = sys._getframe(2), 2          # 2: the caller of check_plausible
+    while frame is not None and (frame.f_code.co_filename.startswith(skip) or (
+            frame.f_code.co_filename == "<string>" and frame.f_code.co_name == "__init__")):
+        frame, level = frame.f_back, level + 1
+    return level if frame is not None else 2
 
 
 def check_shape(owner: str, name: str, value: Any, shape: tuple[int, ...]) -> None:

@@ -18,6 +18,7 @@ __all__ = [
     "ResultsFileError",
     "MissingDependencyError",
     "PainleveError",
+    "ImplausibleParameterWarning",
 ]
 
 
@@ -86,3 +87,10 @@ class PainleveError(SimulationError):
         super().__init__(message, time=time, state=state)
         self.contacts = tuple(contacts)
         self.reason = reason
+
+
+class ImplausibleParameterWarning(UserWarning):
+    """A parameter is valid but outside its physically plausible range (a friction
+    coefficient of 50: a percentage given as a fraction?). The value is used as given; the
+    message names the parameter, the value, the usual range and the likely slip. Silence it
+    with ``warnings.filterwarnings("ignore", category=ImplausibleParameterWarning)``."""

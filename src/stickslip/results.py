@@ -29,6 +29,11 @@ The time axis must be finite and strictly increasing, and the channel names ``t`
 ``member`` (the table's own columns), the empty name and names with a comma or a line break
 (which a CSV header cannot carry plainly) are refused when a `Results` is built.
 
+Renamed channels keep their old name as a deprecated alias (:data:`DEPRECATED_CHANNELS`,
+``Results.aliases``): ``res[old]`` still reads the new channel, with a
+``DeprecationWarning`` naming it, but the old name is in no listing — not ``names``, not
+the CSV/Parquet/NPZ columns, not ``to_pandas()``.
+
 Examples
 --------
 >>> import numpy as np, stickslip as ss
@@ -44,6 +49,7 @@ import json
 import math
 import numbers
 import os
+import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -55,7 +61,13 @@ from ._results_files import jsonable as _jsonable
 from ._results_files import sidecar_path
 from .errors import ChannelError, ParameterError, ResultsFileError
 
-__all__ = ["Results", "sidecar_path", "write_sidecar"]
+__all__ = ["DEPRECATED_CHANNELS", "Results", "sidecar_path", "write_sidecar"]
+
+#: Renamed channels, old name → new name: ``res[old]`` returns ``res[new]`` with a
+#: ``DeprecationWarning`` wherever the new channel exists (and the old is not a channel).
+DEPRECATED_CHANNELS: dict[str, str] = {
+    "a": "proxy_offset",      # FrictionMass: CoulombODE's state `a` is the proxy offset [m]
+}
 
 _SUFFIXES = (".csv", ".npz", ".parquet")
 # channel names the CSV/Parquet table would mangle: its own columns, and names a CSV header
@@ -79,11 +91,16 @@ class Results:
         ``wall_time`` [s], ``compiled`` (whether this call compiled), …
     final_state: the full state vector at ``t[-1]`` (per member for batches), so that a run
         can be continued exactly: ``ss.simulate(system, t_end, initial=res)``.
+    aliases: more deprecated names ``{old: new}`` besides :data:`DEPRECATED_CHANNELS`.
+        ``res.aliases`` holds those that apply (``new`` is a channel, ``old`` is not):
+        ``res[old]`` warns and returns ``res[new]``; ``old`` is listed nowhere. Files do
+        not keep them (the :data:`DEPRECATED_CHANNELS` apply again on load).
     """
 
     def __init__(self, t: np.ndarray, channels: Mapping[str, np.ndarray], *,
                  units: Mapping[str, str] | None = None, meta: Mapping[str, Any] | None = None,
-                 final_state: np.ndarray | None = None):
+                 final_state: np.ndarray | None = None,
+                 aliases: Mapping[str, str] | None = None):
         self.t = _check_times(_numeric("t", t))
         if not isinstance(channels, Mapping):
             raise ParameterError(f"`Results.channels` must be a mapping {{name: array}}; got "
@@ -106,6 +123,9 @@ class Results:
         self.meta = dict(meta or {})
         self.final_state = None if final_state is None else _numeric("final_state",
                                                                      final_state)
+        self.aliases = {old: new for old, new in {**DEPRECATED_CHANNELS,
+                                                  **dict(aliases or {})}.items()
+                        if new in self._channels and old not in self._channels}
 
     # --- access -------------------------------------------------------------------------
     @property
@@ -117,6 +137,12 @@ class Results:
         try:
             return self._channels[name]
         except (KeyError, TypeError):
+            if isinstance(name, str) and name in self.aliases:
+                new = self.aliases[name]
+                warnings.warn(f"channel {name!r} is a deprecated alias of {new!r} (the same "
+                              f"values) and will be removed; read res[{new!r}] instead.",
+                              DeprecationWarning, stacklevel=2)
+                return self._channels[new]
             close = difflib.get_close_matches(name, self.names, n=3) \
                 if isinstance(name, str) else []
             hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
@@ -124,7 +150,23 @@ class Results:
                                f"{self.names}.{hint}") from None
 
     def __contains__(self, name: str) -> bool:
-        return name in self._channels
+        return name in self._channels or name in self.aliases
+
+    @property
+    def events(self):
+        """The events an event-driven run located (``simulate(..., method="events")``): a
+        pandas DataFrame, one row per event — ``t`` [s], ``kind`` ("impact", "stick",
+        "slip", "rest", "liftoff"), ``name`` (the contact or law) and the state channels
+        just after it. Empty, with those columns, for the other routes. Not kept in files."""
+        from ._results_events import event_frame
+
+        return event_frame(getattr(self, "_events", None))
+
+    @events.setter
+    def events(self, columns) -> None:
+        from ._results_events import check_event_columns
+
+        self._events = check_event_columns(columns)
 
     def __len__(self) -> int:
         return self.t.shape[0]
@@ -150,13 +192,20 @@ class Results:
         final = None if self.final_state is None else self.final_state[index]
         return Results(self.t, {k: v[index] for k, v in self._channels.items()},
                        units=self.units, meta={**self.meta, "member": index},
-                       final_state=final)
+                       final_state=final, aliases=self.aliases)
 
     def __repr__(self) -> str:
         span = f"t = {self.t[0]:g} … {self.t[-1]:g} s, {len(self.t)} samples" if len(self.t) \
             else "empty"
         batch = f", batch {self.batch_shape}" if self.batch_shape else ""
         return f"Results({span}{batch}; channels: {', '.join(self.names)})"
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: channels with units and ranges, time span, samples, members, a
+        small plot of the first channels (:func:`stickslip._html.results_html`)."""
+        from ._html import results_html
+
+        return results_html(self)
 
     # --- conversion and storage -----------------------------------------------------------
     def to_pandas(self):
@@ -287,7 +336,8 @@ class Results:
             raise ParameterError("`Results.plot.names` is empty; pass channel names, e.g. "
                                  f"{self.names[:2]}, or omit it for every channel.")
         for name in names:
-            self[name]  # raises a helpful ChannelError for a typo
+            self[name]  # raises a helpful ChannelError for a typo (warns for an alias)
+        names = [self.aliases.get(n, n) if n not in self._channels else n for n in names]
         groups: dict[str, list[str]] = {}
         for name in names:
             groups.setdefault(self.units.get(name, ""), []).append(name)

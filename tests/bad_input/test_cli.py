@@ -100,7 +100,7 @@ def test_bad_spec_file_is_a_usage_error_with_the_common_prefix(tmp_path):
 def test_sweep_whose_every_point_fails_exits_1_with_its_causes(tmp_path):
     # issue 24: every point failed, the command exited 0 and hid the causes in a table
     path = _spec(tmp_path, "model: friction_mass\nparameters: {F: [-0.2, -0.4, 0.5], "
-                           "K: [-1.0]}\nsimulate: {t_end: 0.01, dt: 1.0e-4}\n"
+                           "beta: [-1.0]}\nsimulate: {t_end: 0.01, dt: 1.0e-4}\n"
                            "outputs: [stick_fraction]\n")
     result = CliRunner().invoke(app, ["sweep", path, "--no-progress"])
     assert result.exit_code == 1, result.output
@@ -109,7 +109,7 @@ def test_sweep_whose_every_point_fails_exits_1_with_its_causes(tmp_path):
     assert lines[0].startswith("stickslip: error: all 3 points of the sweep failed")
     assert len(lines) == 3                                    # one line per distinct cause
     assert lines[1].startswith("  2 points: ") and "`CoulombODE.F` must be >= 0" in lines[1]
-    assert lines[2].startswith("  1 point: ") and "`CoulombODE.K` must be > 0" in lines[2]
+    assert lines[2].startswith("  1 point: ") and "`CoulombODE.beta` must be > 0" in lines[2]
 
 
 def test_sweep_with_some_failed_points_still_exits_0(tmp_path):

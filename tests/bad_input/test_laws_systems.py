@@ -212,6 +212,18 @@ CASES = [
     ("inclusion unknown parameter", lambda: _compiled_ball().with_parameters(q=1.0), "q"),
     ("inclusion unknown state", lambda: _compiled_ball().with_initial(z=1.0), "z"),
     ("inclusion bad K", lambda: _compiled_ball(K=-1.0), "K"),
+    # derived parameters name the user's input, not the derived beta (issue 24)
+    ("CoulombODE.tuned mass<0", lambda: ss.laws.CoulombODE.tuned(mass=-1.0, K=1e4, F=0.5),
+     "`CoulombODE.tuned.mass` must be > 0; got mass=-1.0"),
+    ("CoulombODE.tuned K=0", lambda: ss.laws.CoulombODE.tuned(mass=1.0, K=0.0, F=0.5),
+     "`CoulombODE.tuned.K` must be > 0"),
+    ("CoulombODE.tuned K nan", lambda: ss.laws.CoulombODE.tuned(mass=1.0, K=NAN, F=0.5),
+     "`CoulombODE.tuned.K` must be finite"),
+    ("CoulombODE.tuned mass inf", lambda: ss.laws.CoulombODE.tuned(mass=INF, K=1e4, F=0.5),
+     "`CoulombODE.tuned.mass` must be finite"),
+    ("CoulombODE.tuned zeta<0", lambda: ss.laws.CoulombODE.tuned(mass=1.0, K=1e4, F=0.5,
+                                                                damping_ratio=-1.0),
+     "`CoulombODE.tuned.damping_ratio` must be > 0"),
     ("compile non-inclusion", lambda: ss.inclusion.compile_inclusion("x"), "DifferentialInclusion"),
     ("inclusion negative bound",
      lambda: ss.inclusion.compile_inclusion(_sgn_of_x()),
@@ -239,3 +251,62 @@ def test_bad_input_raises_a_stickslip_error_naming_it(build, needle):
 def test_case_count():
     assert len(CASES) >= 50
     assert np.unique([name for name, _, _ in CASES]).size == len(CASES)
+
+
+# --- plausible ranges (issue 24): a friction coefficient of 50 is a percentage by mistake ----
+
+def _point_line_contact(**kwargs):
+    m = ss.planar.Model()
+    body = m.add_body("block", mass=1.0, inertia=1e-3)
+    return ss.planar.PointLineContact(body, m.ground, **kwargs)
+
+
+def _spatial_ground(**kwargs):
+    return ss.spatial.SpatialModel().add_ground(**{"mu_s": 0.5, "mu_d": 0.3, **kwargs})
+
+
+IMPLAUSIBLE = [
+    ("CoulombODE.mu", lambda: ss.laws.CoulombODE(mu=50, K=1e4, beta=1e-3)),
+    ("CoulombODE.mu_s", lambda: ss.laws.CoulombODE(mu=0.3, mu_s=50, K=1e4, beta=1e-3)),
+    ("LuGre.mus", lambda: ss.laws.LuGre(mus=50, mud=0.2, vs=1e-3, k0=1e5, k1=300.0, k2=0.4)),
+    ("TanhCoulomb.mu", lambda: ss.laws.TanhCoulomb(mu=50, v_eps=1e-3)),
+    ("ground.mu_s", lambda: _spatial_ground(mu_s=50, mu_d=0.3)),
+    ("ground.mu_d", lambda: _spatial_ground(mu_s=60, mu_d=50)),
+    ("Model.mu_s", lambda: ss.spatial.SpatialModel(mu_s=50, mu_d=0.3)),
+    ("ContactPair.mu", lambda: ss.spatial.ContactPair("a", "b", mu=50)),
+    ("ContactPair.mu_s", lambda: ss.spatial.ContactPair("a", "b", mu=0.3, mu_s=50)),
+    ("PointLineContact.mu", lambda: _point_line_contact(mu=50)),
+]
+
+
+@pytest.mark.parametrize("needle, build", IMPLAUSIBLE, ids=[n for n, _ in IMPLAUSIBLE])
+def test_friction_coefficient_of_50_warns_with_the_likely_percentage_slip(needle, build):
+    with pytest.warns(ss.errors.ImplausibleParameterWarning) as record:
+        build()                          # accepted: the value is valid, only implausible
+    warning = next(w for w in record if f"`{needle}`=50" in str(w.message))
+    message = str(warning.message)
+    assert "looks like a percentage" in message and "did you mean 0.5?" in message
+    assert "usually 0–1.5" in message and "[0, 2]" in message
+    assert warning.filename == __file__        # points at the user's line, not at stickslip
+
+
+def test_plausible_coefficients_do_not_warn_and_above_2_warns_without_a_guess():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ss.errors.ImplausibleParameterWarning)
+        ss.laws.CoulombODE(mu=1.2, mu_s=2.0, K=1e4, beta=1e-3)
+        _spatial_ground(mu_s=1.0, mu_d=0.8)
+        ss.spatial.ContactPair("a", "b", mu=0.0)
+    with pytest.warns(ss.errors.ImplausibleParameterWarning, match=r"`CoulombODE.mu`=2.5 is "
+                      r"outside the plausible range \[0, 2\]") as record:
+        ss.laws.CoulombODE(mu=2.5, K=1e4, beta=1e-3)
+    assert "percentage" not in str(record[0].message)
+    assert issubclass(ss.errors.ImplausibleParameterWarning, UserWarning)
+
+
+def test_the_friction_coefficient_rule_declares_its_plausible_range():
+    from stickslip._parameters import FRICTION_COEFFICIENT, Rule
+
+    assert FRICTION_COEFFICIENT.plausible == (0.0, 2.0)
+    assert Rule("positive").plausible is None        # no range: nothing to warn about

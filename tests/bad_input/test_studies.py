@@ -45,6 +45,10 @@ CASES = [
     (lambda: ss.fit(friction_mass, _data(), ["F"], dt=1e-4), "start values"),
     (lambda: ss.fit(friction_mass(), {"t": [0.0, 0.1], "p": [0.0, float("inf")]}, ["law.F"],
                     dt=1e-4), "`p`"),
+    # derived parameters (the tuned beta = 2*sqrt(M/K)) name the user's input (issue 24)
+    (lambda: friction_mass(M=-1.0), "`friction_mass.M` must be > 0; got M=-1.0"),
+    (lambda: friction_mass(K=0.0), "`friction_mass.K` must be > 0; got K=0.0"),
+    (lambda: friction_mass(M=float("nan")), "`friction_mass.M` must be finite"),
 ]
 
 
@@ -71,3 +75,18 @@ def test_missing_optional_package_names_the_extra(tmp_path, monkeypatch, module,
         case(tmp_path)
     assert fragment in str(info.value)
     assert "`pip install 'stickslip[studies]'`" in str(info.value)
+
+
+def test_sweep_with_a_negative_mass_names_the_mass_not_the_derived_beta():
+    """`stickslip sweep` with ``fixed: {M: -1.0}`` reported ``CoulombODE.beta must be
+    finite; got beta=nan`` at every point (issue 24)."""
+    import functools
+
+    build = functools.partial(friction_mass, M=-1.0)
+    try:
+        table = ss.sweep(build, {"F": [0.3, 0.5]}, "max_abs(p)", **RUN)
+        errors = list(table["error"])
+    except ss.StickslipError as exc:                 # a sweep whose points all fail may raise
+        errors = [str(exc)]
+    assert errors and all("`friction_mass.M` must be > 0; got M=-1.0" in e for e in errors)
+    assert not any("beta" in e for e in errors), errors

@@ -85,8 +85,7 @@ def test_time_varying_belt_speed_and_old_force_of_t_still_work():
     np.testing.assert_allclose(res["v"][settled], 0.05 * np.sin(res.t[settled]), atol=1e-5)
     assert np.abs(res["slip"]).max() < 1e-9
     assert set(ss.simulate(ss.systems.FrictionMass(M=M, law=law), 0.1, dt=1e-4,
-                           dt_out=0.05).names) == {"p", "v", "proxy_offset", "a", "f", "fe",
-                                                   "slip"}
+                           dt_out=0.05).names) == {"p", "v", "proxy_offset", "f", "fe", "slip"}
 
 
 def test_bad_belt_parameters_are_named():

@@ -66,6 +66,7 @@ def test_proxy_offset_channel_is_named_and_a_is_its_alias():
     res = ss.simulate(ss.systems.FrictionMass(M=1.0, law=law, v0=1.0), 0.5, dt=1e-4,
                       dt_out=0.1)
     assert "proxy_offset" in res.names and res.units["proxy_offset"] == "m"
-    np.testing.assert_array_equal(res["a"], res["proxy_offset"])
+    with __import__("pytest").warns(DeprecationWarning, match="proxy_offset"):
+        np.testing.assert_array_equal(res["a"], res["proxy_offset"])
     # while sliding forward the proxy offset approaches F/K (SPEC §2, eq. 9 saturated)
     assert res["proxy_offset"][3] == __import__("pytest").approx(F / 1e4, rel=1e-5)

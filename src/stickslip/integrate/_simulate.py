@@ -18,11 +18,12 @@ from ..results import Results
 from ._adaptive import ADAPTIVE_METHODS
 from ._arguments import as_flag, as_time, did_you_mean
 from . import _program_store
+from ._event_route import EVENT_METHODS, check_route, event_columns, event_program
 from ._fixed_step import (StepRule, integrate_batch, padded_length,
                           segment, solve_fixed_step)
 from ._grid import check_time_arguments, step_grid
 from ._guard import check_divergence, guard_from_options
-from ._moreau_jean import TIME_STEPPING_METHODS, check_route, time_stepping_program
+from ._moreau_jean import TIME_STEPPING_METHODS, time_stepping_program
 from ._runners import _run_adaptive, _run_fixed_chunks, _StreamWriter, _to_results
 from ._system import AbstractSystem
 from ._tableaus import FIXED_STEP_METHODS
@@ -30,11 +31,12 @@ from ._tableaus import FIXED_STEP_METHODS
 __all__ = ["simulate", "simulate_batch", "trajectory", "stack_systems", "largest_stable_step",
            "METHODS"]
 
-METHODS = tuple(FIXED_STEP_METHODS) + tuple(ADAPTIVE_METHODS) + TIME_STEPPING_METHODS
+METHODS = (tuple(FIXED_STEP_METHODS) + tuple(ADAPTIVE_METHODS) + EVENT_METHODS
+           + TIME_STEPPING_METHODS)
 
 _KNOWN_OPTIONS = {"t0", "initial", "rtol", "atol", "max_steps", "check_step", "chunk",
                   "stream_to", "progress", "max_state", "energy_tol", "trace_stages_once",
-                  "projection", "theta"}
+                  "projection", "theta", "max_events"}
 
 
 def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
@@ -48,15 +50,18 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     t_end:
         End time [s]; the last sample is exactly `t_end` (see below).
     dt:
-        Step [s]. Required for the fixed-step methods and ``moreau_jean`` (there at most
-        ``t_end − t0``); the initial step for adaptive ones (chosen automatically when
-        omitted).
+        Step [s]. Required for the fixed-step methods, ``events`` (its smooth phases'
+        step) and ``moreau_jean`` (there at most ``t_end − t0``); the initial step for
+        adaptive ones (chosen automatically when omitted).
     method:
         ``"rk4"``, ``"rk_gill"`` (Runge–Kutta–Gill, SPEC §7), ``"euler"`` — fixed step, one
         jitted ``lax.scan`` — or ``"tsit5"``, ``"dopri5"``, ``"kvaerno5"`` (implicit, for stiff
         K) — adaptive, via diffrax — or ``"moreau_jean"``: time stepping with exact friction
-        and impacts (:mod:`stickslip.integrate._moreau_jean`; hosts that implement it:
-        ``FrictionMass`` with ``CoulombODE``, ``ContactMass`` with ``NewtonImpact``).
+        and impacts (:mod:`stickslip.integrate._moreau_jean`), or ``"events"``: event-driven,
+        8th-order Runge–Kutta phases with every impact and stick/slip transition located
+        in time (:mod:`stickslip.integrate._event_route`; ``Results.events`` lists them).
+        Hosts of both: ``FrictionMass`` with ``CoulombODE``, ``ContactMass`` with
+        ``NewtonImpact``.
     dt_out:
         Output interval [s]; a whole multiple of `dt` for fixed-step methods. Default: every
         step (fixed) or ``(t_end − t0)/1000`` (adaptive).
@@ -72,6 +77,8 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     t0: start time [s] (default 0, or the end of `initial` when that is a Results).
     theta: the θ of ``moreau_jean``'s smooth forces, in [0, 1] (default 0.5; friction and
         impacts are always fully implicit).
+    max_events: capacity of the event buffer of ``method="events"`` (default 10 000); a run
+        with more events stops with a SimulationError.
     initial: initial state — a state vector, or a previous :class:`~stickslip.Results` of
         the same system to continue from its last sample (exactly: its final state).
     rtol, atol: adaptive tolerances (1e-8, 1e-10).   max_steps: adaptive step cap (10⁶).
@@ -121,9 +128,12 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     rule = _step_rule(system, method, options)
     dynamic, static = eqx.partition(system, eqx.is_array)
     start = time.perf_counter()
-    if method in TIME_STEPPING_METHODS:
-        grid, run_chunk, route_meta = time_stepping_program(system, dynamic, static, t0, t_end,
-                                                            dt, dt_out, options)
+    located = None
+    if method in TIME_STEPPING_METHODS or method in EVENT_METHODS:
+        program = time_stepping_program if method in TIME_STEPPING_METHODS else event_program
+        grid, run_chunk, route_meta = program(system, dynamic, static, t0, t_end, dt, dt_out,
+                                              options)
+        located = getattr(run_chunk, "events", None)
         ts, xs, outputs, meta = _run_fixed_chunks(dynamic, static, system, x0, grid, rule,
                                                   guard, options, run_chunk)
         meta.update(route_meta)
@@ -144,10 +154,11 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     meta.update(system=type(system).__name__, method=method, t0=t0, t_end=t_end,
                 wall_time=wall, parameters=system.parameters())
     res = _to_results(system, ts, xs, outputs, meta)
+    res.events = event_columns(system, located)
     if options.get("stream_to") is not None:
         from ..results import write_sidecar
 
-        if method in FIXED_STEP_METHODS or method in TIME_STEPPING_METHODS:
+        if method not in ADAPTIVE_METHODS:
             write_sidecar(Path(options["stream_to"]), res)
         else:                                  # diffrax returns the run at once
             res.save(Path(options["stream_to"]))
@@ -174,6 +185,9 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
     _check_system(stacked)
     method = _check_method(method)
     _check_route_options(stacked, method, options, "simulate_batch")
+    if method in EVENT_METHODS:
+        raise ParameterError("`simulate_batch` does not run method='events' yet; run the "
+                             "members with `simulate`, or use method='moreau_jean'.")
     for unsupported in ("initial", "stream_to", "chunk", "progress"):
         if unsupported in options:
             raise ParameterError(f"`simulate_batch` does not take `{unsupported}`; run the "
@@ -217,7 +231,9 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
                          member=member)
     meta.update(system=type(stacked).__name__, method=method, t0=t0, t_end=t_end,
                 wall_time=wall, batch_size=int(xs.shape[0]))
-    return _to_results(stacked, ts, xs, outputs, meta, batched=True)
+    res = _to_results(stacked, ts, xs, outputs, meta, batched=True)
+    res.events = event_columns(stacked, None)
+    return res
 
 
 def trajectory(system: AbstractSystem, t_end: float, dt: float, dt_out: float | None = None,
@@ -325,12 +341,13 @@ def _check_method(method, owner="simulate"):
 
 
 def _check_route_options(system, method, options, owner="simulate"):
-    """The host supports `method` (:func:`._moreau_jean.check_route`); `theta` only with a
-    time-stepping method."""
+    """The host supports `method` (:func:`._event_host.check_route`); `theta` only with a
+    time-stepping method, `max_events` only with ``events``."""
     check_route(system, method, owner)
-    if "theta" in options and method not in TIME_STEPPING_METHODS:
-        warnings.warn(f"{owner} ignores `theta` for method={method!r}; it is the θ of "
-                      f"{list(TIME_STEPPING_METHODS)}.", stacklevel=3)
+    for option, routes in (("theta", TIME_STEPPING_METHODS), ("max_events", EVENT_METHODS)):
+        if option in options and method not in routes:
+            warnings.warn(f"{owner} ignores `{option}` for method={method!r}; it is an "
+                          f"option of {list(routes)}.", stacklevel=3)
 
 
 def _check_span(t0, t_end, owner="simulate"):

@@ -55,6 +55,12 @@ class AbstractSystem(eqx.Module):
     def __repr__(self) -> str:
         return module_repr(self)
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the parameters and states (:func:`stickslip._html.system_html`)."""
+        from .._html import system_html
+
+        return system_html(self)
+
     @property
     @abc.abstractmethod
     def state_names(self) -> tuple[str, ...]:

@@ -207,18 +207,37 @@ class CoulombODE(AbstractFrictionLaw):
                                            self.viscous))
 
     @classmethod
-    def tuned(cls, mass: float, K: float, *, F=None, mu=None, damping_ratio: float = 1.0,
-              **curve) -> "CoulombODE":
+    def tuned(cls, mass: float, K: float, *, F=None, mu=None,
+              damping_ratio: float | None = None, **curve) -> "CoulombODE":
         """A CoulombODE whose stick mode on `mass` [kg] has the given damping ratio.
 
         While stuck the body sits on the proxy spring K and damper K·β, so its stick mode is
         ``M s² + Kβ s + K = 0`` with damping ratio ``ζ = β√(K/M)/2``. A lightly damped stick
         mode (ζ ≪ 1) rings after every stop and overshoots under sudden loads — a load step
         below F can then break the contact loose for a moment. ``β = 2ζ√(M/K)``; ζ = 1
-        (critical) is the safe default. See docs/tuning.md for the accuracy trade-off.
+        (critical) is the default for one level. With a static level above the kinetic one
+        (``F_s`` or ``mu_s``) the default is ζ = 5: the proxy's force overshoots a step load
+        by 13.5 % at ζ = 1 but 0.9 % at ζ = 5, and a load within the overshoot of F_s would
+        break a contact loose that ideal static friction holds (class docstring). See
+        docs/tuning.md for the accuracy trade-off.
         ``curve``: the friction curve's keywords (``F_s``, ``mu_s``, ``v_stribeck``,
         ``stribeck_exponent``, ``viscous``, ``mu_k``), passed on.
+
+        Raises ParameterError naming `mass`, `K` or `damping_ratio` when one is not finite
+        and > 0 (checked before β is derived from them, so a negative mass is reported as
+        such, not as ``beta=nan``); traced values are skipped.
         """
+        from .._parameters import MASS, check_parameters
+
+        if damping_ratio is None:
+            static = any(curve.get(k) is not None for k in ("F_s", "mu_s"))
+            damping_ratio = 5.0 if static else 1.0
+        check_parameters("CoulombODE.tuned", {
+            "mass": MASS.but(scalar=False, optional=False),
+            "K": STIFFNESS.but(optional=False),
+            "damping_ratio": Rule("positive", "Pass the damping ratio ζ of the stick mode "
+                                  "(> 0; 1 is critical).", optional=False)},
+            mass=mass, K=K, damping_ratio=damping_ratio)
         beta = 2.0 * damping_ratio * (mass / K) ** 0.5
         return cls(F=F, K=K, beta=beta, mu=mu, **curve)
 

@@ -20,6 +20,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._rules import FRICTION_COEFFICIENT
 from .._validation import check_nonnegative, check_positive
 from ..errors import ParameterError
 
@@ -41,6 +42,7 @@ as sticking and gets its static coefficient."""
 
 def _relaxation(owner, mu, delta, zeta):
     check_nonnegative(owner, "mu", mu, "Pass a friction coefficient >= 0 (e.g. 0.3).")
+    FRICTION_COEFFICIENT.check_plausible(owner, "mu", mu)
     check_positive(owner, "delta", delta, "Pass the relaxation time δ in seconds (e.g. 1e-3).")
     check_nonnegative(owner, "zeta", zeta, "Pass a damping ratio ζ >= 0 (e.g. 1.0).")
     return float(mu), float(delta), float(zeta)
@@ -49,9 +51,10 @@ def _relaxation(owner, mu, delta, zeta):
 def _static(owner, mu, mu_s, v_stribeck):
     """(μ_s, v_stribeck) checked: μ_s ≥ μ (default μ), v_stribeck > 0 (default
     STATIC_SPEED)."""
-    if mu_s is None:
-        mu_s = mu
+    given, mu_s = mu_s is not None, mu if mu_s is None else mu_s
     check_nonnegative(owner, "mu_s", mu_s, "Pass a static friction coefficient >= mu.")
+    if given:                               # (the default, mu, was checked already)
+        FRICTION_COEFFICIENT.check_plausible(owner, "mu_s", mu_s)
     if float(mu_s) < mu:
         raise ParameterError(f"`{owner}.mu_s`={float(mu_s):g} is below `{owner}.mu`={mu:g}: "
                              "the static coefficient must be at least the kinetic one. Raise "

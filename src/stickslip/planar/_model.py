@@ -53,6 +53,12 @@ class Model(Builder):
     :mod:`._analyses` on ``self.system()``.
     """
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the element table (:func:`stickslip._html.planar_model_html`)."""
+        from .._html import planar_model_html
+
+        return planar_model_html(self)
+
     def _phi(self, q, t=0.0):
         """Φ(q, t) on the host (for checks)."""
         return analyses._phi(self.system(), q, t)

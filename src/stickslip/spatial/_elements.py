@@ -28,6 +28,7 @@ from typing import Any, Callable, ClassVar
 
 import numpy as np
 
+from .._rules import FRICTION_COEFFICIENT
 from .._validation import check_nonnegative, check_positive
 from ..errors import ParameterError
 
@@ -418,10 +419,12 @@ class ContactPair:
         set_(self, "body_b", body_name("ContactPair", "body_b", body_b))
         if mu is not None:
             check_nonnegative("ContactPair", "mu", mu)
+            FRICTION_COEFFICIENT.check_plausible("ContactPair", "mu", mu)
             mu = float(mu)
         set_(self, "mu", mu)
         if mu_s is not None:
             check_nonnegative("ContactPair", "mu_s", mu_s)
+            FRICTION_COEFFICIENT.check_plausible("ContactPair", "mu_s", mu_s)
             mu_s = float(mu_s)
             if mu is not None and mu_s < mu:
                 raise ParameterError(f"`ContactPair.mu_s`={mu_s:g} is below `ContactPair.mu`="

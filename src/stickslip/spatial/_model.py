@@ -28,6 +28,7 @@ from typing import Callable, Mapping, NamedTuple
 
 import numpy as np
 
+from .._rules import FRICTION_COEFFICIENT
 from .._validation import check_finite, check_nonnegative, check_positive
 from ..errors import ModelError, PainleveError, ParameterError, SimulationError
 from ..integrate import FIXED_STEP_METHODS, check_time_arguments, step_grid
@@ -220,6 +221,12 @@ class SpatialModel:
         self.bodies: list[_Body] = []
         self.ground: dict | None = None
         self.elements: list = []
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the element table (:func:`stickslip._html.spatial_model_html`)."""
+        from .._html import spatial_model_html
+
+        return spatial_model_html(self)
 
     # --- building ------------------------------------------------------------------------
     def add_body(self, name: str, *, mass: float, inertia=None, shape: Polyhedron | Sphere | None,
@@ -1161,6 +1168,8 @@ def _normal_velocity(X: np.ndarray, a: int, b: int, g: ContactGeometry) -> float
 def _check_mu(owner: str, mu_s, mu_d) -> tuple[float, float]:
     mu_s = _check_scalar(owner, "mu_s", mu_s, nonnegative=True)
     mu_d = _check_scalar(owner, "mu_d", mu_d, nonnegative=True)
+    FRICTION_COEFFICIENT.check_plausible(owner, "mu_s", mu_s)     # warns for mu_s=50 (50 %?)
+    FRICTION_COEFFICIENT.check_plausible(owner, "mu_d", mu_d)
     if mu_d > mu_s:
         raise ParameterError(f"`{owner}.mu_d` must be <= `{owner}.mu_s`; got mu_d={mu_d}, "
                              f"mu_s={mu_s}. Lower mu_d or raise mu_s.")

@@ -32,6 +32,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._rules import FRICTION_COEFFICIENT
 from ..constraints import ProductSet, SpatialContact, solve_lambda
 from ..constraints._lambda_problem import STATUS_TEXT, check_formulation
 from ..errors import ModelError, PainleveError, ParameterError
@@ -253,6 +254,7 @@ class PointContacts(AbstractSystem):
             raise ModelError("the model has no bodies. Add one with `model.add_body(...)`.")
         mu = model.ground["mu_d"] if mu is None else _check_scalar("PointContacts", "mu", mu,
                                                                    nonnegative=True)
+        FRICTION_COEFFICIENT.check_plausible("PointContacts", "mu", mu)
         delta = _check_scalar("PointContacts", "delta", delta, positive=True)
         zeta = _check_scalar("PointContacts", "zeta", zeta, nonnegative=True)
         names = [b.name for b in model.bodies]

@@ -14,6 +14,7 @@ from typing import Callable, NamedTuple
 import equinox as eqx
 import jax.numpy as jnp
 
+from .._parameters import MASS, STIFFNESS, check_parameters
 from ..laws import CoulombODE, LuGre
 from ..laws._base import as_parameter
 from ..systems import FrictionMass
@@ -43,7 +44,11 @@ def friction_mass(F: float = 0.5, K: float = 1e4, beta: float | None = None, M: 
                   ) -> FrictionMass:
     """Eq. 10 (SPEC §2): a mass `M` [kg] with `CoulombODE` friction `F` [N] (proxy stiffness
     `K` [N/m], time constant `beta` [s], critically damped ``2·sqrt(M/K)`` when omitted),
-    pushed by ``bias + amplitude·sin(2π·frequency·t)`` [N]. Starts at rest at p = 0."""
+    pushed by ``bias + amplitude·sin(2π·frequency·t)`` [N]. Starts at rest at p = 0.
+
+    `M` and `K` are checked before β is derived from them, so a sweep point with ``M=-1``
+    fails naming `M` (not ``beta=nan``); traced values (a vmapped sweep chunk) are skipped."""
+    check_parameters("friction_mass", {"M": MASS, "K": STIFFNESS}, M=M, K=K)
     beta = 2.0 * jnp.sqrt(jnp.asarray(M, float) / jnp.asarray(K, float)) if beta is None \
         else beta
     return FrictionMass(M=M, law=CoulombODE(F=F, K=K, beta=beta),

@@ -12,6 +12,7 @@ import numpy as np
 from .._parameters import GRAVITY, INITIAL, MASS, AbstractParametrised, Rule
 from .._validation import check_finite_matrix
 from ..errors import ParameterError
+from ..integrate._event_host import EVENT_METHODS, AbstractEventHost
 from ..integrate._moreau_jean_host import (
     TIME_STEPPING_METHODS,
     AbstractTimeSteppingHost,
@@ -20,6 +21,7 @@ from ..integrate._moreau_jean_host import (
 from ..laws import AbstractContactLaw, HuntCrossley, NewtonImpact
 from ..laws._base import as_parameter
 from ._base import AbstractSystem, check_law_scalars, check_time_function
+from ._event_modes import contact_event
 
 __all__ = ["ContactMass"]
 
@@ -28,7 +30,8 @@ def _zero_force(t):
     return jnp.zeros_like(t)
 
 
-class ContactMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHost):
+class ContactMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHost,
+                  AbstractEventHost):
     """A mass moving along p above a rigid wall at p ≤ 0, under gravity (SPEC §3, eq. 16).
 
     ``M dv/dt = force(t) + f − M g``,  ``dp/dt = v``, plus the contact law's state rows,
@@ -38,14 +41,18 @@ class ContactMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHost
     ----------
     M: mass [kg] > 0.
     law: any contact law (`UnilateralODE`, `KelvinVoigt`, `HuntCrossley`) for the ODE
-        methods; `NewtonImpact` (rigid, with restitution) for ``method="moreau_jean"``.
+        methods; `NewtonImpact` (rigid, with restitution) for ``method="moreau_jean"`` and
+        ``method="events"``.
     g: gravitational acceleration towards the wall [m/s²] (default 9.81; 0 for none).
     p0, v0: initial height above the wall [m] and velocity [m/s] (default 0, 0).
     force: extra applied force [N] along +p as a callable of t (default none).
 
     Channels: ``p`` [m], ``v`` [m/s], ``f`` contact force on the mass [N], ``fe`` [N], and
     the law's state (``e`` for UnilateralODE) [m]. Under ``method="moreau_jean"`` ``f`` is
-    the mean contact force over the step that ended at the sample (impulse / step).
+    the mean contact force over the step that ended at the sample (impulse / step). Under
+    ``method="events"`` each impact is located in time and the Zeno accumulation of bounces
+    ends in exact rest (:mod:`stickslip.systems._event_modes`; ``Results.events`` rows named
+    "floor"); ``f`` is the contact force at the sample (0 in flight).
 
     Examples
     --------
@@ -109,14 +116,16 @@ class ContactMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHost
     # --- method="moreau_jean" (stickslip.integrate._moreau_jean) -------------------------
 
     def route_refusal(self, method):
+        if method in EVENT_METHODS:
+            return contact_event.refusal(self.law)
         rigid = isinstance(self.law, NewtonImpact)
         if method in TIME_STEPPING_METHODS and not rigid:
             return (f"its contact law {type(self.law).__name__} is compliant (an ODE law); "
                     "time stepping needs the rigid law ss.laws.NewtonImpact(e=...)")
         if method not in TIME_STEPPING_METHODS and rigid:
             return ("NewtonImpact is a rigid impact law without a force as a function of "
-                    "the gap: it runs only under method='moreau_jean' (and 'events' once it "
-                    "exists); for an ODE method use UnilateralODE or a penalty law")
+                    "the gap: it runs only under method='moreau_jean' or 'events'; for an ODE "
+                    "method use UnilateralODE or a penalty law")
         return None
 
     def moreau_jean_step(self, t, x, h, theta):
@@ -133,6 +142,28 @@ class ContactMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHost
 
     def moreau_jean_outputs(self, t, x, forces):
         return {"f": forces["f"], "fe": self.force(t)}
+
+    # --- method="events" (stickslip.integrate._event_route; bodies in ._event_modes) -------
+
+    event_name: ClassVar[str] = "floor"
+
+    def event_mode(self, t, x):
+        return contact_event.mode(self, t, x)
+
+    def event_field(self, t, x, mode):
+        return contact_event.field(self, t, x, mode)
+
+    def event_guard(self, t, x, mode):
+        return contact_event.guard(self, t, x, mode)
+
+    def event_jump(self, t, x, mode):
+        return contact_event.jump(self, t, x, mode)
+
+    def event_settle(self, t, x, mode):
+        return contact_event.settle(self, t, x, mode)
+
+    def event_outputs(self, t, x, mode):
+        return contact_event.outputs(self, t, x, mode)
 
     def peak_load(self) -> float:
         """The largest contact force [N] to expect, for the step check of nonlinear laws:

@@ -14,10 +14,12 @@ import numpy as np
 from .._parameters import INITIAL, MASS, NORMAL_FORCE, AbstractParametrised, Rule
 from .._validation import check_finite_matrix
 from ..errors import ParameterError
+from ..integrate._event_host import EVENT_METHODS, AbstractEventHost
 from ..integrate._moreau_jean_host import AbstractTimeSteppingHost, impulse
 from ..laws import AbstractFrictionLaw
 from ..laws._base import as_parameter
 from ._base import AbstractSystem, check_law_scalars, check_time_function, finite_modes
+from ._event_modes import friction_event
 from ._time_stepping import (
     check_friction_step,
     friction_route_refusal,
@@ -64,7 +66,8 @@ def _as_time_function(value):
 _CHANNEL_NAMES = {"a": "proxy_offset"}
 
 
-class FrictionMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHost):
+class FrictionMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHost,
+                   AbstractEventHost):
     """A mass on a rough surface, pushed by a force, on a spring and a damper, with the
     surface possibly moving (a belt) (SPEC §2, eq. 10 for `CoulombODE`).
 
@@ -102,15 +105,20 @@ class FrictionMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHos
     argument of sgn in eq. 8, **exactly 0 while the contact sticks** (the body itself sits
     on the proxy spring and moves by at most F/K while stuck); for other laws it is ``w``.
     With a spring, a damper or a moving surface also ``fs`` (spring plus damper force on
-    the mass [N]) and ``u`` (surface velocity [m/s]). ``a`` is kept as a deprecated alias of
-    ``proxy_offset`` (same values; it will be removed).
+    the mass [N]) and ``u`` (surface velocity [m/s]). ``res["a"]`` still reads
+    ``proxy_offset``, with a ``DeprecationWarning`` (a deprecated alias,
+    :data:`stickslip.results.DEPRECATED_CHANNELS`: not in ``res.names``, the files or
+    ``to_pandas()``; it will be removed).
 
     Under ``simulate(..., method="moreau_jean")`` (with a `CoulombODE` law) the friction is
     the set-valued Coulomb law of the law's levels, solved exactly at every step
     (:mod:`stickslip.systems._time_stepping`: stick is tried first and kept while the force
     it needs is within the static level): ``slip`` is exactly 0 at every stuck sample,
     ``proxy_offset`` is 0 (there is no proxy), and ``f`` is the mean friction force over
-    the step that ended at the sample (over the first step at t0).
+    the step that ended at the sample (over the first step at t0). Under
+    ``method="events"`` the same law alternates exact stick and slip phases, each transition
+    located in time (:mod:`stickslip.systems._event_modes`; ``Results.events`` rows named
+    "friction"), and ``f`` is the friction force at the sample.
 
     Examples
     --------
@@ -218,13 +226,13 @@ class FrictionMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHos
         out = {"f": f, "fe": self._applied(t, x), "slip": slip}
         if self._has_belt_terms:
             out.update(fs=self._spring(x), u=self._surface(t))
-        if "a" in self.law.state_names:
-            out["a"] = x[2 + self.law.state_names.index("a")]     # deprecated alias
-        return out
+        return out          # res["a"]: a deprecated alias of proxy_offset (Results.aliases)
 
     # --- method="moreau_jean" (stickslip.integrate._moreau_jean) -------------------------
 
     def route_refusal(self, method):
+        if method in EVENT_METHODS:
+            return friction_event.refusal(self.law)
         return friction_route_refusal(self.law, method)
 
     def check_time_step(self, dt):
@@ -259,9 +267,29 @@ class FrictionMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHos
         out = {"f": forces["f"], "fe": self._applied(t, x), "slip": x[1] - self._surface(t)}
         if self._has_belt_terms:
             out.update(fs=self._spring(x), u=self._surface(t))
-        if "a" in self.law.state_names:
-            out["a"] = x[2 + self.law.state_names.index("a")]     # deprecated alias
         return out
+
+    # --- method="events" (stickslip.integrate._event_route; bodies in ._event_modes) -------
+
+    event_name: ClassVar[str] = "friction"
+
+    def event_mode(self, t, x):
+        return friction_event.mode(self, t, x)
+
+    def event_field(self, t, x, mode):
+        return friction_event.field(self, t, x, mode)
+
+    def event_guard(self, t, x, mode):
+        return friction_event.guard(self, t, x, mode)
+
+    def event_jump(self, t, x, mode):
+        return friction_event.jump(self, t, x, mode)
+
+    def event_settle(self, t, x, mode):
+        return friction_event.settle(self, t, x, mode)
+
+    def event_outputs(self, t, x, mode):
+        return friction_event.outputs(self, t, x, mode)
 
     def linear_modes(self):
         M = check_finite_matrix("FrictionMass", "M", np.asarray(self.M))
