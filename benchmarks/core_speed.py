@@ -44,10 +44,10 @@ def stuck_drift(t, p):
     return float(np.ptp(p[stuck]))
 
 
-def lugre_rhs(t, x, mus=F_LEVEL, mud=F_LEVEL, vs=1e-3, k0=1e4, k1=100.0, k2=0.0, M=1.0):
+def lugre_rhs(t, x, mu_s=F_LEVEL, mu_k=F_LEVEL, vs=1e-3, k0=1e4, k1=100.0, k2=0.0, M=1.0):
     """LuGre on a 1 kg block, written as a user would for solve_ivp (NumPy, no JAX)."""
     p, v, z = x
-    g = (mud + (mus - mud) * np.exp(-(v / vs) ** 2)) / k0
+    g = (mu_k + (mu_s - mu_k) * np.exp(-(v / vs) ** 2)) / k0
     zd = v - abs(v) * z / g
     f = -(k0 * z + k1 * zd + k2 * v)
     fe = _load_np(t)

@@ -36,7 +36,7 @@ def laws():
         "static > kinetic (jump)": ss.laws.CoulombODE(F=0.45, F_s=0.5, K=K, beta=BETA),
         "Stribeck + viscous": ss.laws.CoulombODE(F=0.45, F_s=0.5, v_stribeck=1e-3,
                                                  viscous=0.1, K=K, beta=BETA),
-        "LuGre (same levels)": ss.laws.LuGre(mus=0.5, mud=0.45),
+        "LuGre (same levels)": ss.laws.LuGre(mu_s=0.5, mu_k=0.45),
     }
 
 

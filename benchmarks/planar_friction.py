@@ -48,7 +48,7 @@ def sliding_block_rows():
     steps = int(8.0 / dt)
     for kind in ("lugre", "coulomb"):
         model = examples.sliding_block(kind)
-        name, key = ("lugre", "mus") if kind == "lugre" else ("slide", "mu")
+        name, key = ("lugre", "mu_s") if kind == "lugre" else ("slide", "mu")
         low = 0.3 if kind == "lugre" else 0.2
 
         def call(model=model, name=name, key=key, low=low):

@@ -89,7 +89,7 @@ def stickslip_box(force=(0.0, 0.0, 0.0), torque=(0.0, 0.0, 0.0)):
     model = ss.spatial.Model(gravity=(0.0, 0.0, -G))
     model.add_body("box", mass=MASS, inertia=None, shape=ss.spatial.Box(SIDE, SIDE, SIDE),
                    position=(0.0, 0.0, SIDE / 2))
-    model.add_ground(mu_s=MU, mu_d=MU)
+    model.add_ground(mu_s=MU, mu_k=MU)
     return ss.spatial.PointContacts.from_model(model, force=force, torque=torque,
                                                force_point=(0.0, 0.0, -SIDE / 2))
 

@@ -99,7 +99,7 @@ def cart(push=1.0, radius=0.05):
                shape=None, position=top + d * length / 2,
                orientation=(np.cos(-angle / 2), 0.0, np.sin(-angle / 2), 0.0))
     m.add(sp.RevoluteJoint("chassis", "pendulum", point=top, axis=(0, 1, 0), name="hinge"))
-    m.add_ground(mu_s=0.5, mu_d=0.5)
+    m.add_ground(mu_s=0.5, mu_k=0.5)
     m.add(sp.PointForce("chassis", force=(push, 0, 0)))
     return m
 
@@ -111,7 +111,7 @@ def box(push):
     sp = ss.spatial
     m = sp.SpatialModel(gravity=(0, 0, -9.81))
     m.add_body("box", mass=1.0, shape=sp.Box(0.1, 0.1, 0.1), position=(0, 0, 0.05))
-    m.add_ground(mu_s=0.5, mu_d=0.5)
+    m.add_ground(mu_s=0.5, mu_k=0.5)
     m.add(sp.PointForce("box", force=(push, 0, 0)))
     return m
 
@@ -146,7 +146,7 @@ def sphere_on_ground():
     m = sp.SpatialModel(gravity=(0, 0, -9.81))
     m.add_body("ball", mass=1.0, shape=sp.Sphere(0.1), position=(0, 0, 0.1),
                velocity=(2.0, 0, 0))
-    m.add_ground(mu_s=0.3, mu_d=0.3)
+    m.add_ground(mu_s=0.3, mu_k=0.3)
     return m
 
 

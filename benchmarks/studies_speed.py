@@ -127,13 +127,13 @@ class _nothing:
 
 
 def fit_rows():
-    true = dict(mus=0.3, mud=0.2, vs=1e-3, k0=1e5, k1=math.sqrt(1e5), k2=0.4)
+    true = dict(mu_s=0.3, mu_k=0.2, vs=1e-3, k0=1e5, k1=math.sqrt(1e5), k2=0.4)
     res = ss.simulate(lugre_block(**true), 5.0, dt=1e-4, dt_out=1e-3)
     rng = np.random.default_rng(0)
     data = {"t": res.t}
     for c in ("p", "v", "f"):
         data[c] = res[c] + 0.01 * np.std(res[c]) * rng.standard_normal(res.t.size)
-    start = dict(mus=0.35, mud=0.15, vs=2e-3, k0=5e4, k1=200.0, k2=0.3)
+    start = dict(mu_s=0.35, mu_k=0.15, vs=2e-3, k0=5e4, k1=200.0, k2=0.3)
     rows = []
     for solver in ("levenberg_marquardt", "optimistix_lm"):
         t0 = time.perf_counter()

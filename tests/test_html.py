@@ -132,7 +132,7 @@ def test_spatial_model_html_shows_bodies_ground_and_elements():
     model = sp.SpatialModel()
     model.add_body("a", mass=1.0, shape=sp.Box(0.1, 0.1, 0.1), position=(0, 0, 1))
     model.add_body("b", mass=2.0, shape=sp.Box(0.1, 0.1, 0.1), position=(0, 0, 2))
-    model.add_ground(mu_s=0.5, mu_d=0.3)
+    model.add_ground(mu_s=0.5, mu_k=0.3)
     model.add(sp.RevoluteJoint("a", "b", point=(0, 0, 1.5), axis=(0, 1, 0), name="hinge"))
     model.add(sp.ContactPair("a", "b", mu=0.3))
     text = parsed(model._repr_html_())

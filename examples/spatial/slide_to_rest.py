@@ -10,7 +10,7 @@ import stickslip as ss
 model = ss.spatial.Model(gravity=(0, 0, -9.81))
 model.add_body("box", mass=1.0, shape=ss.spatial.Box(0.2, 0.1, 0.1), position=(0, 0, 0.05),
                velocity=(1.0, 0.0, 0.0))
-model.add_ground(mu_s=0.5, mu_d=0.3)
+model.add_ground(mu_s=0.5, mu_k=0.3)
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()

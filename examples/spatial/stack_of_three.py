@@ -11,7 +11,7 @@ model = ss.spatial.Model(gravity=(0, 0, -9.81))
 for i in range(3):
     model.add_body(f"b{i}", mass=1.0, shape=ss.spatial.Box(0.1, 0.1, 0.1),
                    position=(0.0, 0.0, 0.05 + 0.1 * i))
-model.add_ground(mu_s=0.5, mu_d=0.3)
+model.add_ground(mu_s=0.5, mu_k=0.3)
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()

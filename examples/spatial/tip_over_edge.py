@@ -15,7 +15,7 @@ model = ss.spatial.Model(gravity=(0, 0, -9.81))
 model.add_body("box", mass=1.0, shape=ss.spatial.Box(2 * hx, 0.1, 2 * hz),
                position=(0, 0, hx * np.sin(theta) + hz * np.cos(theta)),
                orientation=(np.cos(theta / 2), 0, np.sin(theta / 2), 0))
-model.add_ground(mu_s=0.5, mu_d=0.3)
+model.add_ground(mu_s=0.5, mu_k=0.3)
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()

@@ -1,7 +1,7 @@
-"""Identify μ_s, μ_d and the bristle stiffness σ0 (k0) of a LuGre block (SPEC §8) from a
+"""Identify μ_s, μ_k and the bristle stiffness σ0 (k0) of a LuGre block (SPEC §8) from a
 noisy measured trajectory: the "measurement" is a synthetic run with the tutorial's
 parameters plus 1 % Gaussian noise on position, velocity and friction force; the fit
-starts from other parameters (μ_s 0.35, μ_d 0.15, k0 5e4) and recovers the true ones
+starts from other parameters (μ_s 0.35, μ_k 0.15, k0 5e4) and recovers the true ones
 within its 95 % intervals.
 
     PYTHONPATH=src python examples/studies/lugre_identification.py [--out DIR]
@@ -18,9 +18,9 @@ import numpy as np
 import stickslip as ss
 from stickslip.studies import lugre_block
 
-TRUE = dict(mus=0.3, mud=0.2, k0=1e5)                   # what the "measurement" used
+TRUE = dict(mu_s=0.3, mu_k=0.2, k0=1e5)                 # what the "measurement" used
 KNOWN = dict(vs=1e-3, k1=math.sqrt(1e5), k2=0.4, amplitude=4.0)
-START = dict(mus=0.35, mud=0.15, k0=5e4)                 # the engineer's first guess
+START = dict(mu_s=0.35, mu_k=0.15, k0=5e4)               # the engineer's first guess
 
 
 def measured(seed: int = 0):

@@ -220,7 +220,7 @@ def spatial_model_html(model) -> str:
     rows, more = _capped(rows)
     g = model.gravity
     settings = (f"gravity ({g[0]:g}, {g[1]:g}, {g[2]:g}) m/s² · k={model.k:g} 1/s · "
-                f"λ={model.lam:g} · P={model.P} · μ_s={model.mu_s:g}, μ_d={model.mu_d:g} "
+                f"λ={model.lam:g} · P={model.P} · μ_s={model.mu_s:g}, μ_k={model.mu_k:g} "
                 f"between bodies")
     counts = (f"{len(model.bodies)} bodies, {len(model.elements)} elements, "
               f"{'a' if model.ground is not None else 'no'} ground")

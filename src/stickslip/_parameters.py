@@ -28,8 +28,16 @@ Contract
   variable ``parameter_rules = {field: Rule | kind-string}`` (a plain string is the
   ``kind``; its hint then comes from the optional ``parameter_help = {field: hint}``). Its
   ``__check_init__`` checks every concrete field at construction; ``owner_name`` (default:
-  the class name) is the name messages use. Cross-field checks (``mud <= mus``, Routh–
+  the class name) is the name messages use. Cross-field checks (Routh–
   Hurwitz) go in the final class's own ``__check_init__``, which equinox runs as well.
+* A static/kinetic friction pair is declared as data too: ``friction_pairs = (("mu_s",
+  "mu_k"),)`` runs :func:`~stickslip._rules.check_friction_pair` (kinetic ≤ static, one
+  message form) after the field rules. Parameter spellings: ``renamed_parameters = {"mus":
+  "mu_s"}`` (old names: accepted with a ``DeprecationWarning`` naming the new one, when read
+  as attributes, in ``replace`` and in fit paths; the element's ``__init__`` accepts the old
+  keywords with :func:`~stickslip._validation.keyword_alias`) and ``parameter_aliases =
+  {"mu_k": "mu"}`` (other accepted spellings, silent); :meth:`AbstractParametrised.field_name`
+  maps either to the field.
 * A plain class or a function calls :func:`check_parameters(owner, rules, **values)`.
 * Traced values (inside ``jit``/``vmap``/``grad``) are skipped: they cannot be inspected, and
   they were checked when first built. Stacking elements for a batch (``jax.tree.map``)
@@ -45,12 +53,14 @@ from typing import Any, ClassVar, Mapping
 import equinox as eqx
 
 from ._rules import (DAMPING, FRICTION_COEFFICIENT, FRICTION_LEVEL, GRAVITY, INERTIA, INITIAL,
-                     MASS, NORMAL_FORCE, SAMPLE_PERIOD, STIFFNESS, TIME_CONSTANT, Rule)
-from ._validation import concrete
+                     MASS, NORMAL_FORCE, SAMPLE_PERIOD, STIFFNESS, TIME_CONSTANT, Rule,
+                     check_friction_pair)
+from ._validation import concrete, warn_renamed
 
 __all__ = ["Rule", "AbstractParametrised", "check_parameters", "rules_of", "MASS",
            "INERTIA", "FRICTION_LEVEL", "FRICTION_COEFFICIENT", "SAMPLE_PERIOD", "GRAVITY",
-           "INITIAL", "STIFFNESS", "DAMPING", "TIME_CONSTANT", "NORMAL_FORCE"]
+           "INITIAL", "STIFFNESS", "DAMPING", "TIME_CONSTANT", "NORMAL_FORCE",
+           "check_friction_pair"]
 
 def _as_rule(rule: Rule | str, hint: str = "") -> Rule:
     if isinstance(rule, Rule):
@@ -90,11 +100,37 @@ class AbstractParametrised(eqx.Module):
     parameter_rules: ClassVar[dict[str, Rule | str]] = {}
     parameter_help: ClassVar[dict[str, str]] = {}
     owner_name: ClassVar[str | None] = None
+    friction_pairs: ClassVar[tuple[tuple[str, str], ...]] = ()
+    renamed_parameters: ClassVar[dict[str, str]] = {}
+    parameter_aliases: ClassVar[dict[str, str]] = {}
 
     def __check_init__(self) -> None:
         owner = self.owner_name or type(self).__name__
         for name, rule in rules_of(self).items():
             rule.check(owner, name, getattr(self, name))
+        for static, kinetic in self.friction_pairs:
+            check_friction_pair(owner, getattr(self, static), getattr(self, kinetic),
+                                names=(static, kinetic), each=False)
+
+    @classmethod
+    def field_name(cls, name: str, *, warn: bool = True) -> str:
+        """The field that parameter `name` is: itself, the field of an alias (``mu_k`` →
+        ``mu`` on a ``CoulombODE``), or of a deprecated spelling (``mus`` → ``mu_s`` on a
+        ``LuGre``; warns when `warn`)."""
+        if name in cls.renamed_parameters:
+            new = cls.renamed_parameters[name]
+            if warn:
+                owner = cls.owner_name or cls.__name__
+                warn_renamed(f"`{owner}.{name}`", f"`{owner}.{new}`")
+            return new
+        return cls.parameter_aliases.get(name, name)
+
+    def __getattr__(self, name: str) -> Any:
+        # only reached when `name` is not a field or attribute: old spellings and aliases
+        cls = type(self)
+        if name in cls.renamed_parameters or name in cls.parameter_aliases:
+            return getattr(self, cls.field_name(name))
+        raise AttributeError(f"{cls.__name__!r} object has no attribute {name!r}")
 
 
 def is_concrete_scalar(value: Any) -> bool:

@@ -1,7 +1,7 @@
 """Readable ``repr`` for parameter modules (laws, controllers, tire models) and systems.
 
 Equinox's default shows ``f64[]`` for every array field; users comparing with the papers
-want the numbers: ``LuGre(mus=0.3, mud=0.2, …)``. Traced values print as ``traced`` and
+want the numbers: ``LuGre(mu_s=0.3, mu_k=0.2, …)``. Traced values print as ``traced`` and
 non-scalar arrays as ``array(shape)``.
 """
 

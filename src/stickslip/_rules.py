@@ -3,7 +3,8 @@
 The rules are applied by :mod:`stickslip._parameters` (``AbstractParametrised``,
 ``check_parameters``), which re-exports everything here; this module imports no JAX, so the
 hosts that run without it (the spatial volume route) read the same rules, e.g.
-``FRICTION_COEFFICIENT.check_plausible(owner, "mu_d", mu_d)``.
+``FRICTION_COEFFICIENT.check_plausible(owner, "mu_k", mu_k)``; and the one validator of a
+static/kinetic friction pair, :func:`check_friction_pair`, used by every element that has one.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import dataclasses
 from typing import Any
 
 from ._validation import (
+    check_at_most,
     check_finite,
     check_nonnegative,
     check_plausible,
@@ -32,6 +34,7 @@ __all__ = [
     "STIFFNESS",
     "TIME_CONSTANT",
     "Rule",
+    "check_friction_pair",
 ]
 
 _KINDS = ("finite", "positive", "nonnegative", "any")
@@ -118,3 +121,47 @@ INITIAL = Rule("finite", "Pass a finite initial value.")
 STIFFNESS = Rule("positive", "Pass a positive stiffness in N/m.")
 DAMPING = Rule("nonnegative", "Pass a damping >= 0 in N·s/m.")
 TIME_CONSTANT = Rule("positive", "Pass a positive time constant in seconds.")
+
+
+def check_friction_pair(owner: str, mu_s: Any, mu_k: Any, *,
+                        names: tuple[str, str] = ("mu_s", "mu_k"),
+                        rule: Rule = FRICTION_COEFFICIENT, each: bool = True
+                        ) -> tuple[Any, Any]:
+    """Check a static/kinetic friction pair — the one validator every element uses (laws,
+    joints, planar and spatial contacts, the spatial ground) — and return it unchanged.
+
+    Each value must be finite and >= 0 (a value outside `rule`'s plausible range, e.g.
+    ``mu_s=50`` for 0.5, warns with :class:`~stickslip.errors.ImplausibleParameterWarning`),
+    and the kinetic one at most the static one::
+
+        `ground.mu_k` must be <= `ground.mu_s`; got mu_k=0.5, mu_s=0.3. The static friction
+        must be at least the kinetic: lower mu_k or raise mu_s.
+
+    Parameters
+    ----------
+    owner: the element named in messages (``"LuGre"``, ``"ground"``, a contact's name).
+    mu_s, mu_k: static and kinetic values (numbers or arrays, compared element-wise); None
+        (not given) skips that value and the comparison; traced values are skipped.
+    names: how the element spells them (``("mu_s", "mu")`` for a contact whose kinetic
+        coefficient is ``mu``; ``("F_s", "F")`` for force levels).
+    rule: the rule of each value (:data:`FRICTION_COEFFICIENT`; :data:`FRICTION_LEVEL` for
+        force levels [N]).
+    each: False when the element's ``parameter_rules`` check each value already (then only
+        the order is checked here).
+
+    >>> from stickslip._rules import check_friction_pair
+    >>> check_friction_pair("ground", 0.5, 0.3)
+    (0.5, 0.3)
+    >>> check_friction_pair("ground", 0.3, 0.5)
+    Traceback (most recent call last):
+    ...
+    stickslip.errors.ParameterError: `ground.mu_k` must be <= `ground.mu_s`; got mu_k=0.5, \
+mu_s=0.3. The static friction must be at least the kinetic: lower mu_k or raise mu_s.
+    """
+    static, kinetic = names
+    if each:
+        rule.check(owner, static, mu_s)
+        rule.check(owner, kinetic, mu_k)
+    check_at_most(owner, kinetic, mu_k, static, mu_s, "The static friction must be at least "
+                  f"the kinetic: lower {kinetic} or raise {static}.")
+    return mu_s, mu_k

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["is_traced", "concrete", "check_finite", "check_positive", "check_nonnegative",
            "check_at_most", "check_shape", "check_scalar", "check_traceable",
-           "check_finite_matrix", "check_plausible"]
+           "check_finite_matrix", "check_plausible", "keyword_alias", "warn_renamed"]
 
 
 def is_traced(value: Any) -> bool:
@@ -157,6 +157,55 @@ def check_plausible(owner: str, name: str, value: Any, plausible: tuple[float, f
     warnings.warn(f"`{owner}.{name}`{where}={bad:g} is outside the plausible range "
                   f"[{low:g}, {high:g}]: {slip} The value is used as given.",
                   ImplausibleParameterWarning, stacklevel=_user_stacklevel())
+
+
+def warn_renamed(old: str, new: str) -> None:
+    """Warn (``DeprecationWarning``, at the user's line) that the spelling `old` is replaced by
+    `new`; both are shown as written (``"`LuGre(mus=...)`"``, ``"`mu_s=...`"``).
+
+    >>> import textwrap, warnings
+    >>> from stickslip._validation import warn_renamed
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_renamed("`LuGre(mus=...)`", "`mu_s=...`")
+    >>> print(textwrap.fill(str(caught[0].message), 80))
+    `LuGre(mus=...)` is deprecated; use `mu_s=...` instead (the same quantity:
+    friction parameters are named mu_s, static, and mu_k, kinetic, on every
+    element).
+    """
+    warnings.warn(f"{old} is deprecated; use {new} instead (the same quantity: friction "
+                  "parameters are named mu_s, static, and mu_k, kinetic, on every element).",
+                  DeprecationWarning, stacklevel=_user_stacklevel())
+
+
+def keyword_alias(owner: str, name: str, value: Any, alias: str, alias_value: Any, *,
+                  deprecated: bool = False) -> Any:
+    """The value of a keyword that has a second spelling: `value` (given as `name`) or
+    `alias_value` (given as `alias`); None when neither was given.
+
+    Both given (not None) raises :class:`~stickslip.errors.ParameterError` naming both — even
+    when equal, as a typo would be. With ``deprecated=True`` `alias` is an old spelling:
+    using it warns (:func:`warn_renamed`) naming `name`; otherwise it is silent (``mu_k`` and
+    ``mu`` on a contact).
+    """
+    if alias_value is None:
+        return value
+    if value is not None:
+        fix = (f" (`{alias}` is its deprecated spelling). Pass only {name}=." if deprecated
+               else ". Pass one of them.")
+        raise ParameterError(
+            f"`{owner}` got both `{name}`={_brief(value)} and `{alias}`={_brief(alias_value)}, "
+            f"two spellings of the same parameter{fix}")
+    if deprecated:
+        warn_renamed(f"`{owner}({alias}=...)`", f"`{name}=...`")
+    return alias_value
+
+
+def _brief(value: Any) -> str:
+    arr = None if isinstance(value, (str, bytes)) else concrete(value)
+    if arr is not None and arr.dtype.kind in "biuf":
+        return _show(arr)
+    return "traced" if is_traced(value) else repr(value)
 
 
 def _user_stacklevel() -> int:

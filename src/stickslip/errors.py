@@ -3,7 +3,8 @@
 Every error a user can cause is a :class:`StickslipError`. Messages follow one form: what is
 wrong (naming the parameter, body, joint or time), the offending value, and how to fix it::
 
-    `LuGre.mud` must be <= `LuGre.mus`; got mud=0.3, mus=0.2. Lower mud or raise mus.
+    `LuGre.mu_k` must be <= `LuGre.mu_s`; got mu_k=0.3, mu_s=0.2. The static friction must
+    be at least the kinetic: lower mu_k or raise mu_s.
 """
 
 from __future__ import annotations

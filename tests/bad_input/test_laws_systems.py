@@ -90,7 +90,7 @@ CASES = [
         mass=1.0, F=0.5, tol=1e-6, slide_time=1e5), "cannot reach tol"),
     ("CoulombODE no K", lambda: ss.laws.CoulombODE(F=0.5, beta=1e-3), "CoulombODE.K"),
     ("CoulombODE mu<0", lambda: ss.laws.CoulombODE(mu=-0.1, K=1e4, beta=1e-3), "CoulombODE.mu"),
-    ("LuGre mud>mus", lambda: ss.laws.LuGre(mus=0.2, mud=0.3), "LuGre.mud"),
+    ("LuGre mu_k>mu_s", lambda: ss.laws.LuGre(mu_s=0.2, mu_k=0.3), "LuGre.mu_k"),
     ("LuGre vs=0", lambda: ss.laws.LuGre(vs=0.0), "LuGre.vs"),
     ("LuGre k0 inf", lambda: ss.laws.LuGre(k0=INF), "LuGre.k0"),
     ("TanhCoulomb v_eps<0", lambda: ss.laws.TanhCoulomb(F=0.5, v_eps=-1e-3), "TanhCoulomb.v_eps"),
@@ -262,17 +262,17 @@ def _point_line_contact(**kwargs):
 
 
 def _spatial_ground(**kwargs):
-    return ss.spatial.SpatialModel().add_ground(**{"mu_s": 0.5, "mu_d": 0.3, **kwargs})
+    return ss.spatial.SpatialModel().add_ground(**{"mu_s": 0.5, "mu_k": 0.3, **kwargs})
 
 
 IMPLAUSIBLE = [
     ("CoulombODE.mu", lambda: ss.laws.CoulombODE(mu=50, K=1e4, beta=1e-3)),
     ("CoulombODE.mu_s", lambda: ss.laws.CoulombODE(mu=0.3, mu_s=50, K=1e4, beta=1e-3)),
-    ("LuGre.mus", lambda: ss.laws.LuGre(mus=50, mud=0.2, vs=1e-3, k0=1e5, k1=300.0, k2=0.4)),
+    ("LuGre.mu_s", lambda: ss.laws.LuGre(mu_s=50, mu_k=0.2, vs=1e-3, k0=1e5, k1=300.0, k2=0.4)),
     ("TanhCoulomb.mu", lambda: ss.laws.TanhCoulomb(mu=50, v_eps=1e-3)),
-    ("ground.mu_s", lambda: _spatial_ground(mu_s=50, mu_d=0.3)),
-    ("ground.mu_d", lambda: _spatial_ground(mu_s=60, mu_d=50)),
-    ("Model.mu_s", lambda: ss.spatial.SpatialModel(mu_s=50, mu_d=0.3)),
+    ("ground.mu_s", lambda: _spatial_ground(mu_s=50, mu_k=0.3)),
+    ("ground.mu_k", lambda: _spatial_ground(mu_s=60, mu_k=50)),
+    ("Model.mu_s", lambda: ss.spatial.SpatialModel(mu_s=50, mu_k=0.3)),
     ("ContactPair.mu", lambda: ss.spatial.ContactPair("a", "b", mu=50)),
     ("ContactPair.mu_s", lambda: ss.spatial.ContactPair("a", "b", mu=0.3, mu_s=50)),
     ("PointLineContact.mu", lambda: _point_line_contact(mu=50)),
@@ -296,7 +296,7 @@ def test_plausible_coefficients_do_not_warn_and_above_2_warns_without_a_guess():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ss.errors.ImplausibleParameterWarning)
         ss.laws.CoulombODE(mu=1.2, mu_s=2.0, K=1e4, beta=1e-3)
-        _spatial_ground(mu_s=1.0, mu_d=0.8)
+        _spatial_ground(mu_s=1.0, mu_k=0.8)
         ss.spatial.ContactPair("a", "b", mu=0.0)
     with pytest.warns(ss.errors.ImplausibleParameterWarning, match=r"`CoulombODE.mu`=2.5 is "
                       r"outside the plausible range \[0, 2\]") as record:

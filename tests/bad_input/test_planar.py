@@ -205,8 +205,8 @@ CASES = {
         name="pin"), "pin.preload"),
     "lugre_on_coupler": (lambda: P.LuGreFriction(P.RevoluteRevoluteJoint(
         "ground", "link", length=1.0, name="rod")), "rod"),
-    "lugre_mud_above_mus": (lambda: P.LuGreFriction(P.TranslationalJoint(
-        "ground", "link", name="rail"), mus=0.2, mud=0.3), "mud"),
+    "lugre_mu_k_above_mu_s": (lambda: P.LuGreFriction(P.TranslationalJoint(
+        "ground", "link", name="rail"), mu_s=0.2, mu_k=0.3), "mu_k"),
     # stops
     "stop_restitution_above_one": (lambda: P.PointLineStop("link", restitution=1.5,
                                                            name="floor"), "floor.restitution"),

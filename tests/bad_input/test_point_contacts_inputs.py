@@ -23,7 +23,7 @@ def model(z=SIDE / 2, shape="box", orientation=(1.0, 0.0, 0.0, 0.0), second=None
     if second is not None:
         m.add_body("crate", mass=1.0, inertia=None, shape=ss.spatial.Box(SIDE, SIDE, SIDE),
                    position=(0.5, 0.0, second))
-    m.add_ground(mu_s=0.5, mu_d=0.5)
+    m.add_ground(mu_s=0.5, mu_k=0.5)
     return m
 
 

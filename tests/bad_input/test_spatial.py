@@ -14,7 +14,7 @@ SQ = [(-0.05, -0.05), (0.05, -0.05), (0.05, 0.05), (-0.05, 0.05)]
 def _model(**kw):
     m = sp.SpatialModel(gravity=(0, 0, -9.81), **kw)
     m.add_body("box", mass=1.0, shape=CUBE, position=(0, 0, 0.05))
-    m.add_ground(mu_s=0.5, mu_d=0.3)
+    m.add_ground(mu_s=0.5, mu_k=0.3)
     return m
 
 
@@ -58,14 +58,14 @@ CASES = [
     ("model_lam_string", lambda: sp.SpatialModel(lam="0.001"), "Model.lam"),
     ("model_P_two", lambda: sp.SpatialModel(P=2), "P"),
     ("model_P_string", lambda: sp.SpatialModel(P="8"), "P"),
-    ("model_mu_order", lambda: sp.SpatialModel(mu_s=0.2, mu_d=0.4), "mu_d"),
+    ("model_mu_order", lambda: sp.SpatialModel(mu_s=0.2, mu_k=0.4), "mu_k"),
     ("model_patch", lambda: sp.SpatialModel(patch="slice"), "patch"),
     ("model_kinetic_iterations", lambda: sp.SpatialModel(kinetic_iterations=1.5),
      "kinetic_iterations"),
     ("model_restitution_above_one", lambda: sp.SpatialModel(restitution=1.2), "restitution"),
-    ("ground_restitution_negative", lambda: _model().add_ground(mu_s=0.5, mu_d=0.3,
+    ("ground_restitution_negative", lambda: _model().add_ground(mu_s=0.5, mu_k=0.3,
                                                                 restitution=-0.1), "restitution"),
-    ("ground_height_nan", lambda: _model().add_ground(mu_s=0.5, mu_d=0.3, height=np.nan),
+    ("ground_height_nan", lambda: _model().add_ground(mu_s=0.5, mu_k=0.3, height=np.nan),
      "height"),
     ("body_name_ground", lambda: sp.SpatialModel().add_body("ground", mass=1.0, shape=CUBE),
      "ground"),

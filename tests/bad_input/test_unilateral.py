@@ -72,7 +72,7 @@ def _spatial_no_ground():
 def _spatial(**kw):
     m = ss.spatial.Model()
     m.add_body("box", mass=1.0, inertia=None, shape=ss.spatial.Box(0.1, 0.1, 0.1))
-    m.add_ground(mu_s=0.5, mu_d=0.5)
+    m.add_ground(mu_s=0.5, mu_k=0.5)
     ss.spatial.PointContacts.from_model(m, **kw)
 
 

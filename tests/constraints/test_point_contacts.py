@@ -19,7 +19,7 @@ def test_box_holds_then_slides():
     model = ss.spatial.Model(gravity=(0.0, 0.0, -G))
     model.add_body("box", mass=MASS, inertia=None, shape=ss.spatial.Box(0.2, 0.1, 0.1),
                    position=(0.0, 0.0, 0.05))
-    model.add_ground(mu_s=MU, mu_d=MU)
+    model.add_ground(mu_s=MU, mu_k=MU)
     contacts = ss.spatial.PointContacts.from_model(model, delta=2e-3, forces=_push)
     res = contacts.simulate(0.2, dt=5e-4, dt_out=5e-3)
     t_slip = (MU * MASS * G - 4.0) / 10.0
@@ -59,7 +59,7 @@ def _cube(**loads):
     model = ss.spatial.Model(gravity=(0.0, 0.0, -G))
     model.add_body("box", mass=MASS, inertia=None, shape=ss.spatial.Box(SIDE, SIDE, SIDE),
                    position=(0.0, 0.0, SIDE / 2))
-    model.add_ground(mu_s=MU, mu_d=MU)
+    model.add_ground(mu_s=MU, mu_k=MU)
     loads.setdefault("force_point", (0.0, 0.0, -SIDE / 2))
     return ss.spatial.PointContacts.from_model(model, **loads)
 

@@ -110,7 +110,7 @@ def _pendulum() -> ss.spatial.SpatialModel:
 
 def _box_on_ground() -> ss.spatial.SpatialModel:
     m = ss.spatial.SpatialModel(gravity=(0, 0, -9.81))
-    m.add_ground(mu_s=0.5, mu_d=0.4)
+    m.add_ground(mu_s=0.5, mu_k=0.4)
     m.add_body("box", mass=1.0, shape=ss.spatial.Box(0.1, 0.1, 0.1),
                position=(0, 0, 0.2))
     return m

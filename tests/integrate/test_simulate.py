@@ -61,7 +61,7 @@ def test_batch_adaptive_equals_loop():
 
 def test_batch_rejects_members_of_different_structure():
     a = sliding_block()
-    b = sliding_block(law=ss.laws.LuGre(mus=0.5, mud=0.5))
+    b = sliding_block(law=ss.laws.LuGre(mu_s=0.5, mu_k=0.5))
     with pytest.raises(ss.ParameterError, match="member 1 of the batch differs"):
         ss.simulate_batch([a, b], 1.0, dt=1e-4)
 

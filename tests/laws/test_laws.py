@@ -71,10 +71,10 @@ def test_penalty_baselines_can_pull():
 
 
 def test_lugre_holds_with_static_level_and_stribeck():
-    # SPEC §8 [fix]: the static level is mus·N (not mud·N).
-    law = ss.laws.LuGre(mus=0.5, mud=0.3)
+    # SPEC §8 [fix]: the static level is mu_s·N (not mu_k·N).
+    law = ss.laws.LuGre(mu_s=0.5, mu_k=0.3)
     assert float(law.level(10.0)) == pytest.approx(5.0)
-    # steady sliding far above vs: force → −(mud N + k2 v)
+    # steady sliding far above vs: force → −(mu_k N + k2 v)
     v, N = 1.0, 10.0
     z_ss = 0.3 * N / law.k0
     f, rate = law.force_and_rate(jnp.asarray([z_ss]), jnp.asarray(v), jnp.asarray(N))
@@ -83,7 +83,7 @@ def test_lugre_holds_with_static_level_and_stribeck():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(mud=0.3, mus=0.2), r"`LuGre.mud` must be <= `LuGre.mus`; got mud=0.3, mus=0.2"),
+    (dict(mu_k=0.3, mu_s=0.2), r"`LuGre.mu_k` must be <= `LuGre.mu_s`; got mu_k=0.3, mu_s=0.2"),
     (dict(k0=0.0), r"`LuGre.k0` must be > 0"),
     (dict(vs=float("inf")), r"`LuGre.vs` must be finite"),
 ])

@@ -143,8 +143,8 @@ def test_bad_friction_input_names_the_joint_and_parameter():
     with pytest.raises(ParameterError, match="mu"):
         ss.laws.CoulombODE(mu=-0.3, K=1e4, beta=1e-3)
     j = ss.planar.TranslationalJoint(m.ground, b, name="slide")
-    with pytest.raises(ParameterError, match=r"slide.*mud|mud.*slide"):
-        ss.planar.LuGreFriction(j, mus=0.2, mud=0.3)
+    with pytest.raises(ParameterError, match=r"slide.*mu_k|mu_k.*slide"):
+        ss.planar.LuGreFriction(j, mu_s=0.2, mu_k=0.3)
     with pytest.raises(ParameterError, match=r"slide.*k0|k0.*slide"):
         ss.planar.LuGreFriction(j, k0=-1.0)
     gear = ss.planar.RevoluteRevoluteJoint(m.ground, b, length=1.0, name="coupler")

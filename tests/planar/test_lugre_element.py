@@ -24,7 +24,7 @@ def test_lugre_element_adds_state_force_and_channels_in_one_line():
     j = m.add(ss.planar.TranslationalJoint(m.ground, b, name="slide"))
     lugre = m.add(ss.planar.LuGreFriction(j))
     assert lugre.name == "lugre1"
-    assert (lugre.vs, lugre.mus, lugre.mud, lugre.k0, lugre.k2) == (1e-3, 0.3, 0.2, 1e5, 0.4)
+    assert (lugre.vs, lugre.mu_s, lugre.mu_k, lugre.k0, lugre.k2) == (1e-3, 0.3, 0.2, 1e5, 0.4)
     assert "lugre1.z" in m.layout.state_names()
     res = m.simulate(0.01, dt=1e-4, dt_out=0.005)
     for name in ("lugre1.z", "lugre1.friction", "lugre1.force", "lugre1.normal"):
@@ -51,7 +51,7 @@ def test_continued_run_is_one_continuous_run(tutorial):
     assert second.t[0] == first.t[-1]
     for name in ("block.x", "block.xd", "lugre.z"):
         assert second[name][0] == first[name][-1]
-    assert float(model.element("lugre").mus) == 0.5
+    assert float(model.element("lugre").mu_s) == 0.5
 
 
 @pytest.mark.slow
@@ -73,13 +73,13 @@ def test_lugre_parameters_validated_with_element_and_joint_named():
     b = m.add_body("b", mass=1.0, inertia=0.1)
     j = m.add(ss.planar.TranslationalJoint(m.ground, b, name="slide"))
     lugre = m.add(ss.planar.LuGreFriction(j, name="lg"))
-    with pytest.raises(ParameterError, match=r"lg.*slide.*mud"):
-        m.replace(lugre, mus=0.1)
+    with pytest.raises(ParameterError, match=r"lg.*slide.*mu_k"):
+        m.replace(lugre, mu_s=0.1)
     with pytest.raises(ParameterError, match="vs"):
         m.replace("lg", vs=-1.0)
     with pytest.raises(ParameterError, match="no parameter"):
         m.replace("lg", mu=0.3)
-    assert lugre.mus == 0.3          # a rejected change leaves the element as it was
+    assert lugre.mu_s == 0.3         # a rejected change leaves the element as it was
 
 
 def test_continued_run_equals_single_run_with_mus_switched_at_4s(tutorial):
@@ -104,9 +104,9 @@ def test_continued_run_equals_single_run_with_mus_switched_at_4s(tutorial):
             after_f = ss.planar.ProjectedPlanarSystem.vector_field(after, t, x)
             return jnp.where(t < self.t_switch, before_f, after_f)
 
-    model.replace("lugre", mus=0.3)
+    model.replace("lugre", mu_s=0.3)
     base = model.system((0.0, 0.0), projection=True)
-    model.replace("lugre", mus=0.5)
+    model.replace("lugre", mu_s=0.5)
     after = model.system((0.0, 0.0), projection=True).frictions   # the frictions, μs = 0.5
     fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(base)}
     single = ss.simulate(Switched(**fields, laws_after=after), 8.0, dt=DT, dt_out=0.01)

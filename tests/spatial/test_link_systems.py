@@ -232,7 +232,7 @@ def test_box_on_point_contacts_holds_between_the_kinetic_and_static_levels():
         m = sp.SpatialModel(gravity=(0, 0, -9.81))
         m.add_body("box", mass=1.0, inertia=(1 / 600,) * 3, shape=sp.Box(0.1, 0.1, 0.1),
                    position=(0, 0, 0.05))
-        m.add_ground(mu_s=0.5, mu_d=0.3)
+        m.add_ground(mu_s=0.5, mu_k=0.3)
         m.add(sp.PointForce("box", force=(push, 0, 0)))
         return m.simulate(1.0, dt=1e-3, dt_out=1e-2, contact="point")
 
@@ -251,7 +251,7 @@ def test_sphere_slip_turns_into_rolling_at_five_sevenths():
     m = sp.SpatialModel(gravity=(0, 0, -9.81))
     m.add_body("ball", mass=1.0, shape=sp.Sphere(0.1), position=(0, 0, 0.1),
                velocity=(2.0, 0, 0))
-    m.add_ground(mu_s=0.3, mu_d=0.3)
+    m.add_ground(mu_s=0.3, mu_k=0.3)
     res = m.simulate(1.0, dt=1e-3, dt_out=0.01)
     np.testing.assert_allclose(res["ball.vx"][-1], 5 / 7 * 2.0, rtol=1e-6)
     np.testing.assert_allclose(res["ball.wy"][-1] * 0.1, res["ball.vx"][-1], rtol=1e-9)
@@ -263,7 +263,7 @@ def rolling_ball(mu=0.3, v0=2.0):
     m = sp.SpatialModel(gravity=(0, 0, -9.81))
     m.add_body("ball", mass=1.0, shape=sp.Sphere(0.1), position=(0, 0, 0.1),
                velocity=(v0, 0, 0))
-    m.add_ground(mu_s=mu, mu_d=mu)
+    m.add_ground(mu_s=mu, mu_k=mu)
     return m
 
 

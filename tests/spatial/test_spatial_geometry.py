@@ -99,7 +99,7 @@ def test_normal_flips_sign_when_bodies_swap(seed):
 def test_box_on_ground_normal_points_from_ground_to_box():
     model = ss.spatial.Model()
     model.add_body("box", mass=1.0, shape=ss.spatial.Box(0.2, 0.1, 0.1), position=(0, 0, 0.049))
-    model.add_ground(mu_s=0.5, mu_d=0.3)
+    model.add_ground(mu_s=0.5, mu_k=0.3)
     (k, g), = model.contact_geometries(model.initial_state())
     np.testing.assert_allclose(g.normal, [0, 0, 1], atol=1e-15)
     assert g.volume == pytest.approx(0.2 * 0.1 * 0.001, rel=1e-9)
@@ -160,7 +160,7 @@ def test_Q_and_c_equal_numerical_integration_over_the_polygon(patch, seed):
     q = np.array([1.0, *rng.normal(size=3) * 0.05])
     model.add_body("box", mass=1.0, shape=ss.spatial.Box(0.2, 0.1, 0.1),
                    position=(0, 0, 0.045), orientation=q / np.linalg.norm(q))
-    model.add_ground(mu_s=0.5, mu_d=0.3)
+    model.add_ground(mu_s=0.5, mu_k=0.3)
     X = model.initial_state()
     from stickslip.spatial._model import quat_to_matrix
     R = quat_to_matrix(X[0, 3:7])

@@ -15,7 +15,7 @@ def _box_model(z, vz=0.0, **model_kw):
     model = ss.spatial.SpatialModel(gravity=(0, 0, -G), **model_kw)
     model.add_body("box", mass=1.0, shape=ss.spatial.Box(0.1, 0.1, 0.1), position=(0, 0, z),
                    velocity=(0, 0, vz))
-    model.add_ground(mu_s=0.5, mu_d=0.3)
+    model.add_ground(mu_s=0.5, mu_k=0.3)
     return model
 
 
@@ -89,7 +89,7 @@ def test_ground_restitution_overrides_the_models():
     model = ss.spatial.SpatialModel(gravity=(0, 0, -G), restitution=1.0)
     model.add_body("box", mass=1.0, shape=ss.spatial.Box(0.1, 0.1, 0.1),
                    position=(0, 0, 0.057), velocity=(0, 0, -2.0))
-    model.add_ground(mu_s=0.5, mu_d=0.3, restitution=0.0)
+    model.add_ground(mu_s=0.5, mu_k=0.3, restitution=0.0)
     res = model.simulate(0.05, dt=1e-3)
     assert np.max(res["box.vz"][10:]) < 1e-3                   # stays down
 

@@ -16,7 +16,7 @@ def box_model(friction_kw=None, **model_kw):
     model = ss.spatial.Model(gravity=(0, 0, -G), **model_kw)
     model.add_body("box", mass=M, inertia=None, shape=ss.spatial.Box(SIDE, SIDE, SIDE),
                    position=(0, 0, A))
-    model.add_ground(mu_s=MU_S, mu_d=MU_D)
+    model.add_ground(mu_s=MU_S, mu_k=MU_D)
     return model
 
 
@@ -161,8 +161,8 @@ def test_bad_input_gives_clear_errors():
         model.add_body("a", mass=1.0, inertia=np.diag([1.0, -1.0, 1.0]), shape=box)
     with pytest.raises(ss.ParameterError, match="symmetric"):
         model.add_body("a", mass=1.0, inertia=[[1, 0.5, 0], [0, 1, 0], [0, 0, 1]], shape=box)
-    with pytest.raises(ss.ParameterError, match="mu_d"):
-        model.add_ground(mu_s=0.3, mu_d=0.5)
+    with pytest.raises(ss.ParameterError, match="mu_k"):
+        model.add_ground(mu_s=0.3, mu_k=0.5)
     with pytest.raises(ss.ParameterError, match="P"):
         ss.spatial.Model(P=2)
     with pytest.raises(ss.ParameterError, match="convex"):
@@ -190,7 +190,7 @@ def test_stack_of_three_carries_3mg_2mg_mg():
     for i in range(3):
         model.add_body(f"b{i}", mass=M, shape=ss.spatial.Box(SIDE, SIDE, SIDE),
                        position=(0, 0, A + SIDE * i))
-    model.add_ground(mu_s=MU_S, mu_d=MU_D)
+    model.add_ground(mu_s=MU_S, mu_k=MU_D)
     res = model.simulate(0.1, dt=1e-3, dt_out=0.01)
     for name, load in (("ground-b0", 3), ("b0-b1", 2), ("b1-b2", 1)):
         assert res[name + ".fn"][-1] == pytest.approx(load * M * G, rel=1e-9)
@@ -204,7 +204,7 @@ def test_box_released_past_its_edge_tips_onto_its_side():
     model.add_body("box", mass=M, shape=ss.spatial.Box(2 * hx, 0.1, 2 * hz),
                    position=(0, 0, hx * np.sin(theta) + hz * np.cos(theta)),
                    orientation=(np.cos(theta / 2), 0, np.sin(theta / 2), 0))
-    model.add_ground(mu_s=MU_S, mu_d=MU_D)
+    model.add_ground(mu_s=MU_S, mu_k=MU_D)
     # it lands at ~0.4 s, rocks and rests from ~0.7 s; 1.2 s leaves a margin so that the
     # check does not hinge on round-off in the bouncing phase
     res = model.simulate(1.2, dt=1e-3, dt_out=0.01)
@@ -261,7 +261,7 @@ def test_boxes_pushed_into_a_row_slide_together_at_the_closed_form_acceleration(
     for i in range(3):
         model.add_body(f"b{i}", mass=M, shape=ss.spatial.Box(SIDE, SIDE, SIDE),
                        position=(i * (SIDE + 5e-4), 0.002 * i, A))
-    model.add_ground(mu_s=MU_S, mu_d=MU_D)
+    model.add_ground(mu_s=MU_S, mu_k=MU_D)
     F = 12.0
     res = model.simulate(0.8, dt=1e-3, dt_out=0.01,
                          forces={"b0": lambda t, s: (np.array([F, 0, 0]), np.zeros(3))})

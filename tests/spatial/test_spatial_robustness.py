@@ -21,7 +21,7 @@ def _tumbling_pair(seed):
                    position=(0, 0, 0.15), angular_velocity=tuple(rng.normal(size=3) * 5))
     model.add_body("b", mass=0.5, shape=_hull(rng.normal(size=(10, 3)) * 0.04),
                    position=(0.03, 0.0, 0.35), angular_velocity=tuple(rng.normal(size=3) * 5))
-    model.add_ground(mu_s=0.5, mu_d=0.3)
+    model.add_ground(mu_s=0.5, mu_k=0.3)
     return model
 
 

@@ -53,15 +53,15 @@ def test_coulomb_mu_fitted_through_the_normal_force():
     assert _covers(result, {"law.mu": 0.3})["law.mu"], result
 
 
-LUGRE = dict(mus=0.3, mud=0.2, vs=1e-3, k0=1e5, k1=math.sqrt(1e5), k2=0.4)
+LUGRE = dict(mu_s=0.3, mu_k=0.2, vs=1e-3, k0=1e5, k1=math.sqrt(1e5), k2=0.4)
 
 
-def test_lugre_mus_mud_sigma0_recovered_within_intervals():
+def test_lugre_mu_s_mu_k_sigma0_recovered_within_intervals():
     # the tutorial block (SPEC §8), 2 s of p, v and the friction force f
     res = ss.simulate(lugre_block(**LUGRE), 2.0, dt=1e-4, dt_out=1e-3)
     data = _noisy(res, ["p", "v", "f"], seed=2)
-    truth = {k: LUGRE[k] for k in ("mus", "mud", "k0")}
-    result = ss.fit(lugre_block, data, {"mus": 0.33, "mud": 0.18, "k0": 7e4},
+    truth = {k: LUGRE[k] for k in ("mu_s", "mu_k", "k0")}
+    result = ss.fit(lugre_block, data, {"mu_s": 0.33, "mu_k": 0.18, "k0": 7e4},
                     fixed={k: LUGRE[k] for k in ("vs", "k1", "k2")}, dt=1e-4)
     assert result.converged
     assert result.residual_norm < 1.1 * 0.01 * math.sqrt(result.n_data)   # at the noise floor
@@ -73,7 +73,7 @@ def test_lugre_mus_mud_sigma0_recovered_within_intervals():
 def test_lugre_all_six_recovered_within_intervals():
     res = ss.simulate(lugre_block(**LUGRE), 5.0, dt=1e-4, dt_out=1e-3)
     data = _noisy(res, ["p", "v", "f"], seed=0)
-    start = dict(mus=0.35, mud=0.15, vs=2e-3, k0=5e4, k1=200.0, k2=0.3)
+    start = dict(mu_s=0.35, mu_k=0.15, vs=2e-3, k0=5e4, k1=200.0, k2=0.3)
     result = ss.fit(lugre_block, data, start, dt=1e-4)
     assert result.converged
     assert result.residual_norm < 1.1 * 0.01 * math.sqrt(result.n_data)
@@ -82,7 +82,7 @@ def test_lugre_all_six_recovered_within_intervals():
 
 @pytest.mark.parametrize("model, params, channels", [
     (friction_mass, {"F": 0.4, "K": 2e3, "beta": 2e-3}, ["p", "v"]),
-    (lugre_block, {"mus": 0.3, "mud": 0.2, "vs": 1e-3, "k0": 1e5, "k1": 300.0, "k2": 0.4},
+    (lugre_block, {"mu_s": 0.3, "mu_k": 0.2, "vs": 1e-3, "k0": 1e5, "k1": 300.0, "k2": 0.4},
      ["p", "f"]),
 ])
 def test_fit_jacobian_matches_finite_differences(model, params, channels):

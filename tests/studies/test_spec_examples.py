@@ -81,7 +81,7 @@ def test_sweep_examples_run_and_show_where_the_block_sticks(here):
     below = table["amplitude"] < table["F"] - 1e-9         # SPEC §2: a push below F never
     assert (table.loc[below, "stick_fraction"] == 1.0).all()   # breaks the block loose
     assert (table.loc[table["amplitude"] > table["F"] + 0.1, "stick_fraction"] < 1.0).all()
-    lugre = pd.read_csv(here / "lugre_breakaway.csv")      # breakaway at mus*N = 2.94 N
+    lugre = pd.read_csv(here / "lugre_breakaway.csv")      # breakaway at mu_s*N = 2.94 N
     assert list(lugre["amplitude"][lugre["stick_fraction"] < 1.0]) == [3.0, 3.5, 4.0, 4.5, 5.0]
 
 

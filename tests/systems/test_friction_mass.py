@@ -25,7 +25,7 @@ def test_coulomb_ode_does_not_drift_under_sub_static_load():
 
 
 @pytest.mark.parametrize("law", [
-    ss.laws.LuGre(mus=F_LEVEL, mud=F_LEVEL, vs=1e-3, k0=K_PROXY, k1=100.0, k2=0.0),
+    ss.laws.LuGre(mu_s=F_LEVEL, mu_k=F_LEVEL, vs=1e-3, k0=K_PROXY, k1=100.0, k2=0.0),
     ss.laws.TanhCoulomb(F=F_LEVEL, v_eps=1e-3),
 ], ids=["LuGre", "TanhCoulomb"])
 def test_baselines_drift_under_the_same_load(law):

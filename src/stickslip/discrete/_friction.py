@@ -18,7 +18,7 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from .._parameters import FRICTION_LEVEL, INITIAL, MASS, SAMPLE_PERIOD, Rule, check_parameters
-from .._validation import check_at_most
+from .._rules import check_friction_pair
 from ..errors import SimulationError
 from ..laws import curve_slip_speed, friction_curve
 from ..nonsmooth import sat
@@ -142,7 +142,7 @@ def _curve_force(owner, w, damping, F, F_s, v_stribeck, exponent, viscous):
     (stick), else F(s)·w/|w| with F(s) + damping·s = |w| (slide)."""
     static = F if F_s is None else F_s
     check_parameters(owner, _CURVE_RULES, F_s=F_s, v_stribeck=v_stribeck, viscous=viscous)
-    check_at_most(owner, "F", F, "F_s", static, "The static level F_s must be at least F.")
+    check_friction_pair(owner, F_s, F, names=("F_s", "F"), each=False)
     squared = jnp.sum(w * w)
     positive = squared > 0.0
     r = jnp.where(positive, jnp.sqrt(jnp.where(positive, squared, 1.0)), 1.0)
@@ -241,8 +241,7 @@ class CoulombMass(_Loop):
                  F_s: float | None = None):
         check_parameters("CoulombMass", _WRAPPER_RULES, M=M, F=F, T=T, p0=p0, v0=v0)
         check_parameters("CoulombMass", _CURVE_RULES, F_s=F_s)
-        check_at_most("CoulombMass", "F", F, "F_s", F if F_s is None else F_s,
-                      "The static level F_s must be at least F.")
+        check_friction_pair("CoulombMass", F_s, F, names=("F_s", "F"), each=False)
         self.M, self.F, self.T = float(M), float(F), float(T)
         self.F_s = None if F_s is None else float(F_s)
         self.p, self.v, self.k = float(p0), float(v0), 0
@@ -268,8 +267,7 @@ class DARelaxation(_Loop):
     def __init__(self, F: float, K: float, B: float, T: float, *, F_s: float | None = None):
         check_parameters("DARelaxation", _WRAPPER_RULES, F=F, K=K, B=B, T=T)
         check_parameters("DARelaxation", _CURVE_RULES, F_s=F_s)
-        check_at_most("DARelaxation", "F", F, "F_s", F if F_s is None else F_s,
-                      "The static level F_s must be at least F.")
+        check_friction_pair("DARelaxation", F_s, F, names=("F_s", "F"), each=False)
         self.F, self.K, self.B, self.T = float(F), float(K), float(B), float(T)
         self.F_s = None if F_s is None else float(F_s)
         self.e, self.k = 0.0, 0

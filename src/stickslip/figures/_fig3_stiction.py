@@ -37,7 +37,7 @@ def stiction_laws() -> dict[str, laws.AbstractFrictionLaw]:
     """The three models compared, with matched stiffness (K = k0 = 1e4 N/m) and level."""
     return {
         "CoulombODE (eq. 10)": laws.CoulombODE(F=F_LEVEL, K=K, beta=BETA),
-        "LuGre": laws.LuGre(mus=F_LEVEL, mud=F_LEVEL, vs=1e-3, k0=K, k1=100.0, k2=0.0),
+        "LuGre": laws.LuGre(mu_s=F_LEVEL, mu_k=F_LEVEL, vs=1e-3, k0=K, k1=100.0, k2=0.0),
         "tanh Coulomb": laws.TanhCoulomb(F=F_LEVEL, v_eps=1e-3),
     }
 

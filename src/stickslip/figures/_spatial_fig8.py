@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-MASS, SIDE, G, MU_S, MU_D = 1.0, 0.1, 9.81, 0.5, 0.3
+MASS, SIDE, G, MU_S, MU_K = 1.0, 0.1, 9.81, 0.5, 0.3
 
 
 def box_model():
@@ -18,7 +18,7 @@ def box_model():
     model = SpatialModel(gravity=(0, 0, -G))
     model.add_body("box", mass=MASS, inertia=None, shape=Box(SIDE, SIDE, SIDE),
                    position=(0, 0, SIDE / 2))
-    model.add_ground(mu_s=MU_S, mu_d=MU_D)
+    model.add_ground(mu_s=MU_S, mu_k=MU_K)
     return model
 
 

@@ -59,7 +59,7 @@ def oscillator_laws() -> dict[str, laws.AbstractFrictionLaw]:
     return {
         "CoulombODE, F_s > F": laws.CoulombODE.tuned(mass=MASS, K=1e6, F=KINETIC, F_s=STATIC,
                                                      damping_ratio=5.0),
-        "LuGre (v_s = 1 mm/s)": laws.LuGre(mus=STATIC, mud=KINETIC, vs=1e-3, k0=1e4,
+        "LuGre (v_s = 1 mm/s)": laws.LuGre(mu_s=STATIC, mu_k=KINETIC, vs=1e-3, k0=1e4,
                                           k1=200.0, k2=0.0),
         "tanh Coulomb (one level)": laws.TanhCoulomb(F=KINETIC, v_eps=1e-3),
         "CoulombODE, one level": laws.CoulombODE.tuned(mass=MASS, K=1e6, F=KINETIC,

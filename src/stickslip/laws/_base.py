@@ -39,6 +39,7 @@ import numpy as np
 
 from .._parameters import AbstractParametrised
 from .._repr import parameter_repr
+from ..errors import ParameterError
 
 __all__ = ["AbstractLaw", "AbstractFrictionLaw", "AbstractContactLaw", "as_parameter"]
 
@@ -79,11 +80,23 @@ class AbstractLaw(AbstractParametrised):
     def replace(self, **changes: Any) -> "AbstractLaw":
         """A copy with some parameters changed, validated again (laws are immutable).
 
+        Parameters are named as in the constructor; an alias (``mu_k`` for
+        ``CoulombODE.mu``) changes its field, an old spelling (``mus``) too, with a
+        ``DeprecationWarning``.
+
         >>> import stickslip as ss
-        >>> ss.laws.LuGre().replace(mus=0.5).mus.item()
+        >>> ss.laws.LuGre().replace(mu_s=0.5).mu_s.item()
         0.5
         """
-        return dataclasses.replace(self, **changes)
+        fields: dict[str, Any] = {}
+        for name, value in changes.items():
+            field = self.field_name(name)
+            if field in fields:
+                spellings = sorted(n for n in changes if self.field_name(n, warn=False) == field)
+                raise ParameterError(f"`{type(self).__name__}.replace` got {spellings}, two "
+                                     f"spellings of `{field}`. Pass only {field}=.")
+            fields[field] = value
+        return dataclasses.replace(self, **fields)
 
     @classmethod
     @abc.abstractmethod

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._parameters import (DAMPING, FRICTION_COEFFICIENT, FRICTION_LEVEL, STIFFNESS,
                            TIME_CONSTANT, Rule)
-from .._validation import check_at_most, concrete
+from .._validation import concrete, keyword_alias
 from ..errors import ParameterError
 from ..nonsmooth import sat
 from ._base import AbstractFrictionLaw, as_parameter
@@ -66,9 +66,11 @@ class CoulombODE(AbstractFrictionLaw):
         Proxy stiffness [N/m] (N·m/rad for rotation); larger means stiffer sticking.
     beta:
         Proxy time constant [s]; the proxy damping is ``K·beta`` [N·s/m].
-    mu:
-        Kinetic friction coefficient [-]; the level is ``mu·N`` with N the normal force the
-        host supplies (joint reaction, contact force). ``mu_k`` is the same.
+    mu, mu_k:
+        Kinetic friction coefficient [-] (two spellings of one parameter: ``mu_k`` matches
+        ``mu_s`` and the other elements' ``mu_k``, ``mu`` is the seed's name for a
+        one-level law; give one); the level is ``mu·N`` with N the normal force the host
+        supplies (joint reaction, contact force). Stored as ``mu`` (``law.mu_k`` reads it).
     F_s:
         Static level [N] ≥ F (with ``F``); default F — one level, as eq. 9.
     mu_s:
@@ -125,15 +127,12 @@ class CoulombODE(AbstractFrictionLaw):
                                               "Gaussian, 1 exponential)."),
         "viscous": DAMPING.but(hint="Pass the viscous friction coefficient in N·s/m (>= 0)."),
     }
+    friction_pairs: ClassVar[tuple[tuple[str, str], ...]] = (("F_s", "F"), ("mu_s", "mu"))
+    parameter_aliases: ClassVar[dict[str, str]] = {"mu_k": "mu"}
 
     def __init__(self, F=None, K=None, beta=None, *, mu=None, F_s=None, mu_s=None,
                  v_stribeck=None, stribeck_exponent=None, viscous=None, mu_k=None):
-        if mu_k is not None:
-            if mu is not None:
-                raise ParameterError(
-                    f"`CoulombODE` got both `mu`={mu!r} and `mu_k`={mu_k!r}, two names of the "
-                    "kinetic coefficient. Pass one of them.")
-            mu = mu_k
+        mu = keyword_alias("CoulombODE", "mu", mu, "mu_k", mu_k)
         if (F is None) == (mu is None):
             raise ParameterError(
                 "`CoulombODE` needs exactly one of `F` (a fixed force level [N]) and `mu` "
@@ -161,12 +160,7 @@ class CoulombODE(AbstractFrictionLaw):
         self.stribeck_exponent, self.viscous = stribeck_exponent, viscous
 
     def __check_init__(self):
-        check_at_most("CoulombODE", "F", self.F, "F_s", self.F_s,
-                      "The static level F_s must be at least the kinetic level F: raise F_s "
-                      "or lower F.")
-        check_at_most("CoulombODE", "mu", self.mu, "mu_s", self.mu_s,
-                      "The static coefficient mu_s must be at least the kinetic mu: raise "
-                      "mu_s or lower mu.")
+        # F <= F_s and mu <= mu_s: `friction_pairs` (check_friction_pair, after the rules)
         delta = concrete(self.stribeck_exponent)
         if delta is not None and not np.all(delta >= 1.0):
             raise ParameterError(

@@ -10,13 +10,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._parameters import DAMPING, FRICTION_COEFFICIENT, STIFFNESS, Rule
-from .._validation import check_at_most
+from .._validation import keyword_alias
 from ..nonsmooth import safe_norm
 from ._base import AbstractFrictionLaw, as_parameter
 
 __all__ = ["LuGre"]
 
 _G_FLOOR = 1e-12  # [m] smallest bristle deflection scale, guards N = 0 (no load, no bristles)
+_K1 = math.sqrt(1e5)  # [N·s/m] the tutorial's bristle damping
 
 
 class LuGre(AbstractFrictionLaw):
@@ -24,7 +25,7 @@ class LuGre(AbstractFrictionLaw):
 
     With v the sliding velocity and N the normal force::
 
-        F_c = mud·N,  F_s = mus·N                         (SPEC §8, with the [fix] F_s = mus·N)
+        F_c = mu_k·N,  F_s = mu_s·N                       (SPEC §8, with the [fix] F_s = mu_s·N)
         g(v) = (F_c + (F_s − F_c)·exp(−(v/vs)²)) / k0
         dz/dt = v − |v|·z / g(v)
         force = −(k0·z + k1·dz/dt + k2·v)
@@ -34,32 +35,42 @@ class LuGre(AbstractFrictionLaw):
 
     Parameters (defaults are the tutorial's, SPEC §8)
     ----------
-    mus: static friction coefficient μ_s [-] (0.3).
-    mud: dynamic (Coulomb) friction coefficient μ_d [-], ``mud <= mus`` (0.2).
+    mu_s: static friction coefficient μ_s [-] (0.3).
+    mu_k: kinetic (Coulomb) friction coefficient μ_k [-], ``mu_k <= mu_s`` (0.2); SPEC §8
+        and the tutorial call it μ_d, "dynamic".
     vs: Stribeck velocity [m/s] (1e-3).
     k0: bristle stiffness [N/m] (1e5).
     k1: bristle damping [N·s/m] (√1e5).
     k2: viscous friction coefficient [N·s/m] (0.4).
+    mus, mud: the old spellings of mu_s and mu_k (deprecated: they warn, as do the
+        attributes ``law.mus``, ``law.mud`` and ``law.replace(mus=...)``).
 
     Notes
     -----
     For planar sliding (2-vector v) the isotropic form is used: |v| → ‖v‖, z a 2-vector.
+
+    Examples
+    --------
+    >>> import stickslip as ss
+    >>> law = ss.laws.LuGre(mu_s=0.5, mu_k=0.3)
+    >>> float(law.level(10.0)), float(law.replace(mu_k=0.4).mu_k)
+    (5.0, 0.4)
     """
 
-    mus: jnp.ndarray = eqx.field(converter=as_parameter, default=0.3)
-    mud: jnp.ndarray = eqx.field(converter=as_parameter, default=0.2)
-    vs: jnp.ndarray = eqx.field(converter=as_parameter, default=1e-3)
-    k0: jnp.ndarray = eqx.field(converter=as_parameter, default=1e5)
-    k1: jnp.ndarray = eqx.field(converter=as_parameter, default=math.sqrt(1e5))
-    k2: jnp.ndarray = eqx.field(converter=as_parameter, default=0.4)
+    mu_s: jnp.ndarray = eqx.field(converter=as_parameter)
+    mu_k: jnp.ndarray = eqx.field(converter=as_parameter)
+    vs: jnp.ndarray = eqx.field(converter=as_parameter)
+    k0: jnp.ndarray = eqx.field(converter=as_parameter)
+    k1: jnp.ndarray = eqx.field(converter=as_parameter)
+    k2: jnp.ndarray = eqx.field(converter=as_parameter)
 
     n_states: ClassVar[int] = 1
     state_names: ClassVar[tuple[str, ...]] = ("z",)
     parameter_rules: ClassVar[dict[str, Rule]] = {
-        "mus": FRICTION_COEFFICIENT.but(hint="Pass a static friction coefficient >= 0 "
-                                             "(tutorial default 0.3)."),
-        "mud": FRICTION_COEFFICIENT.but(hint="Pass a dynamic friction coefficient >= 0 "
-                                             "(tutorial default 0.2)."),
+        "mu_s": FRICTION_COEFFICIENT.but(hint="Pass a static friction coefficient >= 0 "
+                                              "(tutorial default 0.3)."),
+        "mu_k": FRICTION_COEFFICIENT.but(hint="Pass a kinetic friction coefficient >= 0 "
+                                              "(tutorial default 0.2)."),
         "vs": Rule("positive", "Pass a positive Stribeck velocity in m/s (tutorial default "
                                "1e-3)."),
         "k0": STIFFNESS.but(hint="Pass a positive bristle stiffness in N/m (tutorial default "
@@ -69,22 +80,29 @@ class LuGre(AbstractFrictionLaw):
         "k2": DAMPING.but(hint="Pass a viscous coefficient >= 0 in N·s/m (tutorial default "
                                "0.4)."),
     }
+    friction_pairs: ClassVar[tuple[tuple[str, str], ...]] = (("mu_s", "mu_k"),)
+    renamed_parameters: ClassVar[dict[str, str]] = {"mus": "mu_s", "mud": "mu_k"}
 
-    def __check_init__(self):
-        check_at_most("LuGre", "mud", self.mud, "mus", self.mus, "Lower mud or raise mus.")
+    def __init__(self, mu_s=None, mu_k=None, vs=1e-3, k0=1e5, k1=_K1, k2=0.4, *,
+                 mus=None, mud=None):
+        mu_s = keyword_alias("LuGre", "mu_s", mu_s, "mus", mus, deprecated=True)
+        mu_k = keyword_alias("LuGre", "mu_k", mu_k, "mud", mud, deprecated=True)
+        self.mu_s = 0.3 if mu_s is None else mu_s
+        self.mu_k = 0.2 if mu_k is None else mu_k
+        self.vs, self.k0, self.k1, self.k2 = vs, k0, k1, k2
 
     @classmethod
     def example(cls) -> "LuGre":
         return cls()
 
     def level(self, normal_force):
-        return self.mus * jnp.maximum(normal_force, 0.0)
+        return self.mu_s * jnp.maximum(normal_force, 0.0)
 
     def force_and_rate(self, state, velocity, normal_force):
         z = state[0]
         n = jnp.maximum(normal_force, 0.0)
         speed = jnp.abs(velocity) if jnp.ndim(velocity) == 0 else safe_norm(velocity)[..., None]
-        f_c, f_s = self.mud * n, self.mus * n
+        f_c, f_s = self.mu_k * n, self.mu_s * n
         g = (f_c + (f_s - f_c) * jnp.exp(-(speed / self.vs) ** 2)) / self.k0
         z_rate = velocity - speed * z / jnp.maximum(g, _G_FLOOR)
         force = -(self.k0 * z + self.k1 * z_rate + self.k2 * velocity)

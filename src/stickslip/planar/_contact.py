@@ -20,8 +20,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._rules import FRICTION_COEFFICIENT
-from .._validation import check_nonnegative, check_positive
+from .._rules import check_friction_pair
+from .._validation import check_nonnegative, check_positive, keyword_alias
 from ..errors import ParameterError
 
 __all__ = ["AbstractFrictionalContact", "PointLineContact", "ClearanceSlider", "STATIC_SPEED"]
@@ -40,29 +40,23 @@ STATIC_SPEED = 1e-3
 as sticking and gets its static coefficient."""
 
 
-def _relaxation(owner, mu, delta, zeta):
-    check_nonnegative(owner, "mu", mu, "Pass a friction coefficient >= 0 (e.g. 0.3).")
-    FRICTION_COEFFICIENT.check_plausible(owner, "mu", mu)
-    check_positive(owner, "delta", delta, "Pass the relaxation time δ in seconds (e.g. 1e-3).")
-    check_nonnegative(owner, "zeta", zeta, "Pass a damping ratio ζ >= 0 (e.g. 1.0).")
-    return float(mu), float(delta), float(zeta)
-
-
-def _static(owner, mu, mu_s, v_stribeck):
-    """(μ_s, v_stribeck) checked: μ_s ≥ μ (default μ), v_stribeck > 0 (default
-    STATIC_SPEED)."""
-    given, mu_s = mu_s is not None, mu if mu_s is None else mu_s
-    check_nonnegative(owner, "mu_s", mu_s, "Pass a static friction coefficient >= mu.")
-    if given:                               # (the default, mu, was checked already)
-        FRICTION_COEFFICIENT.check_plausible(owner, "mu_s", mu_s)
-    if float(mu_s) < mu:
-        raise ParameterError(f"`{owner}.mu_s`={float(mu_s):g} is below `{owner}.mu`={mu:g}: "
-                             "the static coefficient must be at least the kinetic one. Raise "
-                             "mu_s or lower mu.")
+def _friction(owner, mu, mu_k, mu_s, v_stribeck):
+    """(μ, μ_s, v_stribeck) checked: μ (kinetic, also spelled mu_k; default 0) and μ_s
+    (default μ) by the shared pair validator (finite, >= 0, plausible, μ ≤ μ_s),
+    v_stribeck > 0 (default STATIC_SPEED)."""
+    mu = keyword_alias(owner, "mu", mu, "mu_k", mu_k)
+    mu = 0.0 if mu is None else mu
+    check_friction_pair(owner, mu_s, mu, names=("mu_s", "mu"))
     v_stribeck = STATIC_SPEED if v_stribeck is None else v_stribeck
     check_positive(owner, "v_stribeck", v_stribeck, "Pass the Stribeck velocity in m/s (e.g. "
                    "1e-3).")
-    return float(mu_s), float(v_stribeck)
+    return float(mu), float(mu if mu_s is None else mu_s), float(v_stribeck)
+
+
+def _relaxation(owner, delta, zeta):
+    check_positive(owner, "delta", delta, "Pass the relaxation time δ in seconds (e.g. 1e-3).")
+    check_nonnegative(owner, "zeta", zeta, "Pass a damping ratio ζ >= 0 (e.g. 1.0).")
+    return float(delta), float(zeta)
 
 
 class AbstractFrictionalContact:
@@ -89,6 +83,11 @@ class AbstractFrictionalContact:
     def pairs(self):  # pragma: no cover - abstract
         raise NotImplementedError
 
+    @property
+    def mu_k(self) -> float:
+        """The kinetic coefficient (the attribute ``mu``)."""
+        return self.mu
+
     def body_refs(self):
         return [("body_i", self.body_i), ("body_j", self.body_j)]
 
@@ -112,7 +111,9 @@ class PointLineContact(AbstractFrictionalContact):
     line_point_i: a point L of the line (x', y') [m] in body i's frame.
     line_axis_i: the line's direction t in body i's frame; the free side is n = t turned
         by +90° (counter-clockwise), e.g. axis (1, 0) → the point stays above (y > 0).
-    mu: friction coefficient μ [-] (>= 0), the kinetic one when `mu_s` is given.
+    mu, mu_k: friction coefficient μ [-] (>= 0; default 0), the kinetic one when `mu_s` is
+        given; two spellings of one parameter (``mu_k`` matches ``mu_s`` and the other
+        elements; give one; stored as ``mu``, ``contact.mu_k`` reads it).
     mu_s: static coefficient [-] >= mu (default mu). The relaxation lets a sticking contact's
         sliding velocity decay over δ rather than vanish, so the bound is the curve
         μ + (μ_s − μ)·exp(−(|v_t|/v_stribeck)²) of its sliding speed |v_t|
@@ -138,9 +139,9 @@ class PointLineContact(AbstractFrictionalContact):
     prefix: ClassVar[str] = "contact"
 
     def __init__(self, body_i, body_j, *, point_j=(0.0, 0.0), line_point_i=(0.0, 0.0),
-                 line_axis_i=(1.0, 0.0), mu: float = 0.0, delta: float = 1e-3,
+                 line_axis_i=(1.0, 0.0), mu: float | None = None, delta: float = 1e-3,
                  zeta: float = 1.0, name: str | None = None, mu_s: float | None = None,
-                 v_stribeck: float | None = None):
+                 v_stribeck: float | None = None, mu_k: float | None = None):
         owner = name or "PointLineContact"
         self.body_i, self.body_j, self.name = body_i, body_j, name
         self.point_j = point_j
@@ -149,8 +150,8 @@ class PointLineContact(AbstractFrictionalContact):
             raise ParameterError(f"`{owner}.line_point_i` must be two finite numbers (x, y) "
                                  f"[m]; got {line_point_i!r}.")
         self.line_axis_i = _unit(owner, "line_axis_i", line_axis_i)
-        self.mu, self.delta, self.zeta = _relaxation(owner, mu, delta, zeta)
-        self.mu_s, self.v_stribeck = _static(owner, self.mu, mu_s, v_stribeck)
+        self.mu, self.mu_s, self.v_stribeck = _friction(owner, mu, mu_k, mu_s, v_stribeck)
+        self.delta, self.zeta = _relaxation(owner, delta, zeta)
 
     def bind(self, body_i, body_j) -> None:
         super().bind(body_i, body_j)
@@ -176,8 +177,8 @@ class ClearanceSlider(AbstractFrictionalContact):
     guide, slider: the bodies (`guide` may be ``model.ground``).
     half_length, half_height: the slider's half sizes [m] (> 0).
     clearance: c [m] (> 0), the gap on each side when centred.
-    mu: friction coefficient μ [-] at the walls; mu_s, v_stribeck: the static coefficient and
-        its speed, as for :class:`PointLineContact`.
+    mu (or mu_k): friction coefficient μ [-] at the walls; mu_s, v_stribeck: the static
+        coefficient and its speed, as for :class:`PointLineContact`.
     delta, zeta: the relaxation (δ [s], ζ [-]) as for :class:`PointLineContact`.
     guide_point, guide_axis: the channel's centre line in the guide's frame.
     name: channels ``<name>.gap.1`` … ``.4``, ``<name>.fn.k``, ``<name>.ft.k``.
@@ -186,9 +187,11 @@ class ClearanceSlider(AbstractFrictionalContact):
     prefix: ClassVar[str] = "slider"
 
     def __init__(self, guide, slider, *, half_length: float, half_height: float,
-                 clearance: float, mu: float = 0.0, delta: float = 1e-3, zeta: float = 1.0,
+                 clearance: float, mu: float | None = None, delta: float = 1e-3,
+                 zeta: float = 1.0,
                  guide_point=(0.0, 0.0), guide_axis=(1.0, 0.0), name: str | None = None,
-                 mu_s: float | None = None, v_stribeck: float | None = None):
+                 mu_s: float | None = None, v_stribeck: float | None = None,
+                 mu_k: float | None = None):
         owner = name or "ClearanceSlider"
         for field, value in (("half_length", half_length), ("half_height", half_height),
                              ("clearance", clearance)):
@@ -198,8 +201,8 @@ class ClearanceSlider(AbstractFrictionalContact):
         self.clearance = float(clearance)
         self.guide_point = np.asarray(guide_point, dtype=float)
         self.guide_axis = _unit(owner, "guide_axis", guide_axis)
-        self.mu, self.delta, self.zeta = _relaxation(owner, mu, delta, zeta)
-        self.mu_s, self.v_stribeck = _static(owner, self.mu, mu_s, v_stribeck)
+        self.mu, self.mu_s, self.v_stribeck = _friction(owner, mu, mu_k, mu_s, v_stribeck)
+        self.delta, self.zeta = _relaxation(owner, delta, zeta)
 
     def pairs(self):
         t = self.guide_axis

@@ -169,7 +169,7 @@ def _run_box(out):
     model = SpatialModel(gravity=(0.0, 0.0, -9.81))
     model.add_body("box", mass=1.0, inertia=None, shape=Box(0.2, 0.1, 0.1),
                    position=(0.0, 0.0, 0.05))
-    model.add_ground(mu_s=0.5, mu_d=0.5)
+    model.add_ground(mu_s=0.5, mu_k=0.5)
 
     def push(t, X):           # 4 N + 10 N/s along x: holds until 0.09 s, then slides
         return jnp.zeros((1, 3)).at[0, 0].set(4.0 + 10.0 * t), jnp.zeros((1, 3))

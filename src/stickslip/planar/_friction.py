@@ -42,6 +42,7 @@ from typing import Any, ClassVar
 import equinox as eqx
 import jax.numpy as jnp
 
+from .._validation import keyword_alias, warn_renamed
 from ..errors import ParameterError
 from ..laws import CoulombODE, LuGre
 from ..laws._base import AbstractFrictionLaw
@@ -146,7 +147,7 @@ class LuGreFriction(AbstractJointFriction):
     """The LuGre friction composite of SPEC §8 (MotionSolve's tutorial element), on a
     translational or revolute joint, added in one line::
 
-        lugre = model.add(ss.planar.LuGreFriction(joint, mus=0.3, mud=0.2))
+        lugre = model.add(ss.planar.LuGreFriction(joint, mu_s=0.3, mu_k=0.2))
 
     It brings its bristle state (channel ``<name>.z`` [m]), its force (``<name>.friction``
     [N], and ``<name>.force``) and the normal force it sees (``<name>.normal``).
@@ -154,9 +155,11 @@ class LuGreFriction(AbstractJointFriction):
     Parameters (defaults are the tutorial's)
     ----------
     joint: a TranslationalJoint (or RevoluteJoint with ``pin_radius``) of the same model.
-    vs: Stribeck velocity [m/s] (1e-3).   mus: static coefficient μ_s [-] (0.3).
-    mud: dynamic coefficient μ_d [-], ≤ mus (0.2).   k0: bristle stiffness [N/m] (1e5).
+    vs: Stribeck velocity [m/s] (1e-3).   mu_s: static coefficient μ_s [-] (0.3).
+    mu_k: kinetic coefficient μ_k [-], ≤ mu_s (0.2).   k0: bristle stiffness [N/m] (1e5).
     k1: bristle damping [N·s/m] (√1e5).   k2: viscous coefficient [N·s/m] (0.4).
+    mus, mud: the old spellings of mu_s and mu_k (deprecated: they warn, in the constructor,
+    in :meth:`Model.replace` and as attributes).
 
     Change parameters between run segments with :meth:`Model.replace` (the compiled run is
     reused, and ``simulate(..., initial=previous)`` continues from the exact state).
@@ -164,7 +167,7 @@ class LuGreFriction(AbstractJointFriction):
 
     prefix: ClassVar[str] = "lugre"
     reports_force: ClassVar[bool] = True
-    parameters: ClassVar[tuple[str, ...]] = ("vs", "mus", "mud", "k0", "k1", "k2")
+    parameters: ClassVar[tuple[str, ...]] = ("vs", "mu_s", "mu_k", "k0", "k1", "k2")
     joint: Any
     law: LuGre
     name: str | None = eqx.field(static=True)
@@ -172,9 +175,11 @@ class LuGreFriction(AbstractJointFriction):
     preload: Any
     slider_length: Any
 
-    def __init__(self, joint, vs=1e-3, mus=0.3, mud=0.2, k0=1e5, k1=math.sqrt(1e5), k2=0.4,
-                 *, name: str | None = None):
+    def __init__(self, joint, vs=1e-3, mu_s=None, mu_k=None, k0=1e5, k1=math.sqrt(1e5),
+                 k2=0.4, *, name: str | None = None, mus=None, mud=None):
         self.name = name
+        mu_s = keyword_alias(self.owner, "mu_s", mu_s, "mus", mus, deprecated=True)
+        mu_k = keyword_alias(self.owner, "mu_k", mu_k, "mud", mud, deprecated=True)
         self.joint = joint
         if not (isinstance(joint, AbstractConstraint) and joint.supports_friction):
             raise ParameterError(f"`{self.owner}.joint`: LuGre friction is defined for "
@@ -185,7 +190,8 @@ class LuGreFriction(AbstractJointFriction):
             raise ParameterError(f"`{self.owner}.joint`: revolute joint {joint.owner!r} needs "
                                  "a `pin_radius` for friction.")
         self.viscous, self.preload, self.slider_length = jnp.asarray(0.0), jnp.asarray(0.0), None
-        self.law = self._make_law(dict(vs=vs, mus=mus, mud=mud, k0=k0, k1=k1, k2=k2))
+        self.law = self._make_law(dict(vs=vs, mu_s=0.3 if mu_s is None else mu_s,
+                                       mu_k=0.2 if mu_k is None else mu_k, k0=k0, k1=k1, k2=k2))
 
     def _make_law(self, values):
         try:
@@ -197,6 +203,16 @@ class LuGreFriction(AbstractJointFriction):
 
     def replaced(self, **changes) -> "LuGreFriction":
         """A copy with parameters changed (validated again); used by :meth:`Model.replace`."""
+        renamed = {}
+        for key, value in changes.items():
+            new = LuGre.field_name(key, warn=False)
+            if new != key:                          # old spellings (mus, mud) warn
+                warn_renamed(f"`Model.replace({self.owner!r}, {key}=...)`", f"`{new}=...`")
+            if new in renamed:
+                raise ParameterError(f"`{self.owner}`: `replace` got two spellings of "
+                                     f"`{new}`. Pass only {new}=.")
+            renamed[new] = value
+        changes = renamed
         unknown = set(changes) - set(self.parameters)
         if unknown:
             raise ParameterError(f"`{self.owner}` has no parameter(s) {sorted(unknown)}; "
@@ -206,14 +222,21 @@ class LuGreFriction(AbstractJointFriction):
         return evolve(self, law=self._make_law(values))
 
     vs = property(lambda self: float(self.law.vs))
-    mus = property(lambda self: float(self.law.mus))
-    mud = property(lambda self: float(self.law.mud))
+    mu_s = property(lambda self: float(self.law.mu_s))
+    mu_k = property(lambda self: float(self.law.mu_k))
+    mus = property(lambda self: _renamed(self, "mus", "mu_s"))      # deprecated: warns
+    mud = property(lambda self: _renamed(self, "mud", "mu_k"))      # deprecated: warns
     k0 = property(lambda self: float(self.law.k0))
     k1 = property(lambda self: float(self.law.k1))
     k2 = property(lambda self: float(self.law.k2))
 
     def __repr__(self) -> str:
         return f"LuGreFriction({self.name!r} on {getattr(self.joint, 'name', None)!r})"
+
+
+def _renamed(element, old, new):
+    warn_renamed(f"`{type(element).__name__}.{old}`", f"`{type(element).__name__}.{new}`")
+    return getattr(element, new)
 
 
 def stored_energy(law, state):

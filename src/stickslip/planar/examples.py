@@ -12,6 +12,7 @@ import math
 import jax.numpy as jnp
 import numpy as np
 
+from .._validation import keyword_alias
 from ._elements import (AbsoluteAngle, AbsoluteX, AbsoluteY, GearJoint, RevoluteJoint,
                         RevoluteRevoluteJoint, RotationalDriver, TranslationalJoint,
                         constant_speed)
@@ -63,18 +64,24 @@ def four_bar(a=1.0, b=2.5, c=2.0, d=2.5, omega=2 * math.pi, theta0=0.3, driven=T
     return m
 
 
-def sliding_block(friction: str = "lugre", mus: float = 0.3, mud: float = 0.2,
-                  amplitude: float = 3.0, frequency: float = 1.0) -> Model:
+def sliding_block(friction: str = "lugre", mu_s: float | None = None,
+                  mu_k: float | None = None, amplitude: float = 3.0, frequency: float = 1.0,
+                  *, mus: float | None = None, mud: float | None = None) -> Model:
     """The sliding block of the MotionSolve LuGre tutorial (SPEC §8): ground + a 1 kg block
     on a translational joint along x, gravity 9.8 m/s² perpendicular to the axis (N = 9.8 N),
     actuation ``amplitude·sin(2π·frequency·t)`` N along the axis.
 
     ``friction="lugre"``: a :class:`LuGreFriction` element ``"lugre"`` (tutorial defaults,
-    μ_s = `mus`, μ_d = `mud`); ``"coulomb"``: ``CoulombODE(mu=mud)`` joint friction (a
-    critically damped proxy, K = 1e5 N/m), for comparison; ``"none"``: frictionless. Channels: ``block.x`` (the
-    displacement), ``block.xd``, and ``<lugre|slide>.friction``.
+    μ_s = `mu_s` (0.3), μ_k = `mu_k` (0.2)); ``"coulomb"``: ``CoulombODE(mu=mu_k)`` joint
+    friction (a critically damped proxy, K = 1e5 N/m), for comparison; ``"none"``:
+    frictionless. Channels: ``block.x`` (the displacement), ``block.xd``, and
+    ``<lugre|slide>.friction``. `mus`, `mud`: the old spellings (deprecated: they warn).
     """
     from ..laws import CoulombODE
+
+    mu_s = keyword_alias("sliding_block", "mu_s", mu_s, "mus", mus, deprecated=True)
+    mu_k = keyword_alias("sliding_block", "mu_k", mu_k, "mud", mud, deprecated=True)
+    mu_s, mu_k = 0.3 if mu_s is None else mu_s, 0.2 if mu_k is None else mu_k
 
     m = Model(gravity=(0.0, -9.8), name=f"sliding_block_{friction}")
     block = m.add_body("block", mass=1.0, inertia=1.0 / 6.0)
@@ -83,9 +90,9 @@ def sliding_block(friction: str = "lugre", mus: float = 0.3, mud: float = 0.2,
                      name="actuator"))
     if friction == "lugre":
         slide = m.add(TranslationalJoint(m.ground, block, axis_i=(1.0, 0.0), name="slide"))
-        m.add(LuGreFriction(slide, mus=mus, mud=mud, name="lugre"))
+        m.add(LuGreFriction(slide, mu_s=mu_s, mu_k=mu_k, name="lugre"))
     elif friction == "coulomb":
-        law = CoulombODE.tuned(1.0, 1e5, mu=mud)
+        law = CoulombODE.tuned(1.0, 1e5, mu=mu_k)
         m.add(TranslationalJoint(m.ground, block, axis_i=(1.0, 0.0), friction=law,
                                  name="slide"))
     elif friction == "none":
@@ -104,7 +111,7 @@ def sliding_block_tutorial(friction: str = "lugre", raised: float = 0.5, segment
     m = sliding_block(friction)
     first = m.simulate(segment, dt=dt, dt_out=dt_out)
     if friction == "lugre":
-        m.replace("lugre", mus=raised)
+        m.replace("lugre", mu_s=raised)
     else:
         m.replace("slide", mu=raised)
     second = m.simulate(2 * segment, dt=dt, dt_out=dt_out, initial=first)

@@ -28,8 +28,8 @@ from typing import Any, Callable, ClassVar
 
 import numpy as np
 
-from .._rules import FRICTION_COEFFICIENT
-from .._validation import check_nonnegative, check_positive
+from .._rules import check_friction_pair
+from .._validation import check_nonnegative, check_positive, keyword_alias
 from ..errors import ParameterError
 
 __all__ = ["RevoluteJoint", "PrismaticJoint", "SphericalJoint", "FixedJoint", "FreeJoint", "STATIC_SPEED",
@@ -385,8 +385,9 @@ class ContactPair:
     with the joints as one λ-problem (SPEC §6): a sphere touches at its nearest point, a
     polyhedron at its vertices (against the ground plane, a sphere or a box's faces).
 
-    mu: kinetic friction coefficient [-] ≥ 0 (default: the ground's ``mu_d`` for a ground
-    pair, else required).
+    mu, mu_k: the kinetic friction coefficient [-] ≥ 0, under either name (``mu_k`` matches
+        ``mu_s`` and the other elements; give one; stored as ``mu``, ``pair.mu_k`` reads it;
+        default: the ground's ``mu_k`` for a ground pair, else required).
     mu_s: static coefficient [-] ≥ mu (default: the ground's ``mu_s`` for a ground pair
         without ``mu``, else mu). The λ-problem relaxes sticking (tangential velocities decay
         over δ rather than vanish), so the bound is the curve μ + (μ_s − μ)·exp(−(|v_t|/
@@ -409,7 +410,7 @@ class ContactPair:
     v_stribeck: float | None = None
 
     def __init__(self, body_a, body_b, *, mu=None, name=None, vertices_of: str = "both",
-                 mu_s=None, v_stribeck=None):
+                 mu_s=None, v_stribeck=None, mu_k=None):
         if vertices_of not in ("both", "a", "b"):
             raise ParameterError(f"`ContactPair.vertices_of` must be 'both', 'a' or 'b'; got "
                                  f"{vertices_of!r}.")
@@ -417,20 +418,10 @@ class ContactPair:
         set_ = object.__setattr__
         set_(self, "body_a", body_name("ContactPair", "body_a", body_a))
         set_(self, "body_b", body_name("ContactPair", "body_b", body_b))
-        if mu is not None:
-            check_nonnegative("ContactPair", "mu", mu)
-            FRICTION_COEFFICIENT.check_plausible("ContactPair", "mu", mu)
-            mu = float(mu)
-        set_(self, "mu", mu)
-        if mu_s is not None:
-            check_nonnegative("ContactPair", "mu_s", mu_s)
-            FRICTION_COEFFICIENT.check_plausible("ContactPair", "mu_s", mu_s)
-            mu_s = float(mu_s)
-            if mu is not None and mu_s < mu:
-                raise ParameterError(f"`ContactPair.mu_s`={mu_s:g} is below `ContactPair.mu`="
-                                     f"{mu:g}: the static coefficient must be at least the "
-                                     "kinetic one. Raise mu_s or lower mu.")
-        set_(self, "mu_s", mu_s)
+        mu = keyword_alias("ContactPair", "mu", mu, "mu_k", mu_k)
+        check_friction_pair("ContactPair", mu_s, mu, names=("mu_s", "mu"))
+        set_(self, "mu", None if mu is None else float(mu))
+        set_(self, "mu_s", None if mu_s is None else float(mu_s))
         if v_stribeck is not None:
             check_positive("ContactPair", "v_stribeck", v_stribeck)
             v_stribeck = float(v_stribeck)
@@ -441,6 +432,11 @@ class ContactPair:
         if self.body_b == "ground":
             raise ParameterError("`ContactPair.body_b` must be a body; put 'ground' first "
                                  "(body_a).")
+
+    @property
+    def mu_k(self) -> float | None:
+        """The kinetic coefficient (the field ``mu``; None: the ground's)."""
+        return self.mu
 
 
 STATIC_SPEED = 1e-3

@@ -25,7 +25,7 @@ def sphere_on_ground(*, v0=2.0, radius=0.1, mass=1.0, mu=0.3) -> SpatialModel:
     m = SpatialModel(gravity=(0.0, 0.0, -G))
     m.add_body("ball", mass=mass, shape=Sphere(radius), position=(0.0, 0.0, radius),
                velocity=(v0, 0.0, 0.0))
-    m.add_ground(mu_s=mu, mu_d=mu)
+    m.add_ground(mu_s=mu, mu_k=mu)
     return m
 
 

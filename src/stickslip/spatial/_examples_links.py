@@ -214,7 +214,7 @@ def arm_and_box(*, box_mass=1.0, box_size=0.1, box_x=0.5, mu_ground=0.3, mu_tip=
         m.add(FixedJoint("ground", "floor", name="floor.weld"))
         m.add(ContactPair("floor", "box", mu=mu_ground, vertices_of="b", name="ground-box"))
     else:
-        m.add_ground(mu_s=mu_ground, mu_d=mu_ground)
+        m.add_ground(mu_s=mu_ground, mu_k=mu_ground)
     shoulder = np.array([sx, 0.0, sz])
     elbow = shoulder + l1 * np.array([math.cos(q10), 0.0, math.sin(q10)])
     tip = elbow + l2 * np.array([math.cos(q10 + q20), 0.0, math.sin(q10 + q20)])

@@ -72,7 +72,7 @@ def _contact_points(model, pair, index, problems):
     mu_s = mu if mu_s is None else mu_s
     if mu_s < mu:
         problems.append(f"ContactPair {base}: the static coefficient mu_s={mu_s:g} is below "
-                        f"the kinetic mu={mu:g}; pass mu_s >= mu.")
+                        f"the kinetic mu_k={mu:g} (the ground's); pass mu_s >= mu_k.")
         return []
     v_stribeck = STATIC_SPEED if pair.v_stribeck is None else pair.v_stribeck
 

@@ -102,7 +102,7 @@ def from_mjcf(path, *, controls: Mapping[str, float | Callable] | None = None,
       capsule/cylinder/ellipsoid → see `curved_segments`. A geom with
       ``contype="0" conaffinity="0"`` is visual: it adds mass, not a collision shape. A body
       carries at most one collision geom (split the others into child bodies without joint).
-    - ``<geom type="plane">`` in the world body, horizontal → ``add_ground(mu_s=μ, mu_d=μ,
+    - ``<geom type="plane">`` in the world body, horizontal → ``add_ground(mu_s=μ, mu_k=μ,
       height=z)``. Each pair's μ is the one MuJoCo uses: the larger ``friction[0]`` of the
       two geoms (0 when the larger ``condim`` is 1). On the link-system route (any joint,
       driver, sphere or shapeless body) the pairs MuJoCo lets touch become

@@ -211,9 +211,9 @@ class _BodyReader(_GeomReader):
                                                "ground touches every body with a shape. "
                                                "Make the masks match, or make it visual.")
                 pairs.append(("ground", body, _pair_mu(plane, g)))
-            mus = [mu for _, _, mu in pairs]
-            mu = (max(sorted(set(mus)), key=mus.count) if mus      # ties: the smallest
-                  else (plane.friction if plane.condim != 1 else 0.0))
+            mu_values = [mu for _, _, mu in pairs]
+            mu = (max(sorted(set(mu_values)), key=mu_values.count)   # ties: the smallest
+                  if mu_values else (plane.friction if plane.condim != 1 else 0.0))
             ground = {"height": float(plane.pos[2]), "mu": float(mu), "geom": plane.name}
         geoms = self.collision_geoms
         for i in range(len(geoms)):

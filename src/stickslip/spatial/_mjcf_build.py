@@ -49,7 +49,7 @@ def build_model(scene: MjcfScene, *, controls: Mapping[str, float | Callable] | 
         model.add(el.JointDriver(act.joint, effort=effort, name=act.name))
     if scene.ground is not None:
         mu = scene.ground["mu"]
-        model.add_ground(mu_s=mu, mu_d=mu, height=scene.ground["height"])
+        model.add_ground(mu_s=mu, mu_k=mu, height=scene.ground["height"])
     if link:
         for a, b, mu in scene.contacts:
             if a == "ground" and mu == scene.ground["mu"]:
@@ -67,8 +67,8 @@ def _volume_friction(scene: MjcfScene, body_pairs) -> dict:
     if len(set(ground_mu.values())) > 1:
         problems.append("the friction with the ground differs between bodies ("
                         + ", ".join(f"{b}: {m:g}" for b, m in ground_mu.items()) + ")")
-    mus = sorted({mu for _, _, mu in body_pairs})
-    if len(mus) > 1:
+    mu_values = sorted({mu for _, _, mu in body_pairs})
+    if len(mu_values) > 1:
         problems.append("the friction between bodies differs between pairs ("
                         + ", ".join(f"{a}-{b}: {m:g}" for a, b, m in body_pairs) + ")")
     n = sum(b.shape is not None for b in scene.bodies)
@@ -81,7 +81,7 @@ def _volume_friction(scene: MjcfScene, body_pairs) -> dict:
             "every body touches the ground and every other body with one friction "
             "coefficient each, but " + "; ".join(problems) + ". Give the geoms the same "
             "friction and default contype/conaffinity.")
-    return {"mu_s": mus[0], "mu_d": mus[0]} if mus else {}
+    return {"mu_s": mu_values[0], "mu_k": mu_values[0]} if mu_values else {}
 
 
 def _shape(shape: MjcfShape | None):

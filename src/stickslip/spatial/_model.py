@@ -28,8 +28,14 @@ from typing import Callable, Mapping, NamedTuple
 
 import numpy as np
 
-from .._rules import FRICTION_COEFFICIENT
-from .._validation import check_finite, check_nonnegative, check_positive
+from .._rules import check_friction_pair
+from .._validation import (
+    check_finite,
+    check_nonnegative,
+    check_positive,
+    keyword_alias,
+    warn_renamed,
+)
 from ..errors import ModelError, PainleveError, ParameterError, SimulationError
 from ..integrate import FIXED_STEP_METHODS, check_time_arguments, step_grid
 from ..results import Results
@@ -169,7 +175,9 @@ class SpatialModel:
         penetration is about λ g Δt / k.
     P: sides of the pyramid inscribed in the friction cone (>= 3); paper: 8.
     eps_v: threshold ε_v of the normalisation in eq. 2 and 32; paper: 1e-12.
-    mu_s, mu_d: friction coefficients between bodies (the ground's come from `add_ground`).
+    mu_s, mu_k: static and kinetic friction coefficients between bodies, mu_s >= mu_k >= 0
+        (the ground's come from `add_ground`); `mu_d` is the old spelling of mu_k
+        (deprecated: it warns, as does the attribute ``model.mu_d``).
     kinetic_iterations: at most this many consistency passes after a kinetic correction
         (0 = the paper's single pass; they stop when the wrench changes by < 1e-10): the
         slipping contacts' friction is fixed and eq. 16 re-solved for their normal parts (f_n, τ_1, τ_2), then eq. 32–34 applied again. Without it the normal
@@ -192,22 +200,24 @@ class SpatialModel:
     >>> model = ss.spatial.Model(gravity=(0, 0, -9.81))
     >>> _ = model.add_body("box", mass=1.0, inertia=None,
     ...                    shape=ss.spatial.Box(0.1, 0.1, 0.1), position=(0, 0, 0.05))
-    >>> _ = model.add_ground(mu_s=0.5, mu_d=0.3)
+    >>> _ = model.add_ground(mu_s=0.5, mu_k=0.3)
     >>> res = model.simulate(0.05, dt=1e-3)
     >>> bool(abs(res["box.x"][-1]) < 1e-12), round(float(res["ground-box.fn"][-1]), 6)
     (True, 9.81)
     """
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), *, k: float = 1000.0, lam: float = 1e-3,
-                 P: int = 8, eps_v: float = 1e-12, mu_s: float = 0.5, mu_d: float = 0.3,
-                 patch: str = "projection", kinetic_iterations: int = 10,
-                 restitution: float | None = None):
+                 P: int = 8, eps_v: float = 1e-12, mu_s: float = 0.5,
+                 mu_k: float | None = None, patch: str = "projection",
+                 kinetic_iterations: int = 10, restitution: float | None = None,
+                 mu_d: float | None = None):
         self.gravity = _vec("Model", "gravity", gravity, 3)
         self.k = _check_scalar("Model", "k", k, positive=True)
         self.lam = _check_scalar("Model", "lam", lam, positive=True)
         self.P = check_pyramid_sides(P)
         self.eps_v = _check_scalar("Model", "eps_v", eps_v, positive=True)
-        self.mu_s, self.mu_d = _check_mu("Model", mu_s, mu_d)
+        mu_k = keyword_alias("Model", "mu_k", mu_k, "mu_d", mu_d, deprecated=True)
+        self.mu_s, self.mu_k = _check_mu("Model", mu_s, 0.3 if mu_k is None else mu_k)
         if patch not in ("projection", "section"):
             raise ParameterError(f"`Model.patch` must be 'projection' or 'section'; got "
                                  f"{patch!r}.")
@@ -227,6 +237,12 @@ class SpatialModel:
         from .._html import spatial_model_html
 
         return spatial_model_html(self)
+
+    @property
+    def mu_d(self) -> float:
+        """Deprecated spelling of :attr:`mu_k` (warns)."""
+        warn_renamed("`SpatialModel.mu_d`", "`SpatialModel.mu_k`")
+        return self.mu_k
 
     # --- building ------------------------------------------------------------------------
     def add_body(self, name: str, *, mass: float, inertia=None, shape: Polyhedron | Sphere | None,
@@ -335,13 +351,22 @@ class SpatialModel:
         return bool(self.elements) or any(not isinstance(b.shape, Polyhedron)
                                           for b in self.bodies)
 
-    def add_ground(self, *, mu_s: float, mu_d: float, height: float = 0.0,
-                   restitution: float | None = None) -> "SpatialModel":
+    def add_ground(self, *, mu_s: float, mu_k: float | None = None, height: float = 0.0,
+                   restitution: float | None = None, mu_d: float | None = None
+                   ) -> "SpatialModel":
         """Add the ground: the half-space z <= `height` [m], with static and kinetic friction
-        coefficients μ_s >= μ_d >= 0 against every body, and a coefficient of restitution
-        (None: the model's, see `SpatialModel`)."""
-        mu_s, mu_d = _check_mu("ground", mu_s, mu_d)
-        self.ground = {"mu_s": mu_s, "mu_d": mu_d,
+        coefficients `mu_s` >= `mu_k` >= 0 against every body, and a coefficient of
+        restitution (None: the model's, see `SpatialModel`). `mu_d` is the old spelling of
+        `mu_k` (deprecated: it warns).
+
+        ``model.ground`` holds them as ``{"mu_s", "mu_d", "height", "restitution"}``: the
+        kinetic coefficient keeps the key ``"mu_d"`` (read by the volume route)."""
+        mu_k = keyword_alias("ground", "mu_k", mu_k, "mu_d", mu_d, deprecated=True)
+        if mu_k is None:
+            raise ParameterError("`ground.mu_k` is required; got none. Pass the kinetic "
+                                 "friction coefficient, e.g. add_ground(mu_s=0.5, mu_k=0.3).")
+        mu_s, mu_k = _check_mu("ground", mu_s, mu_k)
+        self.ground = {"mu_s": mu_s, "mu_d": mu_k,
                        "height": _check_scalar("ground", "height", height),
                        "restitution": _check_restitution("ground", restitution)}
         return self
@@ -411,13 +436,13 @@ class SpatialModel:
                 for i, b in enumerate(self.bodies)}
 
     def _pairs(self) -> list[tuple[int, int, float, float]]:
-        """(A, B, μ_s, μ_d) per potential contact; A = -1 is the ground."""
+        """(A, B, μ_s, μ_k) per potential contact; A = -1 is the ground."""
         return [p[:4] for p in self._pairs_e()]
 
     def _pairs_e(self) -> list[tuple[int, int, float, float, float | None]]:
-        """(A, B, μ_s, μ_d, e) per potential contact; e = None: the paper's eq. 3."""
+        """(A, B, μ_s, μ_k, e) per potential contact; e = None: the paper's eq. 3."""
         key = (len(self.bodies), self.ground and tuple(self.ground.values()), self.mu_s,
-               self.mu_d, self.restitution)
+               self.mu_k, self.restitution)
         cached = getattr(self, "_pairs_cache", None)
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -428,7 +453,7 @@ class SpatialModel:
             pairs += [(-1, j, self.ground["mu_s"], self.ground["mu_d"], e)
                       for j in range(len(self.bodies))]
         n = len(self.bodies)
-        pairs += [(i, j, self.mu_s, self.mu_d, self.restitution)
+        pairs += [(i, j, self.mu_s, self.mu_k, self.restitution)
                   for i in range(n) for j in range(i + 1, n)]
         self._pairs_cache = (key, pairs)
         return pairs
@@ -572,17 +597,17 @@ class SpatialModel:
         def judge(ws, slipping=()):
             out_w, out_s = [], []
             for i, (k, g) in enumerate(geos):
-                mu_s, mu_d = pairs[k][2], pairs[k][3]
+                mu_s, mu_k = pairs[k][2], pairs[k][3]
                 w = ws[i]
                 if friction == "pyramid":
                     stick = (i not in slipping
                              and static_lp_feasible(w, g.r, mu_s, self.P, solver=lp_solver))
                     if not stick:
-                        w = kinetic_correction_host(w, g.r, slip_directions(i), mu_d)  # eq. 32–34
+                        w = kinetic_correction_host(w, g.r, slip_directions(i), mu_k)  # eq. 32–34
                 else:
                     stick = i not in slipping and previous_static_host(w, g.r, mu_s)
                     if not stick:
-                        w = previous_kinetic_host(w, g.r, mu_d)
+                        w = previous_kinetic_host(w, g.r, mu_k)
                 out_w.append(w)
                 out_s.append(stick)
             return out_w, out_s
@@ -942,7 +967,7 @@ class SpatialModel:
                 "friction": friction, "lp_solver": lp_solver, "wall_time": wall,
                 "parameters": {"k": self.k, "lam": self.lam, "P": self.P, "eps_v": self.eps_v,
                                "gravity": self.gravity.tolist(), "restitution": self.restitution,
-                               "ground": self.ground, "mu_s": self.mu_s, "mu_d": self.mu_d},
+                               "ground": self.ground, "mu_s": self.mu_s, "mu_k": self.mu_k},
                 "bodies": [b.name for b in self.bodies], "contacts": pairs}
         return Results(t_axis, channels, units=units, meta=meta, final_state=X)
 
@@ -1165,15 +1190,12 @@ def _normal_velocity(X: np.ndarray, a: int, b: int, g: ContactGeometry) -> float
     return float(v @ g.normal)
 
 
-def _check_mu(owner: str, mu_s, mu_d) -> tuple[float, float]:
-    mu_s = _check_scalar(owner, "mu_s", mu_s, nonnegative=True)
-    mu_d = _check_scalar(owner, "mu_d", mu_d, nonnegative=True)
-    FRICTION_COEFFICIENT.check_plausible(owner, "mu_s", mu_s)     # warns for mu_s=50 (50 %?)
-    FRICTION_COEFFICIENT.check_plausible(owner, "mu_d", mu_d)
-    if mu_d > mu_s:
-        raise ParameterError(f"`{owner}.mu_d` must be <= `{owner}.mu_s`; got mu_d={mu_d}, "
-                             f"mu_s={mu_s}. Lower mu_d or raise mu_s.")
-    return mu_s, mu_d
+def _check_mu(owner: str, mu_s, mu_k) -> tuple[float, float]:
+    """(μ_s, μ_k) as floats: numbers (not arrays, strings, bools), then the shared pair
+    validator (finite, >= 0, plausible, μ_k <= μ_s)."""
+    mu_s = _check_scalar(owner, "mu_s", mu_s)
+    mu_k = _check_scalar(owner, "mu_k", mu_k)
+    return check_friction_pair(owner, mu_s, mu_k)
 
 
 Model = SpatialModel

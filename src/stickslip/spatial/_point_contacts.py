@@ -209,7 +209,7 @@ class PointContacts(AbstractSystem):
         """Point contacts for the bodies of `model` (a :class:`stickslip.spatial.Model` with
         a ground).
 
-        mu: friction coefficient (default: the ground's ``mu_d``). delta [s], zeta [-]: the
+        mu: friction coefficient (default: the ground's kinetic ``mu_k``). delta [s], zeta [-]: the
         relaxation. formulation: ``"kikuuwe"`` | ``"anitescu"`` | ``"nakaoka"``.
         spheres: ``{body: radius [m]}`` — these bodies touch the ground as spheres (one
         contact at the lowest point) instead of at their vertices.
@@ -236,7 +236,7 @@ class PointContacts(AbstractSystem):
         >>> m = ss.spatial.Model(gravity=(0.0, 0.0, -9.81))
         >>> _ = m.add_body("box", mass=1.0, inertia=None, shape=ss.spatial.Box(0.1, 0.1, 0.1),
         ...                position=(0.0, 0.0, 0.05))
-        >>> _ = m.add_ground(mu_s=0.5, mu_d=0.5)
+        >>> _ = m.add_ground(mu_s=0.5, mu_k=0.5)
         >>> pc = ss.spatial.PointContacts.from_model(m, force=(3.0, 0.0, 0.0),
         ...                                          force_point=(0.0, 0.0, -0.05))
         >>> res = pc.simulate(0.1, dt=1e-3, dt_out=0.05)
@@ -249,7 +249,7 @@ class PointContacts(AbstractSystem):
                                  f"stickslip.spatial.Model; got {type(model).__name__}.")
         if model.ground is None:
             raise ModelError("PointContacts needs the model's ground: call "
-                             "model.add_ground(mu_s=..., mu_d=...) first.")
+                             "model.add_ground(mu_s=..., mu_k=...) first.")
         if not model.bodies:
             raise ModelError("the model has no bodies. Add one with `model.add_body(...)`.")
         mu = model.ground["mu_d"] if mu is None else _check_scalar("PointContacts", "mu", mu,

@@ -62,9 +62,9 @@ SPEC_EXAMPLES: dict[str, SpecExample] = {
         Measurement("friction_mass", {"amplitude": 0.6}, {"F": 0.4, "M": 1.0}, ("p",),
                     t_end=2.0, dt=1e-4, dt_out=1e-2)),
     "lugre_fit": SpecExample(
-        "fit", "mus, mud and k0 of a LuGre block from its position and velocity "
+        "fit", "mu_s, mu_k and k0 of a LuGre block from its position and velocity "
                "(true 0.3, 0.2, 1e5 N/m)",
-        Measurement("lugre_block", {"amplitude": 4.0}, {"mus": 0.3, "mud": 0.2, "k0": 1e5},
+        Measurement("lugre_block", {"amplitude": 4.0}, {"mu_s": 0.3, "mu_k": 0.2, "k0": 1e5},
                     ("p", "v"), t_end=1.0, dt=1e-4, dt_out=1e-3)),
 }
 

@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._validation import warn_renamed
 from ..errors import ParameterError, SimulationError
 from ..integrate import FIXED_STEP_METHODS, AbstractSystem, trajectory
 from ..results import Results
@@ -58,9 +59,35 @@ class Transform:
         return float(theta)
 
 
+def _field(obj, part: str, *, warn: bool = False) -> str:
+    """`part` as the field of `obj` it names: an alias (``mu_k`` of a ``CoulombODE``) or an
+    old spelling (``mus`` of a ``LuGre``; warns when `warn`) becomes the field's name."""
+    field_name = getattr(type(obj), "field_name", None)
+    return part if field_name is None else field_name(part, warn=warn)
+
+
+def _canonical_path(obj, path: str) -> str:
+    """`path` with each part spelled as its field (``"law.mus"`` → ``"law.mu_s"``, with a
+    DeprecationWarning naming the new path); unknown parts are left for `_path_get`."""
+    parts = []
+    for part in path.split("."):
+        new = _field(obj, part)
+        if new != part and part in getattr(type(obj), "renamed_parameters", {}):
+            warn_renamed(f"the fit parameter path {path!r}",
+                         repr(".".join([*parts, new, *path.split(".")[len(parts) + 1:]])))
+        parts.append(new)
+        try:
+            obj = obj[int(new)] if new.isdigit() and isinstance(obj, (tuple, list)) \
+                else getattr(obj, new)
+        except (AttributeError, IndexError):
+            return ".".join([*parts, *path.split(".")[len(parts):]])
+    return ".".join(parts)
+
+
 def _path_get(obj, path: str):
     """The field at a dotted `path`; a number indexes a tuple (``"frictions.0.law.mu"``)."""
     for part in path.split("."):
+        part = _field(obj, part)
         if part.isdigit() and isinstance(obj, (tuple, list)):
             if int(part) >= len(obj):
                 raise ParameterError(f"`{path}`: index {part} is out of range (there are "
@@ -84,7 +111,7 @@ def _owner_rule(system, path: str) -> str | None:
 def _kind(module, field: str) -> str | None:
     """The sign rule (``"positive"``, ``"nonnegative"``, …) a module declares for `field`
     in its ``parameter_rules`` (a kind string or a ``Rule`` with a ``kind``)."""
-    rule = (getattr(type(module), "parameter_rules", None) or {}).get(field)
+    rule = (getattr(type(module), "parameter_rules", None) or {}).get(_field(module, field))
     return rule if isinstance(rule, str) or rule is None else getattr(rule, "kind", None)
 
 
@@ -106,7 +133,7 @@ def _rule_by_value(system, name: str, value: float) -> str | None:
     for module in _modules(system):
         kind = _kind(module, name)
         if kind is not None:
-            field = getattr(module, name, None)
+            field = getattr(module, _field(module, name), None)
             if field is not None and np.allclose(np.asarray(field), value):
                 return kind
     return None
@@ -234,7 +261,7 @@ class _Problem:
         self.is_builder = not isinstance(system, AbstractSystem)
         if self.is_builder and not callable(system):
             raise ParameterError("`fit` needs a stickslip system (parameters as dotted paths "
-                                 "such as 'law.mus') or a builder function (parameters as its "
+                                 "such as 'law.mu_s') or a builder function (parameters as its "
                                  f"keywords); got {type(system).__name__}.")
         self.fixed = dict(fixed or {})
         if isinstance(params, str):
@@ -245,7 +272,7 @@ class _Problem:
         self.names = list(params)
         if not self.names:
             raise ParameterError("`params` is empty; name at least one parameter to fit, e.g. "
-                                 "params=['law.mus'].")
+                                 "params=['law.mu_s'].")
         if len(set(self.names)) != len(self.names):
             raise ParameterError(f"`params` names a parameter twice: {self.names}.")
         initial = dict(initial or {})
@@ -263,6 +290,10 @@ class _Problem:
             rules = {n: _rule_by_value(template, n, start[n]) for n in self.names}
         else:
             template = system
+            paths = [_canonical_path(system, n) for n in self.names]   # old spellings warn
+            if len(set(paths)) != len(paths):
+                raise ParameterError(f"`params` names a parameter twice: {self.names} are "
+                                     f"{paths}.")
             start = {}
             for n in self.names:
                 value = initial.get(n, _path_get(system, n))
@@ -464,7 +495,8 @@ def fit(system: AbstractSystem | Callable[..., AbstractSystem], data,
     ----------
     system:
         A stickslip system holding the start values, with `params` as dotted paths to its
-        fields (``"law.mus"``, ``"law.F"``, ``"M"``, ``"force.amplitude"``); or a builder
+        fields (``"law.mu_s"``, ``"law.F"``, ``"M"``, ``"force.amplitude"``; an old
+        spelling such as ``"law.mus"`` still works, with a DeprecationWarning); or a builder
         ``build(**fixed, **params) -> system`` with `params` its keywords (it must write them
         into array fields, as :func:`~stickslip.studies.lugre_block` does).
     data:
@@ -512,7 +544,7 @@ def fit(system: AbstractSystem | Callable[..., AbstractSystem], data,
     The intervals assume independent residuals of equal variance per weighted channel and a
     model close to linear over the interval. A parameter the data cannot see (a flat
     direction of JᵀJ) gets an infinite interval and a warning. Cross-parameter rules
-    (``LuGre``'s ``mud <= mus``) are checked on the estimates: a fit that breaks one warns.
+    (``LuGre``'s ``mu_k <= mu_s``) are checked on the estimates: a fit that breaks one warns.
 
     Examples
     --------

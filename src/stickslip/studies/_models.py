@@ -15,6 +15,7 @@ import equinox as eqx
 import jax.numpy as jnp
 
 from .._parameters import MASS, STIFFNESS, check_parameters
+from .._validation import keyword_alias
 from ..laws import CoulombODE, LuGre
 from ..laws._base import as_parameter
 from ..systems import FrictionMass
@@ -55,14 +56,19 @@ def friction_mass(F: float = 0.5, K: float = 1e4, beta: float | None = None, M: 
                         force=SineForce(amplitude, frequency, bias))
 
 
-def lugre_block(mus: float = 0.3, mud: float = 0.2, vs: float = 1e-3, k0: float = 1e5,
-                k1: float = math.sqrt(1e5), k2: float = 0.4, M: float = 1.0, N: float = 9.8,
-                amplitude: float = 3.0, frequency: float = 1.0, bias: float = 0.0
-                ) -> FrictionMass:
+def lugre_block(mu_s: float | None = None, mu_k: float | None = None, vs: float = 1e-3,
+                k0: float = 1e5, k1: float = math.sqrt(1e5), k2: float = 0.4, M: float = 1.0,
+                N: float = 9.8, amplitude: float = 3.0, frequency: float = 1.0,
+                bias: float = 0.0, *,
+                mus: float | None = None, mud: float | None = None) -> FrictionMass:
     """The sliding block of the LuGre tutorial (SPEC §8): a block `M` [kg] pressed with
     `N` [N] (9.8 N: 1 kg under gravity) on a `LuGre` surface (parameters as in
-    :class:`~stickslip.laws.LuGre`), pushed by ``bias + amplitude·sin(2π·frequency·t)`` [N]."""
-    law = LuGre(mus=mus, mud=mud, vs=vs, k0=k0, k1=k1, k2=k2)
+    :class:`~stickslip.laws.LuGre`; μ_s = `mu_s`, default 0.3, μ_k = `mu_k`, default 0.2),
+    pushed by ``bias + amplitude·sin(2π·frequency·t)`` [N]. `mus`, `mud`: the old spellings
+    of `mu_s`, `mu_k` (deprecated: they warn; older spec files and fits naming them run)."""
+    mu_s = keyword_alias("lugre_block", "mu_s", mu_s, "mus", mus, deprecated=True)
+    mu_k = keyword_alias("lugre_block", "mu_k", mu_k, "mud", mud, deprecated=True)
+    law = LuGre(mu_s=mu_s, mu_k=mu_k, vs=vs, k0=k0, k1=k1, k2=k2)
     return FrictionMass(M=M, N=N, law=law, force=SineForce(amplitude, frequency, bias))
 
 

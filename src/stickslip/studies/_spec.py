@@ -20,8 +20,8 @@ A fit::
     fixed: {amplitude: 3.0}
     data: measured.csv              # a CSV with a column t [s] and the measured channels
     channels: [p, v, f]
-    parameters: {mus: 0.35, mud: 0.15, k0: 5.0e4}   # fitted, with their start values
-    bounds: {mus: [0.0, 1.0]}       # optional
+    parameters: {mu_s: 0.35, mu_k: 0.15, k0: 5.0e4}   # fitted, with their start values
+    bounds: {mu_s: [0.0, 1.0]}      # optional
     simulate: {dt: 1.0e-4}
     out: fit.json                   # estimates and intervals (+ fit.png beside it)
 

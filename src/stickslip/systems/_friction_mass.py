@@ -88,7 +88,7 @@ class FrictionMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHos
         ...`` (position [m], velocity [m/s]); default none. Branch with ``jnp.where``, not
         ``if``: the callable is checked at construction.
     N: normal force [N] handed to the law (default 1): it sets `LuGre`'s levels
-        (F_s = mus·N) and the level of a ``CoulombODE(mu=...)``; a ``CoulombODE(F=...)``
+        (F_s = mu_s·N) and the level of a ``CoulombODE(mu=...)``; a ``CoulombODE(F=...)``
         uses its own F.
     p0, v0: initial position [m] and velocity [m/s].
     stiffness: spring from the mass to a fixed `anchor` [N/m] ≥ 0 (default none).
