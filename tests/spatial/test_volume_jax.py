@@ -112,6 +112,28 @@ def test_ground_geometry_equals_numba_on_random_poses():
             np.testing.assert_allclose(np.asarray(a), b, rtol=0, atol=1e-10 * np.abs(b).max())
 
 
+# a state of the box met sliding and spinning (F_x = 4.5 N, T_z = 0.18 N m, 0.37 s): two
+# bottom corners 3.4 and 2.2 µm deep, each corner and its vertical edge's crossing point
+# 1.2e-10 m apart — a near twin the hull may count as a corner off the polygon's cycle
+# (corners were summed: 5 for numba's 4, a zero-length edge, NaN edge normal, NaN wrench)
+NEAR_TWIN = [0.16019439863919963, 0.007931867181508376, 0.04999996747764781, 0.2775243173019323, 1.3319184734182443e-05, 2.4922079299417896e-05, 0.9607186125539494, 0.8613112008324161, 0.05971360275878413, 0.0007330280559639606, -0.024245639565242023, 0.06712730538493746, 13.639319379037943]
+
+
+def test_ground_geometry_counts_corners_along_the_cycle():
+    box = Box(0.1, 0.1, 0.1)
+    x = np.asarray(NEAR_TWIN)
+    R = quat_to_matrix(x[3:7])
+    ref = ground_contact_geometry(box, x[:3] + box.vertices @ R.T, 0.0, 2 * box.radius)
+    for max_polygon in (None, 10):
+        tables = ground_tables(box, max_polygon)
+        got = jax.jit(lambda p, R, tables=tables: ground_contact(tables, p, R, 0.0))(
+            jnp.asarray(x[:3]), jnp.asarray(R))
+        L = int(got.count)
+        assert L == len(ref.polygon) and not bool(got.overflow)
+        np.testing.assert_allclose(np.asarray(got.polygon[:L]), ref.polygon, rtol=0, atol=1e-9)
+        assert np.isfinite(np.asarray(got.edge_normals)).all()
+
+
 @pytest.mark.slow    # compiles the whole contact stage (30-40 s on 2 cores)
 def test_contact_wrench_equals_numba_on_a_bank_of_states(model, settled, system):
     contact = jax.jit(lambda X, F, T: system.contact(X, F, T, DT, system.params()))
@@ -208,12 +230,59 @@ def test_from_model_rejects_what_is_not_ported():
 
     m = SpatialModel(restitution=0.5)
     m.add_body("a", mass=1.0, shape=Box(0.1, 0.1, 0.1), position=(0, 0, 0.05))
-    m.add_ground(mu_s=0.5, mu_d=0.3)
+    m.add_ground(mu_s=0.5, mu_k=0.3)
     with pytest.raises(ModelError, match="restitution"):
         VolumeContactSystem.from_model(m)
     m = SpatialModel()
     m.add_body("a", mass=1.0, shape=Box(0.1, 0.1, 0.1), position=(0, 0, 0.05))
     m.add_body("b", mass=1.0, shape=Box(0.1, 0.1, 0.1), position=(1, 0, 0.05))
-    m.add_ground(mu_s=0.5, mu_d=0.3)
+    m.add_ground(mu_s=0.5, mu_k=0.3)
     with pytest.raises(ModelError, match="body–body"):
         VolumeContactSystem.from_model(m)
+
+
+def test_contact_stage_traces_each_solver_once(system, settled, monkeypatch):
+    """Compile time (issue 20): the QP (16) and the static LP share one NNLS, the kinetic
+    passes' 3-variable QP and the kinetic LP's fallback another, and the Runge–Kutta stages
+    one vector field — each copy is compiled (before: four NNLS, four vector fields; 34 s
+    cold)."""
+    from stickslip.spatial import _volume_jax, _volume_jax_contact
+
+    counts = {"nnls": 0, "qp_dual": 0, "small_lp_supports": 0, "rates": 0}
+
+    def counted(module, name, key):
+        real = getattr(module, name)
+
+        def wrapper(*args, **kwargs):
+            counts[key] += 1
+            return real(*args, **kwargs)
+        monkeypatch.setattr(module, name, wrapper)
+
+    counted(_volume_jax_contact, "nnls", "nnls")
+    counted(_volume_jax_contact, "qp_dual", "qp_dual")
+    counted(_volume_jax_contact, "small_lp_supports", "small_lp_supports")
+    counted(_volume_jax, "_rates", "rates")
+    load = BodyLoad(jnp.asarray([[5.5, 0.0, 0.0]]), jnp.asarray([[0.0, 0.0, 0.05]]),
+                    jnp.asarray([ARM]))
+    tableau = FIXED_STEP_METHODS["rk_gill"]
+    jax.jit(lambda X: system.step(X, DT, load, system.params(), tableau)).lower(
+        jnp.asarray(settled))
+    assert counts == {"nnls": 2, "qp_dual": 2, "small_lp_supports": 1, "rates": 1}
+
+
+@pytest.mark.parametrize("method", ["euler", "rk4", "rk_gill"])
+def test_runge_kutta_loop_equals_the_unrolled_stages(method):
+    """`runge_kutta` (the stages in a loop) against the stages written out, on x' = A x + c
+    (reference: the tableau's definition, NumPy)."""
+    from stickslip.spatial._volume_jax import runge_kutta
+
+    tableau = FIXED_STEP_METHODS[method]
+    rng = np.random.default_rng(4)
+    A, c, x, h = rng.normal(size=(3, 3)), rng.normal(size=3), rng.normal(size=3), 0.05
+    K = []
+    for row in tableau.a:
+        xi = x + h * sum((a * k for a, k in zip(row, K)), np.zeros(3))
+        K.append(A @ xi + c)
+    ref = x + h * sum(b * k for b, k in zip(tableau.b, K))
+    got = jax.jit(lambda x: runge_kutta(lambda i, xi: A @ xi + c, x, h, tableau))(x)
+    np.testing.assert_allclose(np.asarray(got), ref, rtol=1e-14, atol=1e-15)

@@ -742,8 +742,14 @@ class SpatialModel:
                  **options) -> Results:
         """Simulate from `t0` to `t_end` [s] with fixed step `dt` [s].
 
-        Two routes. **Volume contact** (SPEC §7 step 6; free polyhedral bodies, the ground,
-        no elements): host-side, documented below. **Link system** (any model with joints,
+        Three routes. **Volume contact** (SPEC §7 step 6; free polyhedral bodies, the ground,
+        no elements): host-side, documented below. **Volume contact with joints**
+        (``contact="volume"`` on a model with elements; no contact pairs or restitution):
+        the link system's constrained dynamics with the volume contact of its polyhedral
+        bodies on the ground (`stickslip.spatial._volume_links`, one jitted run; ``method``
+        default ``"rk_gill"``; `options` ``baumgarte``, ``contact_bodies``, ``max_polygon``;
+        channels: the link system's states, ``<joint>.angle`` and
+        ``ground-<body>.active … .stick``). **Link system** (any model with joints,
         drivers, loads, spring–dampers or contact pairs, a Sphere or shapeless body, or
         ``contact="point"``): the model frozen by `link_system` and run by ``ss.simulate``
         (``method`` default ``"rk4"``; `forces`, `friction`, `lp_solver` and
@@ -806,10 +812,10 @@ class SpatialModel:
         if contact == "point" or (contact is None and self.uses_link_route()):
             return self._simulate_link(t_end, dt, method, forces, friction, dt_out,
                                        lp_solver, initial, t0, contact_update, options)
-        if contact == "volume" and self.elements:
-            raise ParameterError("`simulate.contact='volume'` takes free polyhedral bodies "
-                                 "only; this model has joints/loads/contact pairs. Use "
-                                 "contact='point' (the link-system route).")
+        if contact == "volume" and self.elements:       # the link system's volume contact
+            from ._volume_links import simulate_model
+            return simulate_model(self, times.t_end, times.dt, method, forces, friction,
+                                  dt_out, lp_solver, initial, t0, contact_update, options)
         if options:
             raise ParameterError(f"`simulate` got unknown options {sorted(options)} for the "
                                  "volume route.")

@@ -8,18 +8,24 @@ Per step, from the state at the step's start (SPEC §7 step 6):
 1. contact volume, normal (eq. 1–2), centroid p_g, polygon S, Q and c (eq. 8–9):
    `_volume_jax_geometry.ground_contact`;
 2. A = J M⁻¹ Jᵀ Δt, b = J u_free (eq. 13–15, free bodies, J of eq. 6), the QP (16) with
-   f_n ≥ 0 and the centre of pressure (24) in S (25): `_volume_jax_qp.cone_qp` — with the
+   f_n ≥ 0 and the centre of pressure (24) in S (25) (`_volume_jax_qp`) — with the
    numba path's documented choices: each contact's Q, c divided by its area, λ dimensionless
    and on the normal force only (λ·nᵀH_ff n · n nᵀ), a 1e-9 relative Tikhonov term;
 3. the static LP (eq. 26–31) by NNLS feasibility; if infeasible the kinetic correction
    (eq. 32–34) with slip directions from the normal parts of the QP's wrench, then up to
    ``kinetic_iterations`` consistency passes (the slipping contact's friction fixed, eq. 16
    re-solved for its normal parts with the normal part Qn of eq. 4's error, corrected again;
-   stop when the wrench changes < 1e-10 of its size): `_volume_jax_friction`;
+   stop when the wrench changes < 1e-10 of its size): `_volume_jax_friction`; steps 2–3 run
+   in two loops of one NNLS each (`_volume_jax_contact.body_contact`);
 4. the contact wrench is held through the Runge–Kutta stages (applied loads, gravity and the
-   gyroscopic term re-evaluated per stage); bodies in contact advance position and orientation
-   with the post-step velocity (semi-implicit Euler, exponential map); quaternions are
-   renormalised every step.
+   gyroscopic term re-evaluated per stage; the stages in a loop, :func:`runge_kutta`); bodies
+   in contact advance position and orientation with the post-step velocity (semi-implicit
+   Euler, exponential map); quaternions are renormalised every step.
+
+Compile time (benchmarks/results/spatial_volume_jax.md): every solver is traced once (no
+Python loop over rows, stages or call sites unrolls a copy of it) and the run is compiled
+with :func:`compiler_options`; a new one-box run compiles in a few seconds, not half a
+minute.
 
 Bodies touch only the ground here (body–body contact is not ported: `VolumeContactSystem`
 rejects models with more than one body unless ``ignore_body_contacts=True``).
@@ -27,6 +33,7 @@ rejects models with more than one body unless ``ignore_body_contacts=True``).
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -36,15 +43,34 @@ from jax import lax
 
 from ..errors import ModelError, ParameterError
 from ..integrate import FIXED_STEP_METHODS, step_grid
-from ._volume_jax_friction import kinetic_correction, static_lp_feasible
-from ._volume_jax_geometry import ground_contact, ground_tables
-from ._volume_jax_qp import cone_qp
+from ._volume_jax_contact import body_contact as _body_contact
+from ._volume_jax_contact import rotation as _rotation
+from ._volume_jax_geometry import ground_tables
 
 __all__ = ["VolumeContactSystem", "VolumeParams", "BodyLoad", "run_volume", "contact_wrenches",
-           "CONTACT_FIELDS"]
+           "CONTACT_FIELDS", "compiler_options", "runge_kutta"]
 
 CONTACT_FIELDS = ("active", "volume", "nx", "ny", "nz", "px", "py", "pz", "fx", "fy", "fz",
                   "tx", "ty", "tz", "fn", "stick")
+
+
+@functools.cache
+def compiler_options() -> dict:
+    """XLA options for the jitted volume-contact runs: on the CPU, XLA's elemental IR
+    emitters instead of its MLIR fusion emitters (``xla_cpu_use_fusion_emitters=False``).
+    The run has hundreds of small fusions (scalar and 6-vector arithmetic in loops); the MLIR
+    pipeline compiles each on its own and took about 2/3 of the compile, the elemental
+    emitters compile the same program 2–3× faster and run it as fast
+    (benchmarks/results/spatial_volume_jax.md). Only for the programs jitted here, never
+    process-wide; none on other backends or where this XLA no longer has the option."""
+    if jax.default_backend() != "cpu":
+        return {}
+    options = {"xla_cpu_use_fusion_emitters": False}
+    try:
+        jax.jit(lambda x: x + 1.0, compiler_options=options).lower(1.0).compile()
+    except jax.errors.JaxRuntimeError:      # an XLA without the option: its defaults
+        return {}
+    return options
 
 
 class VolumeParams(NamedTuple):
@@ -92,143 +118,29 @@ def semi_implicit_pose(X, Xn, h):
     return p_semi, q_semi
 
 
-def _rotation(q):
-    w, x, y, z = q[0], q[1], q[2], q[3]
-    return jnp.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                      [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+def runge_kutta(rate, x, h, tableau):
+    """One explicit Runge–Kutta step x + h Σ_i b_i k_i, k_i = rate(i, x + h Σ_j a_ij k_j),
+    with the stages in a `fori_loop` (one traced copy of `rate`, not one per stage: compile
+    time). The stage sums run over every j in order; a zero a_ij adds an exact zero, so the
+    numbers are those of the sums over the nonzero a_ij alone."""
+    s = len(tableau.b)
+    a = np.zeros((s, s))
+    for i, row in enumerate(tableau.a):
+        a[i, :len(row)] = row
+    a = jnp.asarray(a)
 
+    def stage(i, K):
+        xi = x
+        for j in range(s - 1):
+            xi = xi + (h * a[i, j]) * K[j]
+        return K.at[i].set(rate(i, xi))
 
-def _cross(a, b):
-    return jnp.stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
-                      a[0] * b[1] - a[1] * b[0]])
-
-
-def _body_contact(tables, x, F, T, mass, inertia, inv_i, params, dt, P, eps_v, iterations,
-                  motion=None):
-    """The contact wrench on one body (force, torque about its centre of mass, world) for one
-    step of size `dt` from state `x` (13,) under the applied F, T (SPEC §7 steps 1–5), and
-    its record (CONTACT_FIELDS).
-
-    motion: None for a free body, or ``(Minv, u_free)`` — the body's 6×6 inverse mass and its
-    twist (v, ω) at the step's end without contact forces, world frame about its centre of
-    mass — for a body of a jointed system (eq. 13–15 with H⁻¹ the joint-projected inverse
-    mass; `_volume_links`); then F, T, mass, inertia and inv_i are not used."""
-    R = _rotation(x[3:7])
-    geo = ground_contact(tables, x[:3], R, params.height, eps_v)
-    active = geo.active
-    n, e1, e2, pg = geo.normal, geo.e1, geo.e2, geo.centroid
-    L = geo.count
-    basis = jnp.stack([n, e1, e2])
-
-    def solve(_):
-        area = jnp.where(active, geo.Q[0, 0], 1.0)
-        Qs = geo.Q / area                                     # per unit area (docs/spatial.md 6)
-        cn = params.k * geo.nc / area
-        if motion is None:
-            # free motion over the step (eq. 13 without contact forces), eq. 6 and eq. 15
-            w = x[10:13]
-            wb = R.T @ w
-            rb = R.T @ T - jnp.cross(wb, inertia @ wb)
-            alpha = R @ (inv_i @ rb)
-            u_free = jnp.concatenate([x[7:10] + dt * (F / mass + params.gravity),
-                                      w + dt * alpha])
-            Iw = (R @ inv_i) @ R.T
-            Minv = jnp.zeros((6, 6)).at[:3, :3].set(jnp.eye(3) / mass).at[3:, 3:].set(Iw)
-        else:
-            Minv, u_free = motion
-        d = x[:3] - pg
-        sk = jnp.array([[0.0, -d[2], d[1]], [d[2], 0.0, -d[0]], [-d[1], d[0], 0.0]])
-        J = jnp.eye(6).at[:3, 3:].set(sk)
-        A = ((J @ Minv) @ J.T) * dt                                                 # eq. 15
-        bvec = J @ u_free
-        Lmax = tables.max_polygon
-        valid = jnp.arange(Lmax) < L
-        en = jnp.cross(geo.edge_normals, n)
-        G = jnp.concatenate([jnp.concatenate([-n, jnp.zeros(3)])[None],            # f_n >= 0
-                             jnp.concatenate([-geo.edge_offsets[:, None] * n, en], axis=1)])
-        G = jnp.where(jnp.concatenate([jnp.array([True]), valid])[:, None], G, 0.0)  # (24–25)
-        AQ = A.T @ Qs
-        H = AQ @ A
-        H = H.at[jnp.diag_indices(6)].multiply(1.0 + 1e-9)   # Tikhonov, as numba
-        s_n = params.lam * (n @ H[:3, :3] @ n)                                      # eq. 10's λ
-        H = H.at[:3, :3].add(s_n * jnp.outer(n, n))
-        if motion is not None:
-            # a jointed body: wrench directions the joints carry leave eq. 4's error unchanged
-            # (A is singular there); eq. 10's λ on those directions only picks their
-            # least-norm value (torques per radius, f̃ = (f, τ/ℓ)); a body with A of full
-            # rank gets nothing added
-            ell = 0.5 * tables.scale
-            sc = jnp.concatenate([jnp.ones(3), jnp.full(3, ell)])
-            As = sc[:, None] * A * sc[None, :]
-            ev, V = jnp.linalg.eigh(0.5 * (As + As.T))
-            null = ev <= 1e-9 * jnp.max(jnp.abs(ev))
-            Hs = H * sc[:, None] * sc[None, :]                 # H in f̃: S H S
-            r = params.lam * jnp.max(jnp.diagonal(Hs))
-            Pn = (V * jnp.where(null, r, 0.0)[None, :]) @ V.T
-            H = H + Pn / sc[:, None] / sc[None, :]            # back to f: S⁻¹ P S⁻¹
-        g = AQ @ bvec - A.T @ cn                                                    # eq. 16
-        f = cone_qp(H, g, G, L + 1)
-
-        def to_local(f):
-            return jnp.concatenate([basis @ f[:3], basis @ f[3:]])
-
-        w_qp = to_local(f)
-        r = geo.polygon - pg
-        r2 = jnp.stack([r @ e1, r @ e2], axis=1)
-        r2 = jnp.where(valid[:, None], r2, 0.0)
-        # slip directions (eq. 32's norm(v_l)): the step's slip with only the normal parts
-        f_normal = jnp.concatenate([(f[:3] @ n) * n, f[3:] - (f[3:] @ n) * n])
-        v_trial = A @ f_normal + bvec
-        vl = v_trial[:3] + jnp.cross(v_trial[3:], r)
-        vl2 = jnp.stack([vl @ e1, vl @ e2], axis=1)
-        speed = jnp.sqrt(jnp.sum(vl2 ** 2, axis=1))
-        dirs = jnp.where((speed > eps_v)[:, None], -vl2 / jnp.maximum(speed, 1e-300)[:, None], 0.0)
-        dirs = jnp.where(valid[:, None], dirs, 0.0)
-        stick = static_lp_feasible(w_qp, r2, L, params.mu_s, P) | ~active
-        # kinetic correction (eq. 32–34) and the consistency passes (docs/spatial.md 4): pass 0
-        # corrects the QP's wrench; each later pass fixes the friction, re-solves eq. 16 for the
-        # normal parts (f_n, τ_1, τ_2) with the normal part Qn of eq. 4's error, and corrects
-        # again, until the wrench changes by < 1e-10 of its size. One traced copy of each solver.
-        Qn_s = geo.Qn / area
-        AQs = A.T @ Qn_s
-        Hn = AQs @ A + (H - (A.T @ Qs) @ A)
-        gn = AQs @ bvec - A.T @ cn
-        Z = jnp.zeros((6, 3)).at[:3, 0].set(n).at[3:, 1].set(e1).at[3:, 2].set(e2)
-        Hz = (Z.T @ Hn) @ Z
-        Gz = G @ Z
-
-        def cond(st):
-            ws, it, done = st
-            return ~stick & ~done & (it <= iterations)
-
-        def body(st):
-            ws, it, _ = st
-            f0 = jnp.concatenate([ws[1] * e1 + ws[2] * e2, ws[3] * n])
-            y = cone_qp(Hz, Z.T @ (Hn @ f0 + gn), Gz, L + 1)
-            previous = jnp.where(it == 0, w_qp, to_local(f0 + Z @ y))
-            new = kinetic_correction(previous, r2, L, dirs, params.mu_d)
-            change = jnp.max(jnp.abs(new - previous))
-            return new, it + 1, (it > 0) & (change <= 1e-10 * jnp.max(jnp.abs(new)))
-
-        ws, _, _ = lax.while_loop(cond, body, (w_qp, jnp.asarray(0), jnp.asarray(False)))
-        return ws, stick
-
-    # no contact: nothing to solve (under vmap both branches run, selected per lane)
-    ws, stick = lax.cond(active, solve, lambda _: (jnp.zeros(6), jnp.asarray(True)), None)
-    ws = jnp.where(active, ws, 0.0)
-    fw, tw = basis.T @ ws[:3], basis.T @ ws[3:]
-    # an overflowing polygon buffer (more corners than `max_polygon`) poisons the run with
-    # NaN rather than dropping the contact silently
-    Fc = jnp.where(geo.overflow, jnp.nan, fw)
-    Tc = tw + jnp.cross(pg - x[:3], Fc)
-    nan3 = jnp.full(3, jnp.nan)
-    record = jnp.concatenate([
-        jnp.stack([active.astype(float), geo.volume]),
-        jnp.where(active, n, nan3), jnp.where(active, pg, nan3), fw, tw,
-        jnp.stack([fw @ n, jnp.where(active, stick, False).astype(float)])])
-    record = jnp.where(geo.overflow, jnp.nan, record)
-    return Fc, Tc, active, record
+    K = lax.fori_loop(0, s, stage, jnp.zeros((s,) + x.shape, x.dtype))
+    xn = x
+    for j, b in enumerate(tableau.b):
+        if b != 0.0:
+            xn = xn + (h * b) * K[j]
+    return xn
 
 
 def _rates(X, F, T, params):
@@ -337,18 +249,11 @@ class VolumeContactSystem:
         with the post-step velocity; unit quaternions. Returns (X⁺, records)."""
         F0, T0 = _applied(X, load)
         Fc, Tc, active, record = self.contact(X, F0, T0, h, params)
-        K = []
-        for s, row in enumerate(tableau.a):
-            Xi = X
-            for j, a in enumerate(row):
-                if a != 0.0:
-                    Xi = Xi + (h * a) * K[j]
-            F, T = (F0, T0) if s == 0 else _applied(Xi, load)
-            K.append(_rates(Xi, F + Fc, T + Tc, params))
-        Xn = X
-        for j, b in enumerate(tableau.b):
-            if b != 0.0:
-                Xn = Xn + (h * b) * K[j]
+
+        def rate(i, Xi):
+            F, T = _applied(Xi, load)
+            return _rates(Xi, F + Fc, T + Tc, params)
+        Xn = runge_kutta(rate, X, h, tableau)
         p_semi, q_semi = semi_implicit_pose(X, Xn, h)
         Xn = Xn.at[:, :3].set(jnp.where(active[:, None], p_semi, Xn[:, :3]))
         Xn = Xn.at[:, 3:7].set(jnp.where(active[:, None], q_semi, Xn[:, 3:7]))
@@ -391,10 +296,12 @@ class VolumeContactSystem:
         return f
 
     def jitted_run(self, grid, method: str = "rk_gill"):
-        """`run_function` under `jax.jit`, kept per (grid, method)."""
+        """`run_function` under `jax.jit` (with :func:`compiler_options`), kept per
+        (grid, method)."""
         key = (grid, method)
         if key not in self._runs:
-            self._runs[key] = jax.jit(self.run_function(grid, method))
+            self._runs[key] = jax.jit(self.run_function(grid, method),
+                                      compiler_options=compiler_options())
         return self._runs[key]
 
 

@@ -12,6 +12,7 @@ numba kernels (see `_friction`): the static LP (eq. 28–31) is decided by NNLS 
 from __future__ import annotations
 
 from itertools import combinations
+from typing import NamedTuple
 
 import numpy as np
 import jax
@@ -19,7 +20,9 @@ import jax.numpy as jnp
 
 from ._volume_jax_qp import lstsq_columns, nnls
 
-__all__ = ["pyramid_matrix", "static_lp_feasible", "small_lp_max", "kinetic_correction"]
+__all__ = ["pyramid_matrix", "static_lp_feasible", "small_lp_max", "kinetic_correction",
+           "StaticLP", "static_lp_problem", "static_lp_verdict", "small_lp_supports",
+           "small_lp_choose", "KineticLP", "kinetic_problem", "kinetic_wrench"]
 
 
 def pyramid_matrix(r, valid, mu, P: int):
@@ -40,11 +43,23 @@ def pyramid_matrix(r, valid, mu, P: int):
     return M.reshape(6, -1)
 
 
-def static_lp_feasible(wrench, r, count, mu_s, P: int, rtol: float = 1e-9):
-    """Whether eq. 28–31 have a solution ε ≥ 0 (static friction holds the wrench), decided as
-    the numba `lp_feasible`: moment rows divided by max|r|, everything by f_n, feasible when
-    NNLS's residual is ≤ rtol·max(‖y‖, 1); f_n ≤ 0: only the zero wrench (|·| ≤ 1e-12);
-    non-finite input: False."""
+class StaticLP(NamedTuple):
+    """The static LP (eq. 28–31) as an NNLS feasibility problem min_{ε ≥ 0} ‖Mε − y‖ and
+    what its verdict needs (:func:`static_lp_problem`, :func:`static_lp_verdict`)."""
+
+    M: jnp.ndarray           # (6, Lmax·P)
+    y: jnp.ndarray           # (6,)
+    max_iter: jnp.ndarray    # the NNLS's bound on least-squares solves
+    tol: jnp.ndarray         # feasible when the residual is at most this
+    positive: jnp.ndarray    # f_n > 0
+    zero: jnp.ndarray        # the wrench is zero (|·| ≤ 1e-12)
+    finite: jnp.ndarray
+
+
+def static_lp_problem(wrench, r, count, mu_s, P: int, rtol: float = 1e-9) -> StaticLP:
+    """The NNLS problem of eq. 28–31 for `wrench`, set up as the numba `lp_feasible`: moment
+    rows divided by max|r|, everything by f_n; feasible when NNLS's residual is
+    ≤ rtol·max(‖y‖, 1)."""
     Lmax = r.shape[0]
     valid = jnp.arange(Lmax) < count
     finite = jnp.all(jnp.isfinite(wrench)) & jnp.all(jnp.isfinite(r))
@@ -56,9 +71,23 @@ def static_lp_feasible(wrench, r, count, mu_s, P: int, rtol: float = 1e-9):
     y = wrench * s / fn_safe
     y = jnp.where(finite, y, 0.0)
     tol = rtol * jnp.maximum(jnp.sqrt(jnp.sum(y * y)), 1.0)
-    res = nnls(M, y, 50 * count * P)[1]
     zero = jnp.all(jnp.abs(wrench) <= 1e-12)
-    return finite & jnp.where(fn > 0, res <= tol, zero)
+    return StaticLP(M, y, 50 * count * P, tol, fn > 0, zero, finite)
+
+
+def static_lp_verdict(lp: StaticLP, residual):
+    """Whether static friction holds, from the NNLS `residual` of `lp`: f_n ≤ 0 holds only
+    the zero wrench; non-finite input: False."""
+    return lp.finite & jnp.where(lp.positive, residual <= lp.tol, lp.zero)
+
+
+def static_lp_feasible(wrench, r, count, mu_s, P: int, rtol: float = 1e-9):
+    """Whether eq. 28–31 have a solution ε ≥ 0 (static friction holds the wrench), decided as
+    the numba `lp_feasible`: moment rows divided by max|r|, everything by f_n, feasible when
+    NNLS's residual is ≤ rtol·max(‖y‖, 1); f_n ≤ 0: only the zero wrench (|·| ≤ 1e-12);
+    non-finite input: False."""
+    lp = static_lp_problem(wrench, r, count, mu_s, P, rtol)
+    return static_lp_verdict(lp, nnls(lp.M, lp.y, lp.max_iter)[1])
 
 
 def _lu_solve3(B, b):
@@ -111,18 +140,12 @@ def _supports(Lmax: int):
         [np.full(len(pairs), 2), np.ones(Lmax, dtype=int)])
 
 
-def small_lp_max(w, A, b, count):
-    """max wᵀx s.t. A x = b, x ≥ 0 (A: 3 × Lmax, first row ones on the `count` real columns),
-    the numba `small_lp_max`: the best feasible 3-column basis with |det| > 1e-12·max|A|³
-    (the first in lexicographic order on ties), then the 2- and 1-column supports in no such
-    basis (least squares on the row-scaled system, residual ≤ 1e-9‖b‖), each of which must
-    beat the best by a relative 1e-12; NNLS when no support is feasible. (The numba kernel
-    takes the 2- and 1-column supports one after the other; here the first of those within
-    1e-12 of the best of them wins — the same choice except for chains of near-ties.)"""
+def small_lp_supports(w, A, b, count):
+    """The enumeration of :func:`small_lp_max` without its NNLS fallback: (x, found), found
+    False when no support is feasible."""
     Lmax = A.shape[1]
     tri, sup, size = _supports(Lmax)
     tri_j, sup_j = jnp.asarray(tri), jnp.asarray(sup)
-    valid_col = jnp.arange(Lmax) < count
     amax = jnp.max(jnp.abs(A))
     tol = 1e-9 * jnp.maximum(jnp.abs(b[0]), 1e-300)
     x = jnp.zeros(Lmax, A.dtype)
@@ -168,16 +191,45 @@ def small_lp_max(w, A, b, count):
         jnp.where(zmask[first], jnp.maximum(z[first], 0.0), 0.0), mode="drop")
     x = jnp.where(take, x2, x)
     found = found | take
-    fallback = nnls(A, b, 3 * count)[0]
+    return x, found
+
+
+def small_lp_max(w, A, b, count):
+    """max wᵀx s.t. A x = b, x ≥ 0 (A: 3 × Lmax, first row ones on the `count` real columns),
+    the numba `small_lp_max`: the best feasible 3-column basis with |det| > 1e-12·max|A|³
+    (the first in lexicographic order on ties), then the 2- and 1-column supports in no such
+    basis (least squares on the row-scaled system, residual ≤ 1e-9‖b‖), each of which must
+    beat the best by a relative 1e-12; NNLS when no support is feasible. (The numba kernel
+    takes the 2- and 1-column supports one after the other; here the first of those within
+    1e-12 of the best of them wins — the same choice except for chains of near-ties.)"""
+    x, found = small_lp_supports(w, A, b, count)
+    return small_lp_choose(x, found, nnls(A, b, 3 * count)[0], count)
+
+
+def small_lp_choose(x, found, fallback, count):
+    """`small_lp_max`'s answer: the best support's x, else the NNLS fallback on the real
+    columns."""
+    valid_col = jnp.arange(x.shape[0]) < count
     return jnp.where(found, x, jnp.where(valid_col, fallback, 0.0))
 
 
-def kinetic_correction(wrench, r, count, slip_dir, mu_d):
-    """Kinetic friction replacing a wrench static friction cannot hold (eq. 32–34), as the
-    numba `kinetic_correction`: vertex l carries ε'_l (n + μ_d d_l), ε' ≥ 0 keeps
-    (f_n, tau_1, tau_2) (eq. 34) and maximises eq. 33's alignment of the friction components
-    with those of `wrench` (a component below 1e-6 of its scale gets weight 0). Returns the
-    corrected wrench [N, N m]; NaN when an input is not finite."""
+class KineticLP(NamedTuple):
+    """The kinetic LP (eq. 33–34) of a wrench: max wᵀε s.t. Aε = b, ε ≥ 0, and what eq. 32
+    needs (:func:`kinetic_problem`, :func:`kinetic_wrench`)."""
+
+    w: jnp.ndarray           # (Lmax,) eq. 33's weights
+    A: jnp.ndarray           # (3, Lmax) eq. 34
+    b: jnp.ndarray           # (3,) (f_n, tau_1, tau_2) kept
+    r: jnp.ndarray           # (Lmax, 2)
+    d: jnp.ndarray           # (Lmax, 2) slip directions
+    count: jnp.ndarray
+    mu_d: jnp.ndarray
+    finite: jnp.ndarray
+
+
+def kinetic_problem(wrench, r, count, slip_dir, mu_d) -> KineticLP:
+    """The LP of :func:`kinetic_correction` for `wrench` (the numba `kinetic_correction`'s
+    set-up; its inputs zeroed when one is not finite)."""
     Lmax = r.shape[0]
     valid = jnp.arange(Lmax) < count
     finite = (jnp.all(jnp.isfinite(wrench)) & jnp.all(jnp.isfinite(r))
@@ -198,10 +250,27 @@ def kinetic_correction(wrench, r, count, slip_dir, mu_d):
     A = jnp.stack([jnp.where(valid, 1.0, 0.0), jnp.where(valid, r[:, 1], 0.0),
                    jnp.where(valid, -r[:, 0], 0.0)])                                 # eq. 34
     b = jnp.stack([wrench[0], wrench[4], wrench[5]])
-    eps = small_lp_max(jnp.where(finite, w, 0.0), jnp.where(finite, A, 0.0),
-                       jnp.where(finite, b, 0.0), count)
-    e = jnp.where(valid, eps, 0.0)
-    me = mu_d * e
+    return KineticLP(jnp.where(finite, w, 0.0), jnp.where(finite, A, 0.0),
+                     jnp.where(finite, b, 0.0), r, slip_dir, count, mu_d, finite)
+
+
+def kinetic_wrench(lp: KineticLP, eps):
+    """The corrected wrench of eq. 32 from the LP's solution ε' [N, N m]; NaN when an input
+    of the LP was not finite."""
+    r, d0, d1 = lp.r, lp.d[:, 0], lp.d[:, 1]
+    e = jnp.where(jnp.arange(r.shape[0]) < lp.count, eps, 0.0)
+    me = lp.mu_d * e
+    tnl = r[:, 0] * d1 - r[:, 1] * d0
     out = jnp.stack([jnp.sum(e), jnp.sum(me * d0), jnp.sum(me * d1), jnp.sum(me * tnl),
                      jnp.sum(e * r[:, 1]), -jnp.sum(e * r[:, 0])])                  # eq. 32
-    return jnp.where(finite, out, jnp.nan)
+    return jnp.where(lp.finite, out, jnp.nan)
+
+
+def kinetic_correction(wrench, r, count, slip_dir, mu_d):
+    """Kinetic friction replacing a wrench static friction cannot hold (eq. 32–34), as the
+    numba `kinetic_correction`: vertex l carries ε'_l (n + μ_d d_l), ε' ≥ 0 keeps
+    (f_n, tau_1, tau_2) (eq. 34) and maximises eq. 33's alignment of the friction components
+    with those of `wrench` (a component below 1e-6 of its scale gets weight 0). Returns the
+    corrected wrench [N, N m]; NaN when an input is not finite."""
+    lp = kinetic_problem(wrench, r, count, slip_dir, mu_d)
+    return kinetic_wrench(lp, small_lp_max(lp.w, lp.A, lp.b, count))

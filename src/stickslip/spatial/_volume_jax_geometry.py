@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 import jax.numpy as jnp
+from jax import lax
 
 __all__ = ["GroundTables", "ground_tables", "GroundContact", "ground_contact", "tangent_basis",
            "plane_quantities"]
@@ -241,11 +242,22 @@ def ground_contact(tables: GroundTables, position, R, height,
     pu, pv = P @ e1, P @ e2
     corner, succ, start = _hull(pu, pv, ok & has_volume, tol)
     L = tables.max_polygon
-    order = [start]
-    for _ in range(L - 1):
-        order.append(succ[order[-1]])
-    order = jnp.stack(order)
-    n_corner = jnp.sum(corner)
+    # S's corners in order: start, succ[start], … until the walk is back at start or at a
+    # point within 1e-6·scale of it (the hull's "same corner": such a near twin can be a
+    # corner off the cycle, so the corners are counted along the walk, not summed)
+    twin = (pu - pu[start]) ** 2 + (pv - pv[start]) ** 2 <= (1e6 * tol) ** 2
+
+    def walk(i, st):
+        order, count, closed = st
+        nxt = succ[order[i - 1]]
+        closed = closed | twin[nxt]
+        return order.at[i].set(nxt), count + ~closed, closed
+
+    order, n_corner, closed = lax.fori_loop(
+        1, L, walk, (jnp.full(L, start), jnp.asarray(1), jnp.asarray(False)))
+    # a cycle longer than the buffer: an overflow (more corners than max_polygon)
+    n_corner = jnp.where(closed | twin[succ[order[L - 1]]], n_corner, L + 1)
+    n_corner = jnp.where(jnp.any(corner), n_corner, 0)
     valid = jnp.arange(L) < n_corner
     poly = jnp.where(valid[:, None], P[order], pg)
     au, av = pu[order] - pu[start], pv[order] - pv[start]

@@ -3,10 +3,14 @@ constraints of eq. 25), the counterparts of the numba kernels `_nnls.nnls` and
 `_qp.cone_qp` for the jitted volume-contact run (`_volume_jax`).
 
 Everything here has static shapes (padded buffers, MJX style) and no Python branch on a
-traced value: the Lawson–Hanson active set is a `lax.while_loop` whose iteration limit is
-the numba kernel's, the Householder least-squares solves are unrolled over the (static)
-number of rows, and columns that do not exist (padding of a polygon with fewer vertices
-than the buffer) are zero columns, which NNLS never selects. The arithmetic follows the
+traced value: the Lawson–Hanson active set is one `lax.while_loop` (its two nested loops
+flattened: one traced least-squares solve, not two) whose iteration limit is the numba
+kernel's; the Householder least-squares solves are unrolled over the (static) number of
+rows (a loop over masked full-size arrays compiles smaller but ran 1.3× slower under
+`vmap`); the Cholesky factor and the triangular solves are `fori_loop`s (one traced row,
+not one per row: compile time); columns that do not exist (padding of a polygon with fewer
+vertices than the buffer, or of a smaller problem sharing the solver) are zero columns,
+which NNLS never selects. The arithmetic follows the
 numba kernels step by step (same pivoting, sign choices and tolerances), so the two paths
 agree to round-off.
 
@@ -24,7 +28,7 @@ from typing import NamedTuple
 import jax.numpy as jnp
 from jax import lax
 
-__all__ = ["lstsq_columns", "nnls", "cone_qp"]
+__all__ = ["lstsq_columns", "nnls", "cone_qp", "qp_dual", "qp_primal", "QPDual"]
 
 _EPS = 2.220446049250313e-16        # float64 machine epsilon
 
@@ -81,7 +85,9 @@ class _NNLSState(NamedTuple):
     skipped: jnp.ndarray
     S: jnp.ndarray
     k: jnp.ndarray
+    z: jnp.ndarray
     it: jnp.ndarray
+    inner: jnp.ndarray          # in LH steps 6–11 (back to the boundary)
     done: jnp.ndarray
 
 
@@ -90,7 +96,12 @@ def nnls(M, y, max_iter):
     numba `_nnls.nnls` step by step: the candidate with the largest dual w = Mᵀ(y − Mx)
     enters unless it is numerically dependent on the passive columns or its coefficient
     would not be positive — then it is passed over for that step; `max_iter` (traced)
-    bounds the least-squares solves). M (m, n), y (m,)."""
+    bounds the least-squares solves). M (m, n), y (m,).
+
+    The numba kernel's two nested loops (a column enters; steps back to the boundary while a
+    passive coefficient is not positive) are one `lax.while_loop` here, each pass one
+    least-squares solve of the one phase or the other (``inner``): one traced copy of
+    `lstsq_columns`, not two, and no loop inside a loop (compile time)."""
     m, n = M.shape
     kmax = min(m, n)
     cmax = jnp.max(jnp.sqrt(jnp.sum(M * M, axis=0)))
@@ -100,12 +111,20 @@ def nnls(M, y, max_iter):
     def all_positive(z, k):
         return jnp.all(jnp.where(q_idx < k, z > 0.0, True))
 
-    def inner_cond(st):
-        x, passive, S, k, z, it, active = st
-        return active & ~all_positive(z, k) & (it < max_iter)
+    cols = jnp.arange(n)
 
-    def inner_body(st):                          # LH steps 6–11: back to the boundary
-        x, passive, S, k, z, it, active = st
+    def body(st: _NNLSState) -> _NNLSState:
+        x, passive, skipped, S, k, z, it, inner, _ = st
+        # a column enters (LH steps 2–5): the candidate t with the largest dual
+        w = jnp.sum(M * (y - jnp.sum(M * x[None, :], axis=1))[:, None], axis=0)
+        cand = ~passive & ~skipped & (w > tol)
+        t = jnp.argmax(jnp.where(cand, w, -jnp.inf))
+        is_t = cols == t
+        stop = (it >= max_iter) | ~jnp.any(cand)
+        room = k < kmax
+        kk = jnp.minimum(k, kmax - 1)
+        S_out = jnp.where(room & (q_idx == kk), t, S)
+        # back to the boundary (LH steps 6–11): x moves towards z until a coefficient is 0
         inS = q_idx < k
         xs = jnp.take(x, S, mode="fill", fill_value=0.0)
         neg = inS & ~(z > 0.0)
@@ -114,119 +133,133 @@ def nnls(M, y, max_iter):
         a = jnp.where(neg, a, jnp.inf)
         qmin = jnp.argmin(a)
         alpha = a[qmin]
-        x = x.at[S].set(jnp.where(inS, xs + alpha * (z - xs), xs), mode="drop")
-        x = x.at[S[qmin]].set(0.0, mode="drop")
-        xs = jnp.take(x, S, mode="fill", fill_value=0.0)
+        x_in = x.at[S].set(jnp.where(inS, xs + alpha * (z - xs), xs), mode="drop")
+        x_in = x_in.at[S[qmin]].set(0.0, mode="drop")
+        xs = jnp.take(x_in, S, mode="fill", fill_value=0.0)
         keep = inS & (xs > 0.0)
         drop = inS & ~keep
-        x = x.at[jnp.where(drop, S, n)].set(0.0, mode="drop")
-        passive = passive.at[jnp.where(drop, S, n)].set(False, mode="drop")
-        order = jnp.argsort(~keep, stable=True)
-        k = jnp.sum(keep)
-        S = jnp.where(q_idx < k, S[order], n)
-        z, _, _ = lstsq_columns(M, y, S, k)
-        return x, passive, S, k, z, it + 1, active
-
-    def outer_body(st: _NNLSState) -> _NNLSState:
-        x, passive, skipped, S, k, it, _ = st
-        w = M.T @ (y - M @ x)
-        cand = ~passive & ~skipped & (w > tol)
-        t = jnp.argmax(jnp.where(cand, w, -jnp.inf))
-        stop = (it >= max_iter) | ~jnp.any(cand)
-        room = k < kmax
-        kk = jnp.minimum(k, kmax - 1)
-        S1 = jnp.where(room, S.at[kk].set(t), S)
-        z, ratio, _ = lstsq_columns(M, y, S1, k + 1)
-        skip = ~room | (ratio <= 1e-12) | ~(z[kk] > 0.0)
+        x_in = x_in.at[jnp.where(drop, S, n)].set(0.0, mode="drop")
+        passive_in = passive.at[jnp.where(drop, S, n)].set(False, mode="drop")
+        k_in = jnp.sum(keep)
+        S_in = jnp.where(q_idx < k_in, S[jnp.argsort(~keep, stable=True)], n)
+        # the one least-squares solve of this pass
+        z1, ratio, _ = lstsq_columns(M, y, jnp.where(inner, S_in, S_out),
+                                     jnp.where(inner, k_in, k + 1))
+        skip = ~room | (ratio <= 1e-12) | ~(z1[kk] > 0.0)
         add = ~stop & ~skip
-        it1 = jnp.where(stop, it, it + 1)
-        skipped = jnp.where(~stop & skip, skipped.at[t].set(True), skipped)
-        passive1 = jnp.where(add, passive.at[t].set(True), passive)
-        k1 = jnp.where(add, k + 1, k)
-        S2 = jnp.where(add, S1, S)
-        x, passive1, S2, k1, z, it1, _ = lax.while_loop(
-            inner_cond, inner_body, (x, passive1, S2, k1, z, it1, add))
-        x = jnp.where(add & all_positive(z, k1),
-                      x.at[S2].set(jnp.where(q_idx < k1, z, 0.0), mode="drop"), x)
-        skipped = jnp.where(add, jnp.zeros_like(skipped), skipped)
-        return _NNLSState(x, passive1, skipped, S2, k1, it1, stop)
+        x = jnp.where(inner, x_in, x)
+        passive = jnp.where(inner, passive_in, passive | (add & is_t))
+        skipped = jnp.where(inner | ~(~stop & skip), skipped, skipped | is_t)
+        S = jnp.where(inner, S_in, jnp.where(add, S_out, S))
+        k = jnp.where(inner, k_in, jnp.where(add, k + 1, k))
+        it = jnp.where(inner | ~stop, it + 1, it)
+        active = inner | add
+        more = active & ~all_positive(z1, k) & (it < max_iter)
+        finish = active & ~more
+        x = jnp.where(finish & all_positive(z1, k),
+                      x.at[S].set(jnp.where(q_idx < k, z1, 0.0), mode="drop"), x)
+        skipped = jnp.where(finish, jnp.zeros_like(skipped), skipped)
+        return _NNLSState(x, passive, skipped, S, k, z1, it, more, ~inner & stop)
 
     st0 = _NNLSState(jnp.zeros(n, M.dtype), jnp.zeros(n, bool), jnp.zeros(n, bool),
-                     jnp.full(kmax, n), jnp.asarray(0), jnp.asarray(0), jnp.asarray(False))
-    st = lax.while_loop(lambda s: ~s.done, outer_body, st0)
-    r = y - M @ st.x
+                     jnp.full(kmax, n), jnp.asarray(0), jnp.zeros(kmax, M.dtype),
+                     jnp.asarray(0), jnp.asarray(False), jnp.asarray(False))
+    st = lax.while_loop(lambda s: ~s.done, body, st0)
+    r = y - jnp.sum(M * st.x[None, :], axis=1)
     return st.x, jnp.sqrt(jnp.sum(r * r))
 
 
 def _cholesky(A):
-    """Lower-triangular L with L Lᵀ = A and a flag (False when a pivot is not positive);
-    unrolled over the static size."""
+    """Lower-triangular L with L Lᵀ = A and a flag (False when a pivot is not positive); one
+    `fori_loop` over the columns (row j of L is zero from column j on while column j is
+    computed, so full-length dot products give the partial sums)."""
     n = A.shape[0]
-    L = jnp.zeros_like(A)
-    ok = jnp.asarray(True)
-    for j in range(n):
-        s = A[j, j] - jnp.sum(L[j, :j] * L[j, :j]) if j else A[j, j]
+    rows = jnp.arange(n)
+
+    def column(j, st):
+        L, ok = st
+        s = A[j, j] - L[j] @ L[j]
         ok = ok & (s > 0.0)
         d = jnp.sqrt(jnp.where(s > 0.0, s, 1.0))
-        L = L.at[j, j].set(d)
-        if j + 1 < n:
-            col = A[j + 1:, j] - (L[j + 1:, :j] @ L[j, :j] if j else 0.0)
-            L = L.at[j + 1:, j].set(col / d)
-    return L, ok
+        col = (A[:, j] - L @ L[j]) / d
+        L = L.at[:, j].set(jnp.where(rows > j, col, jnp.where(rows == j, d, 0.0)))
+        return L, ok
+
+    return lax.fori_loop(0, n, column, (jnp.zeros_like(A), jnp.asarray(True)))
 
 
 def _forward(L, B):
     """L⁻¹ B by forward substitution (L lower triangular)."""
-    out = jnp.zeros_like(B)
-    for i in range(L.shape[0]):
-        s = B[i] - (L[i, :i] @ out[:i] if i else 0.0)
-        out = out.at[i].set(s / L[i, i])
-    return out
+    def row(i, out):
+        return out.at[i].set((B[i] - L[i] @ out) / L[i, i])
+    return lax.fori_loop(0, L.shape[0], row, jnp.zeros_like(B))
 
 
 def _backward_t(L, v):
     """L⁻ᵀ v by backward substitution."""
     n = L.shape[0]
-    y = jnp.zeros_like(v)
-    for i in range(n - 1, -1, -1):
-        s = v[i] - (L[i + 1:, i] @ y[i + 1:] if i + 1 < n else 0.0)
-        y = y.at[i].set(s / L[i, i])
-    return y
+
+    def row(k, y):
+        i = n - 1 - k
+        return y.at[i].set((v[i] - L[:, i] @ y) / L[i, i])
+    return lax.fori_loop(0, n, row, jnp.zeros_like(v))
 
 
-def cone_qp(H, g, G, n_rows):
-    """Minimise ½xᵀHx + gᵀx subject to Gx ≤ 0 (H symmetric positive definite) through the
-    dual NNLS, as the numba `_qp.cone_qp`: H scaled to unit diagonal, its Cholesky factor
-    (a jitter of 1e-14…1e-8 when it is semi-definite to round-off), μ* by NNLS with
-    10·(rows + n) solves at most, x = −H⁻¹(g + Gᵀμ*). `n_rows` (traced) is the number of
-    real rows of G (the others are zero padding). NaN for non-finite input or an H that is
-    not positive definite."""
+class QPDual(NamedTuple):
+    """The dual of ½xᵀHx + gᵀx, Gx ≤ 0 as an NNLS problem min_{μ ≥ 0} ‖Mμ − b‖ (M = L⁻¹G_sᵀ,
+    b = −L⁻¹g_s with the scaled H_s = LLᵀ = D H D) and what the primal needs."""
+
+    good: jnp.ndarray        # finite input and H positive definite (to round-off)
+    d: jnp.ndarray           # (n,) the diagonal scaling D
+    L: jnp.ndarray           # (n, n) Cholesky factor of D H D (+ jitter)
+    M: jnp.ndarray           # (n, rows)
+    b: jnp.ndarray           # (n,)
+
+
+def qp_dual(H, g, G) -> QPDual:
+    """The dual NNLS problem of the QP (the numba `_qp._dual_problem`): H scaled to unit
+    diagonal, its Cholesky factor (a jitter of 1e-14…1e-8 when it is semi-definite to
+    round-off), M = L⁻¹ G_sᵀ, b = −L⁻¹ g_s."""
     n = g.shape[0]
     finite = jnp.all(jnp.isfinite(g)) & jnp.all(jnp.isfinite(H))
     dg = jnp.diagonal(H)
     d = jnp.where(dg > 0.0, 1.0 / jnp.sqrt(jnp.where(dg > 0.0, dg, 1.0)), 1.0)
     Hs = H * d[:, None] * d[None, :]
-    L, ok = _cholesky(Hs)
 
     def jitter_cond(st):
-        Hs, L, ok, jit = st
-        return finite & ~ok & (jit < 1e-6)
+        Hs, L, ok, jit, first = st
+        return first | (finite & ~ok & (jit < 1e-6))
 
-    def jitter_body(st):
-        Hs, L, ok, jit = st
-        Hs = Hs + jit * jnp.eye(n, dtype=Hs.dtype)
+    def jitter_body(st):                     # pass 0: no jitter; then 1e-14, 1e-12, …
+        Hs, L, ok, jit, first = st
+        Hs = jnp.where(first, Hs, Hs + jit * jnp.eye(n, dtype=Hs.dtype))
         L, ok = _cholesky(Hs)
-        return Hs, L, ok, jit * 100.0
+        return Hs, L, ok, jnp.where(first, jit, jit * 100.0), jnp.asarray(False)
 
-    Hs, L, ok, _ = lax.while_loop(jitter_cond, jitter_body,
-                                  (Hs, L, ok, jnp.asarray(1e-14, H.dtype)))
+    Hs, L, ok, _, _ = lax.while_loop(
+        jitter_cond, jitter_body, (Hs, jnp.zeros_like(Hs), jnp.asarray(False),
+                                   jnp.asarray(1e-14, H.dtype), jnp.asarray(True)))
     good = finite & ok
     L = jnp.where(good, L, jnp.eye(n, dtype=H.dtype))
     B = jnp.concatenate([G.T * d[:, None], (g * d)[:, None]], axis=1)
     LB = _forward(L, B)
-    M = LB[:, :-1]
-    b = -LB[:, -1]
-    mu, _ = nnls(M, b, 10 * (n_rows + n))
-    v = -b + M @ mu
-    x = -d * _backward_t(L, v)
-    return jnp.where(good, x, jnp.nan)
+    return QPDual(good, d, L, LB[:, :-1], -LB[:, -1])
+
+
+def qp_primal(dual: QPDual, mu):
+    """x = −H⁻¹(g + Gᵀμ) from the dual and its NNLS solution μ (the numba `_qp._primal`);
+    NaN when the dual is not `good`."""
+    v = -dual.b + jnp.sum(dual.M * mu[None, :], axis=1)
+    x = -dual.d * _backward_t(dual.L, v)
+    return jnp.where(dual.good, x, jnp.nan)
+
+
+def cone_qp(H, g, G, n_rows):
+    """Minimise ½xᵀHx + gᵀx subject to Gx ≤ 0 (H symmetric positive definite) through the
+    dual NNLS, as the numba `_qp.cone_qp`: :func:`qp_dual`, μ* by NNLS with 10·(rows + n)
+    solves at most, x = −H⁻¹(g + Gᵀμ*) (:func:`qp_primal`). `n_rows` (traced) is the number
+    of real rows of G (the others are zero padding). NaN for non-finite input or an H that
+    is not positive definite."""
+    dual = qp_dual(H, g, G)
+    mu, _ = nnls(dual.M, dual.b, 10 * (n_rows + g.shape[0]))
+    return qp_primal(dual, mu)

@@ -25,14 +25,16 @@ Per step (one jitted ``lax.scan`` over the whole run), from the state at the ste
    centre of mass and a `BodyTorque` per contact body, added at build time with value zero
    and set per step) held through the Runge–Kutta stages; the bodies of every chain that has a
    body in contact advance position and orientation with the post-step velocity
-   (semi-implicit Euler, exponential map — the free-body rule of `_volume_jax`, applied to the
-   whole chain so that the joints stay consistent); then `LinkSystem.project` (unit
-   quaternions, Φ = 0, Φ̇ = 0, revolute angles).
+   (semi-implicit Euler): the orientation by the exponential map as in `_volume_jax`, the
+   centre of mass of a body with a joint by the rigid motion of its post-step twist
+   (:func:`screw_position`, the SE(3) exponential; the free-body rule r + Δt v⁺ for a body
+   without one); then `LinkSystem.project` (unit quaternions, Φ = 0, Φ̇ = 0, revolute
+   angles).
 
 A model with no joints gives the `_volume_jax.run_volume` trajectory to round-off.
 
 Wrench directions the joints carry (A singular there) are indeterminate in eq. 16; the
-`motion=` path of `_volume_jax._body_contact` gives them eq. 10's λ (least norm), so the
+`motion=` path of `_volume_jax_contact.body_contact` gives them eq. 10's λ (least norm), so the
 joints carry them. A statically indeterminate body (a box pinned to an arm and resting flat)
 gets one of its admissible wrenches, not a unique one.
 
@@ -40,11 +42,21 @@ Not covered: body–body volume contact, restitution, ``patch="section"``, point
 (`ContactPair`) in the same model, a jointly solved QP for several contact bodies of one chain
 (one Gauss–Seidel pass instead), and the joint friction's dependence on the contact force
 within a step (W is the frictionless projection; joint friction still acts in the stages).
-Known issue: a box on a revolute arm (tests/spatial/test_volume_links.py ``arm_model``) sliding
-under a large push (4 N m) steadily slides for ~57 ms, then hops: contact lost (no volume) and
-regained in a 3-step cycle (f_n ≈ 0, 24.7, 5.0 N; mean ≈ the static normal force). The onset
-time does not change with Δt (1 ms, 0.5 ms) nor when only the box (not the chain) gets the
-semi-implicit update; the rail (prismatic) case does not hop. Cause not found yet.
+
+Why the screw motion (formerly a known issue): with r + Δt v⁺ for every body of a chain,
+a box on a revolute arm (tests/spatial/test_volume_links.py ``arm_model``) sliding under a
+large push (4 N m) slid for ~57 ms, then hopped — contact lost and regained in a 3-step
+cycle (f_n ≈ 0, 22, 10 N). The straight line along the *end-of-step* velocity of a chain
+turning at ω about the shoulder leaves each body ½(Δt ω)² r inside its circle (joint gaps of
+8–12 nm per step at ω ≈ 0.3 rad/s); `project`'s mass-weighted Newton step closes them, and its
+minimum-norm correction also turns the box about the free elbow axis, lifting it by 7–11 nm
+per step, growing as ω². The contact's steady penetration is ~11 nm (k Δt = 1, λ's share);
+once the lift passed it the box left the ground for a step. Both scale as Δt², hence the
+onset independent of Δt; a prismatic rail has no ω, hence no hop. The rigid motion of the
+post-step twist keeps co-rotating bodies on their circles: the gap is gone, `project` moves
+nothing, and the box slides with the normal force of the moment balance about the elbow
+(m g ℓ_c + τ_elbow + m ω² r_c h_c)/ℓ_far (centre of pressure at the far edge, λ's least-norm
+choice) to 2e-4.
 """
 
 from __future__ import annotations
@@ -58,10 +70,30 @@ from jax import lax
 
 from ..errors import ModelError, ParameterError
 from ..integrate import FIXED_STEP_METHODS, step_grid
-from ._volume_jax import (CONTACT_FIELDS, VolumeContactSystem, VolumeParams, _body_contact,
-                          semi_implicit_pose)
+from ._volume_jax import (CONTACT_FIELDS, VolumeContactSystem, VolumeParams, compiler_options,
+                          runge_kutta, semi_implicit_pose)
+from ._volume_jax_contact import body_contact
 
-__all__ = ["VolumeLinkSystem", "run_volume_links", "constrained_motion"]
+__all__ = ["VolumeLinkSystem", "run_volume_links", "constrained_motion", "screw_position"]
+
+
+def screw_position(X, Xn, h):
+    """Centres of mass (n_b, 3) of bodies advanced over h by the rigid motion of their
+    post-step twist: the screw exp(h ξ⁺) of ξ⁺ = (ω⁺, v⁺ at the step's end r_e) applied to
+    the start pose, r⁺ = r + V(hω⁺) (h v⁺ − hω⁺ × (r_e − r)) with
+    V(θ) = I + (1 − cos|θ|)/|θ|² [θ×] + (|θ| − sin|θ|)/|θ|³ [θ×]² (the SE(3) exponential).
+    X: the step's start, Xn: its end (n_b, 13). Bodies of a chain turning together about a
+    joint stay on their circles, so the joints stay closed; ω⁺ = 0 gives r + h v⁺."""
+    w = h * Xn[:, 10:13]
+    u = h * Xn[:, 7:10] - jnp.cross(w, Xn[:, :3] - X[:, :3])
+    t2 = jnp.sum(w * w, axis=1)
+    small = t2 < 1e-4                                     # |θ| < 1e-2: the series
+    ts = jnp.sqrt(jnp.where(small, 1.0, t2))
+    c1 = jnp.where(small, 0.5 - t2 / 24.0 + t2 * t2 / 720.0, (1.0 - jnp.cos(ts)) / ts ** 2)
+    c2 = jnp.where(small, 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0,
+                   (ts - jnp.sin(ts)) / ts ** 3)
+    wu = jnp.cross(w, u)
+    return X[:, :3] + u + c1[:, None] * wu + c2[:, None] * jnp.cross(w, wu)
 
 
 def constrained_motion(link, t, x):
@@ -169,6 +201,11 @@ class VolumeLinkSystem:
         for _ in range(n_b):
             chain = (chain.astype(int) @ chain.astype(int)) > 0
         self.chain = chain[:, self.index]                 # (n_b, n_c)
+        # bodies with a joint (to another body or the ground): the screw update (step 3)
+        self.jointed = np.zeros(n_b, dtype=bool)
+        for (_, kind, i, j) in layout.joints:
+            if kind != "FreeJoint":
+                self.jointed[[b for b in (i, j) if b < n_b]] = True
         self._runs: dict = {}
 
     def params(self, **changes) -> VolumeParams:
@@ -210,7 +247,7 @@ class VolumeLinkSystem:
         for k, b in enumerate(self.index):
             blk = slice(6 * b, 6 * b + 6)
             motion = (W[blk, blk], u_free[blk])
-            Fc, Tc, active, rec = _body_contact(
+            Fc, Tc, active, rec = body_contact(
                 self.volume.tables[k], X[b], zero[k], zero[k], params.mass[k],
                 params.inertia[k], params.inv_inertia[k], params, h, self.volume.P,
                 self.volume.eps_v, self.volume.kinetic_iterations, motion=motion)
@@ -225,22 +262,14 @@ class VolumeLinkSystem:
         """One step of size h (module docstring). Returns (x⁺, records (n_c, 16))."""
         Fc, Tc, active, record = self.contact(link, t, x, h, params)
         loaded = self._loaded(link, Fc, Tc)
-        K = []
-        for s, row in enumerate(tableau.a):
-            xi = x
-            for j, a in enumerate(row):
-                if a != 0.0:
-                    xi = xi + (h * a) * K[j]
-            K.append(loaded.vector_field(t + tableau.c[s] * h, xi))
-        xn = x
-        for j, b in enumerate(tableau.b):
-            if b != 0.0:
-                xn = xn + (h * b) * K[j]
+        c = jnp.asarray(tableau.c)
+        xn = runge_kutta(lambda i, xi: loaded.vector_field(t + c[i] * h, xi), x, h, tableau)
         n_b = link.layout.n_bodies
         X, _ = link._split(x)
         Xn = xn[:13 * n_b].reshape(n_b, 13)
         moving_chain = jnp.any(jnp.asarray(self.chain) & active[None, :], axis=1)  # (n_b,)
         p_semi, q_semi = semi_implicit_pose(X, Xn, h)
+        p_semi = jnp.where(jnp.asarray(self.jointed)[:, None], screw_position(X, Xn, h), p_semi)
         Xn = Xn.at[:, :3].set(jnp.where(moving_chain[:, None], p_semi, Xn[:, :3]))
         Xn = Xn.at[:, 3:7].set(jnp.where(moving_chain[:, None], q_semi, Xn[:, 3:7]))
         xn = jnp.concatenate([Xn.reshape(-1), xn[13 * n_b:]])
@@ -286,10 +315,12 @@ class VolumeLinkSystem:
         return f
 
     def jitted_run(self, grid, method: str = "rk_gill"):
-        """`run_function` under `eqx.filter_jit`, kept per step pattern and method."""
+        """`run_function` under `eqx.filter_jit` (with `_volume_jax.compiler_options`), kept
+        per step pattern and method."""
         key = (grid.dt, grid.n_sub, grid.n_out, grid.n_last, grid.h_last, method)
         if key not in self._runs:
-            self._runs[key] = eqx.filter_jit(self.run_function(grid, method))
+            self._runs[key] = eqx.filter_jit(self.run_function(grid, method),
+                                             compiler_options=compiler_options())
         return self._runs[key]
 
 
@@ -322,3 +353,38 @@ def run_volume_links(system: VolumeLinkSystem, t_end: float, *, dt: float = 1e-3
     meta = {"system": "VolumeLinkSystem", "method": method, "dt": dt, "dt_out": grid.dt_out,
             "t0": t0, "t_end": t_end, "steps": grid.n_steps, "contact_bodies": system.names}
     return Results(grid.times(), channels, units=units, meta=meta, final_state=xs[-1])
+
+
+def simulate_model(model, t_end, dt, method, forces, friction, dt_out, lp_solver, initial, t0,
+                   contact_update, options):
+    """``SpatialModel.simulate(contact="volume")`` on a model with joints, drivers, loads or
+    springs: the volume contact of SPEC §7 with the link system's constrained dynamics, one
+    jitted run (module docstring). `options`: ``baumgarte``, ``contact_bodies``,
+    ``max_polygon``; the volume route's host-side arguments are refused by name."""
+    from ..results import Results
+
+    for label, value, default in (("forces", forces, None), ("friction", friction, "pyramid"),
+                                  ("lp_solver", lp_solver, "nnls"),
+                                  ("contact_update", contact_update, "step")):
+        if value != default:
+            raise ParameterError(f"`simulate.{label}` is not taken by contact='volume' on a "
+                                 "model with joints; use PointForce/BodyTorque elements for "
+                                 "loads.")
+    build = {k: options.pop(k) for k in ("baumgarte", "contact_bodies", "max_polygon")
+             if k in options}
+    if options:
+        raise ParameterError(f"`simulate` got unknown options {sorted(options)} for "
+                             "contact='volume' with joints (it takes baumgarte, "
+                             "contact_bodies, max_polygon).")
+    system = VolumeLinkSystem(model, **build)
+    if isinstance(initial, Results):
+        t0 = float(initial.t[-1]) if t0 is None else t0
+        initial = initial.final_state
+    elif initial is not None:
+        X = np.asarray(initial, dtype=float)
+        if X.shape == (len(model.bodies), 13):
+            initial = np.concatenate([X.reshape(-1), np.asarray(system.link.s0),
+                                      np.asarray(system.link.revolute_angles(X))])
+    return run_volume_links(system, t_end, dt=dt, dt_out=dt_out,
+                            method="rk_gill" if method is None else method,
+                            initial=initial, t0=0.0 if t0 is None else t0)
