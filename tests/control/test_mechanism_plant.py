@@ -156,3 +156,17 @@ def test_joint_actuator_passes_the_planar_element_checks(kind):
     grads = eqx.filter_grad(
         lambda e: sum(jnp.sum(o ** 2) for o in _actuator_outputs(e, *args[0])))(element)
     assert all(np.all(np.isfinite(g)) for g in jax.tree.leaves(eqx.filter(grads, eqx.is_array)))
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(t_end=float("nan")), "simulate_host_loop.t_end"),
+    (dict(t_end=-1.0), "simulate_host_loop.t_end"),
+    (dict(t_end=0.1, substeps=float("nan")), "simulate_host_loop.substeps"),
+    (dict(t_end=0.1, substeps=1.5), "simulate_host_loop.substeps")])
+def test_host_loop_checks_time_and_substeps_like_the_compiled_loop(kwargs, name):
+    """The host loop shares the compiled loop's time and substep checks (a NaN substeps was a
+    bare ValueError)."""
+    plant = ss.planar.MechanismPlant.from_model(_pendulum())
+    with pytest.raises(ss.ParameterError, match=name):
+        ss.control.simulate_host_loop(plant, lambda p_d, p: 0.0 * p_d, reference=0.0,
+                                      T=1e-3, **kwargs)

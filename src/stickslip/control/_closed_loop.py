@@ -83,13 +83,7 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
     """
     # the core's step and span check, before the controllers are stacked or anything compiles
     t0, t_end = check_time_arguments("simulate_closed_loop", t_end, t0=t0)[:2]
-    if substeps is not None:           # the step is T/substeps: a whole number >= 1
-        check_positive("simulate_closed_loop", "substeps", substeps,
-                       "Pass a whole number of integrator steps per sample (>= 1).")
-        if isinstance(substeps, bool) or int(substeps) != substeps:
-            raise ParameterError(f"`simulate_closed_loop.substeps` must be a whole number of "
-                                 f"integrator steps per sample (>= 1); got substeps="
-                                 f"{substeps!r}.")
+    check_substeps("simulate_closed_loop", substeps)
     controller, members = _controllers(controller)
     if not isinstance(plant, AbstractPlant):
         raise ParameterError(f"`plant` must be a control plant (MassPlant, SingleLinkArm, "
@@ -100,19 +94,9 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
     T = _sample_period(controller)                       # one T for a whole batch
     names = plant.input_names
     _check_gain_shapes(controller, members, plant)
-    if substeps is None:
-        limit = largest_stable_step(plant, method)
-        substeps = 1 if not math.isfinite(limit) else max(1, math.ceil(T / (0.9 * limit)))
-    substeps = int(substeps)
-    # the core's output grid: samples every T, the last exactly at t_end (a shorter last
-    # interval: n_last whole steps and a partial step h_last, the force held as before)
-    grid = step_grid(t0, t_end, T / substeps, T, owner="simulate_closed_loop")
+    substeps, grid, ts, steps, partial = sample_grid("simulate_closed_loop", plant, method, T,
+                                                     t0, t_end, substeps)
     n = grid.n_out
-    ts = t0 + np.arange(n + 1) * T
-    ts[-1] = float(t_end)
-    steps = np.full(n + 1, substeps)
-    partial = np.zeros(n + 1)
-    steps[n - 1], partial[n - 1] = grid.n_last, grid.h_last
     shape = () if names is None else (len(names),)
     refs = _reference_samples(reference, ts, shape)
     if not (np.isfinite(noise) and noise >= 0):
@@ -163,6 +147,36 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
             "controller_parameters": {k: np.asarray(v).tolist()
                                       for k, v in vars(controller).items() if v is not None}}
     return Results(ts, channels, units=units, meta=meta, final_state=xs[..., -1, :])
+
+
+def check_substeps(owner, substeps):
+    """`substeps` (integrator steps per sample) is None or a whole number >= 1."""
+    if substeps is None:
+        return
+    check_positive(owner, "substeps", substeps,
+                   "Pass a whole number of integrator steps per sample (>= 1).")
+    if isinstance(substeps, bool) or int(substeps) != substeps:
+        raise ParameterError(f"`{owner}.substeps` must be a whole number of integrator steps "
+                             f"per sample (>= 1); got substeps={substeps!r}.")
+
+
+def sample_grid(owner, plant, method, T, t0, t_end, substeps):
+    """The sampled loop's grid, shared by the compiled and the host loop: ``(substeps, grid,
+    ts, steps, partial)`` — samples every T, the last exactly at t_end (a shorter last
+    interval: n_last whole steps and a partial step h_last, the input held as before);
+    `substeps` None chooses enough for the plant's stiffest mode (at least 1)."""
+    if substeps is None:
+        limit = largest_stable_step(plant, method)
+        substeps = 1 if not math.isfinite(limit) else max(1, math.ceil(T / (0.9 * limit)))
+    substeps = int(substeps)
+    grid = step_grid(t0, t_end, T / substeps, T, owner=owner)
+    n = grid.n_out
+    ts = t0 + np.arange(n + 1) * T
+    ts[-1] = float(t_end)
+    steps = np.full(n + 1, substeps)
+    partial = np.zeros(n + 1)
+    steps[n - 1], partial[n - 1] = grid.n_last, grid.h_last
+    return substeps, grid, ts, steps, partial
 
 
 def _controllers(controller):

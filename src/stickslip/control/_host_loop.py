@@ -11,7 +11,6 @@ on the host and advances the plant by the same compiled zero-order-hold interval
 from __future__ import annotations
 
 import functools
-import math
 import time
 from collections.abc import Callable
 
@@ -22,10 +21,11 @@ import numpy as np
 
 from .._validation import check_positive
 from ..errors import ParameterError, SimulationError
-from ..integrate import _program_store, largest_stable_step, step_grid
+from ..integrate import _program_store, check_time_arguments
 from ..integrate._tableaus import FIXED_STEP_METHODS
 from ..results import Results
-from ._closed_loop import _check_divergence, _reference_samples, hold, outputs_kernel
+from ._closed_loop import (_check_divergence, _reference_samples, check_substeps, hold,
+                           outputs_kernel, sample_grid)
 from ._plants import AbstractPlant
 
 __all__ = ["simulate_host_loop"]
@@ -93,21 +93,11 @@ def simulate_host_loop(plant: AbstractPlant, controller: Callable, t_end: float,
                                  "sample period `T`.")
     T = float(T)
     check_positive("simulate_host_loop", "T", T, "Pass the sample period in seconds.")
-    if not (math.isfinite(t_end) and t_end > t0):
-        raise ParameterError(f"`t_end` must be a finite time after t0={t0}; got {t_end}.")
-    if substeps is None:
-        limit = largest_stable_step(plant, method)
-        substeps = 1 if not math.isfinite(limit) else max(1, math.ceil(T / (0.9 * limit)))
-    substeps = int(substeps)
-    check_positive("simulate_host_loop", "substeps", substeps,
-                   "Pass a whole number of integrator steps per sample (>= 1).")
-    grid = step_grid(t0, t_end, T / substeps, T, owner="simulate_host_loop")
+    t0, t_end = check_time_arguments("simulate_host_loop", t_end, t0=t0)[:2]
+    check_substeps("simulate_host_loop", substeps)
+    substeps, grid, ts, steps, partial = sample_grid("simulate_host_loop", plant, method, T,
+                                                     t0, t_end, substeps)
     n = grid.n_out
-    ts = t0 + np.arange(n + 1) * T
-    ts[-1] = float(t_end)
-    steps = np.full(n + 1, substeps)
-    partial = np.zeros(n + 1)
-    steps[n - 1], partial[n - 1] = grid.n_last, grid.h_last
     names = plant.input_names
     shape = () if names is None else (len(names),)
     refs = _reference_samples(reference, ts, shape)

@@ -32,7 +32,8 @@ Hosts opt in by subclassing :class:`AbstractTimeSteppingHost` (module
 :mod:`._moreau_jean_host`, with the route check and the load impulse; see its docstring for
 the contract). A host declares which routes each instance supports (a ``FrictionMass`` with a
 ``LuGre`` law has no set-valued form; a ``ContactMass`` with ``NewtonImpact`` has no ODE),
-and :func:`check_route` refuses the others before anything is traced.
+and ``stickslip.integrate._event_host.check_route`` (every route's check) refuses the
+others before anything is traced.
 """
 
 from __future__ import annotations
@@ -51,21 +52,17 @@ from ._moreau_jean_host import (
     ODE_METHODS,
     TIME_STEPPING_METHODS,
     AbstractTimeSteppingHost,
-    check_route,
     impulse,
-    supported_routes,
 )
 
 __all__ = [
     "ODE_METHODS",
     "TIME_STEPPING_METHODS",
     "AbstractTimeSteppingHost",
-    "check_route",
     "check_theta",
     "impulse",
     "integrate_moreau_jean",
     "integrate_moreau_jean_batch",
-    "supported_routes",
     "time_stepping_program",
 ]
 

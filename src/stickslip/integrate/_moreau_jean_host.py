@@ -13,7 +13,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..errors import ParameterError
 from ._adaptive import ADAPTIVE_METHODS
 from ._tableaus import FIXED_STEP_METHODS
 
@@ -21,9 +20,7 @@ __all__ = [
     "ODE_METHODS",
     "TIME_STEPPING_METHODS",
     "AbstractTimeSteppingHost",
-    "check_route",
     "impulse",
-    "supported_routes",
 ]
 
 TIME_STEPPING_METHODS = ("moreau_jean",)
@@ -81,30 +78,9 @@ def impulse(force: Callable[[jax.Array], jax.Array], t, h) -> jax.Array:
     return h * jnp.tensordot(jnp.asarray(_WEIGHTS), values, axes=1)
 
 
-def supported_routes(system) -> list[str]:
-    """The `method` names `system` accepts (ODE methods, then time-stepping ones)."""
-    routes = []
-    for method in ODE_METHODS + TIME_STEPPING_METHODS:
-        if _refusal(system, method) is None:
-            routes.append(method)
-    return routes
-
-
 def _refusal(system, method):
     if isinstance(system, AbstractTimeSteppingHost):
         return system.route_refusal(method)
     if method in TIME_STEPPING_METHODS:
         return "it has no time-stepping step yet (it does not implement AbstractTimeSteppingHost)"
     return None
-
-
-def check_route(system, method: str, owner: str = "simulate") -> None:
-    """Raise ParameterError naming the host and the routes it supports when `system` cannot
-    run `method` (checked before anything is traced)."""
-    why = _refusal(system, method)
-    if why is None:
-        return
-    routes = supported_routes(system)
-    supports = f"It supports {routes}." if routes else "It supports no route as built."
-    raise ParameterError(f"{type(system).__name__} does not support method={method!r} "
-                         f"(`{owner}.method`): {why}. {supports}")

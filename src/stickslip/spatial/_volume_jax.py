@@ -73,6 +73,21 @@ def compiler_options() -> dict:
     return options
 
 
+
+def step_table(grid):
+    """``(table, uniform)``: the step sizes of each output interval of `grid`
+    (``stickslip.integrate.step_grid``), shape (n_out, slots) — n_sub steps of dt, the last
+    interval n_last of them and a partial h_last, zeros padding — and whether every entry is
+    dt (then the run can skip the table)."""
+    slots = grid.n_sub + (1 if grid.h_last > 0 else 0)
+    table = np.zeros((grid.n_out, slots))
+    table[:, :grid.n_sub] = grid.dt
+    table[-1, :] = 0.0
+    table[-1, :grid.n_last] = grid.dt
+    if grid.h_last > 0:
+        table[-1, grid.n_last] = grid.h_last
+    return table, bool(np.all(table == grid.dt))
+
 class VolumeParams(NamedTuple):
     """Traced parameters (a pytree: stack them to `vmap`). mass (n,) [kg]; inertia and its
     inverse (n, 3, 3) body frame [kg m^2]; gravity (3,) [m/s^2]; k [1/s] (eq. 3); lam [-]
@@ -266,14 +281,8 @@ class VolumeContactSystem:
         (n_out+1, n, 16))`` on `grid` (``stickslip.integrate.step_grid``): one ``lax.scan``
         over the samples, each a loop over its steps. Jit it, vmap it (e.g. over `load`)."""
         tableau = FIXED_STEP_METHODS[method]
-        slots = grid.n_sub + (1 if grid.h_last > 0 else 0)
-        table = np.zeros((grid.n_out, slots))
-        table[:, :grid.n_sub] = grid.dt
-        table[-1, :] = 0.0
-        table[-1, :grid.n_last] = grid.dt
-        if grid.h_last > 0:
-            table[-1, grid.n_last] = grid.h_last
-        uniform = bool(np.all(table == grid.dt))
+        table, uniform = step_table(grid)
+        slots = table.shape[1]
         nb = len(self.names)
 
         def f(X0, load, params):

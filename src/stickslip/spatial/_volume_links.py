@@ -71,7 +71,7 @@ from jax import lax
 from ..errors import ModelError, ParameterError
 from ..integrate import FIXED_STEP_METHODS, step_grid
 from ._volume_jax import (CONTACT_FIELDS, VolumeContactSystem, VolumeParams, compiler_options,
-                          runge_kutta, semi_implicit_pose)
+                          runge_kutta, semi_implicit_pose, step_table)
 from ._volume_jax_contact import body_contact
 
 __all__ = ["VolumeLinkSystem", "run_volume_links", "constrained_motion", "screw_position"]
@@ -281,14 +281,8 @@ class VolumeLinkSystem:
         is not used — `t0` is traced, so a run continued from another reuses the compile):
         one ``lax.scan`` over the samples, each a loop over its steps."""
         tableau = FIXED_STEP_METHODS[method]
-        slots = grid.n_sub + (1 if grid.h_last > 0 else 0)
-        table = np.zeros((grid.n_out, slots))
-        table[:, :grid.n_sub] = grid.dt
-        table[-1, :] = 0.0
-        table[-1, :grid.n_last] = grid.dt
-        if grid.h_last > 0:
-            table[-1, grid.n_last] = grid.h_last
-        uniform = bool(np.all(table == grid.dt))
+        table, uniform = step_table(grid)
+        slots = table.shape[1]
         n_c = len(self.names)
 
         def f(t0, x0, link, params):
