@@ -120,6 +120,24 @@ def test_new_t_end_reuses_the_compiled_run():
     np.testing.assert_array_equal(again["p"], first["p"])
 
 
+def test_short_runs_of_any_length_share_one_program():
+    # 30, 100 and 250 outputs: three powers of two, one capacity tier (256), one compile; the
+    # extra channels of the padding slots are skipped, not returned
+    from stickslip.integrate._fixed_step import integrate_padded, run_capacity
+
+    assert {run_capacity(n) for n in (1, 30, 100, 256)} == {256}
+    assert run_capacity(257) == run_capacity(4096) == 4096 and run_capacity(4097) == 8192
+    block = sliding_block()
+    longest = ss.simulate(block, 0.25, dt=1e-4, dt_out=1e-3)
+    compiled = ss.integrate.traces(integrate_padded)
+    for t_end, n in ((0.03, 30), (0.1, 100)):
+        res = ss.simulate(block, t_end, dt=1e-4, dt_out=1e-3)
+        assert len(res.t) == n + 1
+        for name in res.names:
+            np.testing.assert_array_equal(res[name], longest[name][:n + 1])
+    assert ss.integrate.traces(integrate_padded) == compiled
+
+
 def test_gradient_through_simulation_matches_finite_difference():
     def p_end(M):
         system = ss.systems.FrictionMass(M=M, law=ss.laws.CoulombODE(F=0.2, K=1e4, beta=1e-3),

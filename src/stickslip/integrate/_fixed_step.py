@@ -85,15 +85,29 @@ def segment(grid: StepGrid, done: int, keep: int) -> Segment:
                    real(grid.h_last if final else 0.0), real(t_last))
 
 
-def _samples(system, ts, xs):
-    """The system's extra channels and its energy (None unless it reports one) at samples.
+def _samples(system, ts, xs, n_valid=None):
+    """The system's extra channels and its energy (None unless it reports one) at samples;
+    with `n_valid`, only the first ``n_valid + 1`` are computed (the padding slots after them
+    get zeros: a short run in a large compiled capacity pays for its own samples only).
 
     A ``lax.map`` (a loop), not a ``vmap``: a batched ``outputs`` compiles 25–40 % longer
     (friction slider–crank 9.6 → 7.1 s CPU for the whole first call) and turns every
     ``lax.cond`` inside it (a contact solver's fallback branch) into "run both branches". The
     loop costs ≤ 20 % more per output sample, which is small beside the steps between
     samples."""
-    return jax.lax.map(lambda tx: (system.outputs(*tx), system.passive_energy(*tx)), (ts, xs))
+    def sample(t, x):
+        return system.outputs(t, x), system.passive_energy(t, x)
+
+    if n_valid is None:
+        return jax.lax.map(lambda tx: sample(*tx), (ts, xs))
+    shapes = jax.eval_shape(sample, ts[0], xs[0])
+
+    def padding(t, x):
+        return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
+
+    index = jnp.arange(ts.shape[0])
+    return jax.lax.map(lambda itx: jax.lax.cond(itx[0] <= n_valid, sample, padding,
+                                                itx[1], itx[2]), (index, ts, xs))
 
 
 def _integrate_padded(dynamic, static, t0, x0, seg: Segment, rule: StepRule, capacity: int):
@@ -118,7 +132,7 @@ def _integrate_padded(dynamic, static, t0, x0, seg: Segment, rule: StepRule, cap
     xs = jnp.concatenate([x0[None], xs])
     index = jnp.arange(capacity + 1)
     ts = jnp.where(index == seg.n_valid, seg.t_last, t0 + index * (seg.n_sub * seg.dt))
-    outputs, energy = _samples(system, ts, xs)
+    outputs, energy = _samples(system, ts, xs, seg.n_valid)
     return xs, outputs, energy
 
 
@@ -199,3 +213,24 @@ def padded_length(n_out: int) -> int:
     """The number of output slots compiled for `n_out` outputs: the next power of two, at
     least 64 — so runs of different lengths share a handful of compiled programs."""
     return max(64, 1 << max(0, (int(n_out) - 1).bit_length()))
+
+
+# the output capacities of one `simulate` call (see run_capacity)
+RUN_CAPACITIES = (256, 4096)
+
+
+def run_capacity(n_out: int) -> int:
+    """The output slots compiled for one call of a `simulate` run of `n_out` outputs (a
+    chunk of them): 256 up to 256 outputs, 4096 up to 4096, then the next power of two.
+
+    A run with another `t_end`, `dt` or `dt_out` therefore reuses its model's program unless
+    it crosses a tier — the first call of a study pays one compile, not one per octave of
+    run lengths (a gripper held for 1 s then released for 0.3 s compiled twice, 9.4 s each,
+    with one slot count per power of two). Empty slots cost a loop iteration with no step;
+    their output samples are skipped (:func:`_samples`). Batches keep
+    :func:`padded_length`: their slots are paid in memory per member."""
+    n = int(n_out)
+    for capacity in RUN_CAPACITIES:
+        if n <= capacity:
+            return capacity
+    return padded_length(n)

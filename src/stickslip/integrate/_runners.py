@@ -17,7 +17,7 @@ from ..results import Results
 from ._adaptive import integrate_adaptive, integrate_adaptive_batch
 from ._arguments import as_count, as_flag, as_real, as_time
 from . import _program_store
-from ._fixed_step import integrate_padded, padded_length, segment
+from ._fixed_step import integrate_padded, run_capacity, segment
 from ._grid import output_times
 from ._guard import check_divergence, guard_from_options
 
@@ -39,7 +39,7 @@ def _run_fixed_chunks(dynamic, static, system, x0, grid, rule, guard, options,
     progress_on = as_flag("simulate", "progress", options.get("progress", False))
     per_call = min(chunk, grid.n_out)
     n_calls = math.ceil(grid.n_out / per_call)
-    capacity = padded_length(per_call)          # compiled once per power of two
+    capacity = run_capacity(per_call)           # one program for most run lengths
     times = grid.times()
     name = type(system).__name__
     xs_parts, out_parts = [np.asarray(x0)[None]], []
