@@ -46,6 +46,7 @@ _NAMES = {
     "simulate": "integrate", "simulate_batch": "integrate", "stack_systems": "integrate",
     "largest_stable_step": "integrate", "Results": "results",
     "sweep": "studies", "fit": "studies",     # dask and pyarrow load only when used
+    "export_fmu": "discrete",
 }
 
 
@@ -66,7 +67,7 @@ def __dir__():
 __all__ = [
     "__version__", "errors", "integrate", "laws", "nonsmooth", "systems", "control", "discrete",
     "planar", "spatial", "constraints", "studies", "sweep", "fit",
-    "simulate", "simulate_batch", "stack_systems", "largest_stable_step", "Results",
+    "simulate", "simulate_batch", "stack_systems", "largest_stable_step", "Results", "export_fmu",
     "StickslipError", "ParameterError", "ModelError", "InclusionError", "SimulationError",
     "ChannelError", "ResultsFileError", "MissingDependencyError", "PainleveError",
 ]

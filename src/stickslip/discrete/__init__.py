@@ -10,13 +10,15 @@ solves in closed form, so static friction holds exactly at any sample period:
 * :func:`brush_tire_step` / :class:`BrushTire` — the brush tire model as a partial
   differential-algebraic inclusion, discretised in space and time (Kikuuwe et al., SI2007);
 * :func:`export_c` — dependency-free C99 for each algorithm (and for PSMC,
-  :mod:`stickslip.control`).
+  :mod:`stickslip.control`);
+* :func:`export_fmu` — the same C as an FMI 2.0 co-simulation FMU (also ``ss.export_fmu``).
 
 Stateful wrappers for a Python loop: :class:`CoulombMass`, :class:`DARelaxation`.
 """
 
 from ._export_c import ALGORITHMS as ALGORITHMS
 from ._export_c import export_c as export_c
+from ._export_fmu import export_fmu as export_fmu
 from ._friction import CoulombMass as CoulombMass
 from ._friction import DARelaxation as DARelaxation
 from ._friction import coulomb_mass_step as coulomb_mass_step
