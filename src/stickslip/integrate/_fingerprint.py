@@ -6,7 +6,8 @@ Inside one process `jax.jit` tells two static parts apart with ``__eq__``/``__ha
 across processes (:mod:`._program_store`) we need the same distinction as a string. This
 module computes it, and refuses when it cannot be sure:
 
-* numbers, strings, bytes, None; tuples, lists, dicts, sets — by value;
+* numbers, strings, bytes, None, ``...``; tuples, lists, dicts, sets, slices, ranges — by
+  value;
 * NumPy/JAX arrays — dtype, shape and a hash of the bytes (as abstract ``(shape, dtype)``
   where the caller passes the traced side, see ``arrays=``);
 * dataclasses and equinox modules — their class and every field, recursively;
@@ -31,11 +32,20 @@ import dataclasses
 import enum
 import functools
 import hashlib
+import sys
 import types
+from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Unfingerprintable", "fingerprint"]
+__all__ = ["Unfingerprintable", "code_versions", "fingerprint", "source_hash"]
+
+# the packages whose code computes a run or its analysis, by version: a new version may
+# compute other numbers from the same user code (jax, jaxlib, equinox, diffrax: the traced
+# program; numpy: the analyses on the host) — and every other package of `_PINNED` whose
+# functions a fingerprint names instead of walking
+_VERSIONED = ("jax", "jaxlib", "equinox", "diffrax", "numpy", "scipy", "lineax",
+              "optimistix")
 
 # packages whose code is pinned by the versions in the store key (stickslip by a hash of its
 # source): their classes and functions are named, not walked
@@ -55,7 +65,8 @@ _CLASS_NOISE = frozenset({
     "__annotate_func__", "__annotations_cache__",
 })
 
-_SCALARS = (type(None), bool, int, float, complex, str, bytes)
+_SCALARS = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis),
+            type(NotImplemented))
 
 
 class Unfingerprintable(Exception):
@@ -72,6 +83,61 @@ def fingerprint(obj, *, arrays: str = "values") -> str:
     walker = _Walker(abstract_arrays=(arrays == "abstract"))
     canonical = walker.walk(obj)
     return hashlib.sha256(repr(canonical).encode()).hexdigest()
+
+
+def code_versions() -> dict[str, str]:
+    """What pins the code this module names instead of walking (see the module docstring):
+    stickslip's version and a hash of its source files, and the versions of the packages in
+    ``_VERSIONED``. Read at every call (a package's ``__version__`` where it is imported, so
+    a test can change one), except the source hash (once per process)."""
+    from .._version import __version__
+
+    versions = {"stickslip": __version__, "stickslip source": source_hash()}
+    for name in _VERSIONED:
+        versions[name] = _version(name)
+    return versions
+
+
+def _version(name: str) -> str:
+    module = sys.modules.get(name)
+    version = getattr(module, "__version__", None)
+    return str(version) if version is not None else _installed_version(name)
+
+
+@functools.cache
+def _installed_version(name: str) -> str:
+    """The version of a package that is not imported, without importing it: from the name
+    of its ``*.dist-info`` directory beside it (a few ms for all of `_VERSIONED`; a plain
+    ``importlib.metadata.version`` scans every distribution: ~90 ms, on every start of a
+    process that uses the program store), else from the metadata."""
+    import importlib.util
+    from importlib import metadata
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
+        return "not installed"
+    if spec.origin:
+        found = sorted(Path(spec.origin).parent.parent.glob(f"{name}-*.dist-info"))
+        if len(found) == 1:
+            return found[0].name[len(name) + 1:-len(".dist-info")]
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@functools.lru_cache(maxsize=1)
+def source_hash() -> str:
+    """A hash of every stickslip source file (its path and bytes)."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def _pinned(module) -> bool:
@@ -117,6 +183,9 @@ class _Walker:
             return ("keyed", self.walk(type(obj)), self.walk(obj.__stickslip_key__()))
         if isinstance(obj, tuple) and hasattr(type(obj), "_fields"):          # namedtuple
             return ("namedtuple", self.walk(type(obj)), tuple(self.walk(v) for v in obj))
+        if type(obj) in (slice, range):                    # x[..., 1:], range(3)
+            return (type(obj).__name__, self.walk(obj.start), self.walk(obj.stop),
+                    self.walk(obj.step))
         if type(obj) in (tuple, list):
             return (type(obj).__name__, tuple(self.walk(v) for v in obj))
         if type(obj) is dict:

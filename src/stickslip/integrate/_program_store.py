@@ -9,13 +9,18 @@ script starts. This store keys a run by the *inputs* of tracing instead:
   static fields, topology, user callables by their code; see :mod:`._fingerprint`) and the
   step rule;
 * the tree structure, shapes and dtypes of the traced arguments;
-* the versions of Python, JAX and jaxlib, the backend, the JAX settings that change a
-  trace (x64, matmul precision, NaN checks), ``XLA_FLAGS``, and a hash of stickslip's own
-  source files —
+* the versions of Python, JAX, jaxlib, equinox, diffrax, NumPy, SciPy, lineax and
+  optimistix (every package whose functions a fingerprint names instead of reading), the
+  backend, the JAX settings that change a trace (x64, matmul precision, NaN checks),
+  ``XLA_FLAGS``, and stickslip's version and a hash of its own source files
+  (:func:`._fingerprint.code_versions`) —
 
 and keeps the *compiled* program (the XLA executable, through
 :mod:`jax.experimental.serialize_executable`) in ``<compile cache directory>/stickslip-programs/``.
 A process that finds it loads it and runs: no tracing, no lowering, no compile-cache lookup.
+Each file also records the whole key it was stored under, and a file whose recorded key is
+not the one looked up (a program copied or renamed onto another model's name, a name
+prefix shared by two keys) is not run: it is compiled again and replaced.
 An executable that calls LAPACK (a least-squares impact solve, an eigenvalue check) has
 jaxlib bind its LAPACK kernels first, as any lowering of such an op does; one that does not
 (a planar mechanism's run: :func:`stickslip.planar._dynamics.spd_solve`) leaves SciPy unimported.
@@ -57,7 +62,7 @@ import numpy as np
 from jax.experimental import serialize_executable
 
 from .._compile_cache import compile_cache_dir
-from ._fingerprint import Unfingerprintable, fingerprint
+from ._fingerprint import Unfingerprintable, code_versions, fingerprint
 
 __all__ = ["call", "call_with_system", "traces", "store_directory", "clear_memory"]
 
@@ -67,7 +72,7 @@ _MEMO_SIZE = 256
 _MEMO: "collections.OrderedDict" = collections.OrderedDict()
 _TRACES: collections.Counter = collections.Counter()
 
-_STORE_VERSION = 2
+_STORE_VERSION = 3          # 3: each file records its full key
 _SUFFIX = ".jaxexec"
 
 # XLA's newer CPU fusion emitters take about twice as long to compile a stickslip kernel as the
@@ -162,7 +167,7 @@ def _prepare(kernel, static, treedef, leaves):
         _log.debug("stickslip: %s traced (not stored): %s", name, exc)
         return jitted
     path = directory / f"{name}-{digest[:40]}{_SUFFIX}"
-    loaded = _load(path, len(leaves))
+    loaded = _load(path, len(leaves), digest)
     if loaded is not None:
         return loaded
     try:
@@ -173,7 +178,7 @@ def _prepare(kernel, static, treedef, leaves):
     try:
         payload, _, out_tree = serialize_executable.serialize(compiled)
         needs_lapack = "lapack_" in compiled.as_text()
-        blob = pickle.dumps((_STORE_VERSION, needs_lapack, out_tree, payload),
+        blob = pickle.dumps((_STORE_VERSION, digest, needs_lapack, out_tree, payload),
                             protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as exc:           # noqa: BLE001 — not serializable: run it, store nothing
         _log.debug("stickslip: %s not storable (%s)", name, exc)
@@ -232,16 +237,6 @@ def _key(kernel, static, treedef, leaves) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
-@functools.lru_cache(maxsize=1)
-def _source_hash() -> str:
-    root = Path(__file__).resolve().parents[1]
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        digest.update(str(path.relative_to(root)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
 def _environment() -> tuple:
     import jaxlib
 
@@ -253,7 +248,7 @@ def _environment() -> tuple:
     device = jax.devices()[0]
     return (sys.version, platform.machine(), _cpu_identity(), jax.__version__,
             jaxlib.__version__, device.platform, getattr(device, "device_kind", ""), settings,
-            os.environ.get("XLA_FLAGS", ""), _source_hash())
+            os.environ.get("XLA_FLAGS", ""), tuple(sorted(code_versions().items())))
 
 
 @functools.lru_cache(maxsize=1)
@@ -270,14 +265,22 @@ def _cpu_identity() -> str:
     return hashlib.sha256("\n".join(sorted(set(keep))).encode()).hexdigest()
 
 
-def _load(path: Path, n_leaves: int):
+def _load(path: Path, n_leaves: int, digest: str):
+    """The program stored at `path`, or None when there is none, it is unreadable, of
+    another store version, or recorded under a key other than `digest` (then it is
+    compiled again and the file replaced)."""
     try:
         blob = path.read_bytes()
     except OSError:
         return None
     try:
-        version, needs_lapack, out_tree, payload = pickle.loads(blob)
-        if version != _STORE_VERSION:
+        record = pickle.loads(blob)
+        if not isinstance(record, tuple) or len(record) != 5 or record[0] != _STORE_VERSION:
+            return None
+        _, stored_key, needs_lapack, out_tree, payload = record
+        if stored_key != digest:
+            _log.debug("stickslip: stored program %s was stored under another key; "
+                       "rebuilding", path)
             return None
         if needs_lapack:
             _initialize_lapack()

@@ -106,6 +106,11 @@ class _Bound:
         inner = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs.items()]
         return f"{self.fn.__name__}({', '.join(inner)})"
 
+    def __stickslip_key__(self):
+        """What it computes, for a sweep store's identity (the function is stickslip's own,
+        pinned by its source hash): the function and its arguments."""
+        return (self.fn, self.args, self.kwargs)
+
 
 def resolve_analyses(analysis) -> dict[str, Callable]:
     """``{output name: function}`` from a function, a string, a list of them, or a mapping."""

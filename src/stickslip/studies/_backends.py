@@ -15,9 +15,10 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError
+from ..errors import ParameterError, SimulationError
 from ..integrate import AbstractSystem, FIXED_STEP_METHODS, largest_stable_step, simulate
-from ..integrate import simulate_batch, stack_systems, step_grid, trajectory
+from ..integrate import check_divergence, simulate_batch, stack_systems, step_grid, trajectory
+from ..integrate._guard import guard_from_options
 from ..laws import AbstractLaw
 from ..results import Results
 from ._extras import require
@@ -225,12 +226,21 @@ def _stability_errors(stacked, n, run, errors) -> None:
 @eqx.filter_jit
 def _batched_trajectories(varying, shared, t_end, dt, dt_out, method):
     """Every member's run: `varying` holds the stacked leaves that differ between members
-    (the others None), `shared` the rest of the system, one copy for all members."""
+    (the others None), `shared` the rest of the system, one copy for all members. Returns
+    the states, the outputs and the energy the divergence guard watches (None for systems
+    that report none)."""
     def one(v):
         system = eqx.combine(v, shared)
         ts, xs = trajectory(system, t_end, dt, dt_out, method=method)
-        return xs, jax.vmap(system.outputs)(ts, xs)
+        return (xs, jax.vmap(system.outputs)(ts, xs),
+                jax.vmap(system.passive_energy)(ts, xs))
     return eqx.filter_vmap(one)(varying)
+
+
+# options the compiled fixed-step chunk honours itself (the guard's two on the host, as
+# `ss.simulate` does): with any other option (t0, projection, trace_stages_once, …) a chunk
+# runs through `ss.simulate_batch`, which takes the options `ss.simulate` takes
+_FAST_PATH_OPTIONS = frozenset({"check_step", "max_state", "energy_tol"})
 
 
 def split_varying(stacked, varying: list[bool] | None):
@@ -255,24 +265,45 @@ def split_varying(stacked, varying: list[bool] | None):
     return eqx.partition(system, split)
 
 
-def _batched_results(stacked, run, varying=None) -> Results:
+def _batched_results(stacked, run, varying=None):
+    """``(Results, energy)`` of a stacked chunk; `energy` (members × samples, or None) is
+    for the divergence guard when the chunk ran on the fast path (simulate_batch guards its
+    own runs and raises for a diverging member)."""
     t_end, dt, dt_out, method = run["t_end"], run["dt"], run["dt_out"], run["method"]
-    if method in FIXED_STEP_METHODS:
+    if method in FIXED_STEP_METHODS and set(run["options"]) <= _FAST_PATH_OPTIONS:
         batched, shared = split_varying(stacked, varying)
-        xs, outputs = _batched_trajectories(batched, shared, float(t_end), float(dt),
-                                            None if dt_out is None else float(dt_out), method)
+        xs, outputs, energy = _batched_trajectories(
+            batched, shared, float(t_end), float(dt), None if dt_out is None else
+            float(dt_out), method)
         xs = np.asarray(xs)
         # simulate's output grid (that of `trajectory`): the last sample is exactly t_end
         grid = step_grid(0.0, float(t_end), float(dt), None if dt_out is None else
                          float(dt_out), owner="sweep")
         channels = {name: xs[..., k] for k, name in enumerate(stacked.state_names)}
         channels.update({k: np.asarray(v) for k, v in outputs.items()})
-        return Results(grid.times(), channels, units=stacked.units,
-                       meta={"system": type(stacked).__name__, "method": method, "dt": dt,
-                             "dt_out": grid.dt_out}, final_state=xs[:, -1])
+        res = Results(grid.times(), channels, units=stacked.units,
+                      meta={"system": type(stacked).__name__, "method": method, "dt": dt,
+                            "dt_out": grid.dt_out}, final_state=xs[:, -1])
+        return res, None if energy is None else np.asarray(energy)
     options = {k: v for k, v in run["options"].items() if k != "check_step"}
     return simulate_batch(stacked, t_end, dt=dt, method=method, dt_out=dt_out,
-                          check_step=False, **options)
+                          check_step=False, **options), None
+
+
+def _guard_errors(stacked, res, energy, n, run, errors) -> None:
+    """The divergence guard of `ss.simulate` (non-finite, beyond `max_state`, energy gain)
+    on each member of a fast-path chunk, with the message `ss.simulate` gives."""
+    guard = guard_from_options(run["options"], "sweep")
+    names = stacked.state_names
+    for i in range(n):
+        if errors[i] is not None:
+            continue
+        xs = np.stack([np.asarray(res[c][i], dtype=float) for c in names], axis=-1)
+        try:
+            check_divergence(type(stacked).__name__, names, res.t, xs, guard=guard,
+                             energy=None if energy is None else energy[i])
+        except SimulationError as exc:
+            errors[i] = _error_text(exc)
 
 
 def _run_vmapped(task: Task) -> ChunkResult:
@@ -287,9 +318,10 @@ def _run_vmapped(task: Task) -> ChunkResult:
         varying = varying_leaves(task.build, task.names, values)
         _law_errors(stacked, n, errors)
         _stability_errors(stacked, n, task.run, errors)
-        res = _batched_results(stacked, task.run, varying)
+        res, energy = _batched_results(stacked, task.run, varying)
     except Exception:                    # the whole chunk failed: its points one by one, so
         return _run_points(task._replace(mode="points"))   # each failure gets its own message
+    _guard_errors(stacked, res, energy, n, task.run, errors)
     finite = np.ones(values.shape[0], bool)
     for name in res.names:
         finite &= np.all(np.isfinite(res[name]), axis=-1).reshape(-1)

@@ -4,6 +4,7 @@ through the differentiable integrator, with Gauss–Newton confidence intervals.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import time
 import warnings
@@ -16,7 +17,13 @@ import numpy as np
 
 from .._validation import warn_renamed
 from ..errors import ParameterError, SimulationError
-from ..integrate import FIXED_STEP_METHODS, AbstractSystem, trajectory
+from ..integrate import (
+    FIXED_STEP_METHODS,
+    AbstractSystem,
+    largest_stable_step,
+    trajectory,
+)
+from ..integrate._arguments import as_flag, did_you_mean
 from ..results import Results
 
 __all__ = ["fit", "FitResult", "Transform"]
@@ -163,6 +170,56 @@ def _as_data(data) -> tuple[np.ndarray, dict[str, np.ndarray]]:
                          f"mapping; got {type(data).__name__}.")
 
 
+# --- the fit's own arguments ----------------------------------------------------------------
+
+def _mapping(name: str, value) -> Mapping:
+    """`fit.<name>` as a mapping ({} for None)."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ParameterError(f"`fit.{name}` must be a {{name: value}} mapping; got "
+                             f"{type(value).__name__} {value!r:.60}.")
+    return value
+
+
+def _finite_number(name: str, value) -> float:
+    """`value` (a real number or 0-d array) as a finite float, or a ParameterError."""
+    try:
+        arr = np.asarray(value)
+        valid = arr.shape == () and arr.dtype.kind in "iuf" and bool(np.isfinite(arr))
+    except (TypeError, ValueError):
+        valid = False
+    if not valid:
+        raise ParameterError(f"`fit.{name}` must be a finite number; got {value!r}.")
+    return float(arr)
+
+
+def _check_entries(name: str, given: Mapping, known, what: str, why: str) -> None:
+    """Refuse the keys of `fit.<name>` that are not in `known` (they would be ignored)."""
+    unknown = [k for k in given if k not in known]
+    if unknown:
+        raise ParameterError(f"`fit.{name}` names {unknown}, which are not {what} "
+                             f"({list(known)}): {why}.{did_you_mean(map(str, unknown), known)}")
+
+
+def _check_builder_keywords(build, fixed: Mapping, names) -> None:
+    """`fixed` holds keywords of `build`, none of them fitted."""
+    both = sorted(set(fixed) & set(names))
+    if both:
+        raise ParameterError(f"{both} are both fixed and fitted; keep each in `fixed` or in "
+                             "`params`, not both.")
+    try:
+        parameters = inspect.signature(build).parameters.values()
+    except (TypeError, ValueError):
+        return
+    if any(p.kind == p.VAR_KEYWORD for p in parameters):
+        return
+    keywords = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD,
+                                                         p.KEYWORD_ONLY)]
+    _check_entries("fixed", fixed, keywords, "keywords of the builder",
+                   "`fixed` holds builder keywords at a value")
+
+
 # --- the result ---------------------------------------------------------------------------
 
 @dataclasses.dataclass
@@ -251,7 +308,7 @@ class _Problem:
     """The weighted residual r(u) of a fit, differentiable in the fit variables u."""
 
     def __init__(self, system, data, params, *, initial, fixed, channels, dt, method, bounds,
-                 weights):
+                 weights, check_step=True):
         if method not in FIXED_STEP_METHODS:
             raise ParameterError(f"`fit` integrates with a fixed-step method "
                                  f"{list(FIXED_STEP_METHODS)}; got method={method!r}.")
@@ -263,11 +320,16 @@ class _Problem:
             raise ParameterError("`fit` needs a stickslip system (parameters as dotted paths "
                                  "such as 'law.mu_s') or a builder function (parameters as its "
                                  f"keywords); got {type(system).__name__}.")
-        self.fixed = dict(fixed or {})
+        self.fixed = dict(_mapping("fixed", fixed))
+        initial = dict(_mapping("initial", initial))
         if isinstance(params, str):
             params = [params]
         if isinstance(params, Mapping):
-            initial = {**dict(params), **dict(initial or {})}
+            twice = sorted(set(params) & set(initial))
+            if twice:
+                raise ParameterError(f"`fit.initial` gives start values for {twice}, which "
+                                     "`params` already gives; give each start value once.")
+            initial = {**dict(params), **initial}
             params = list(params)
         self.names = list(params)
         if not self.names:
@@ -275,8 +337,17 @@ class _Problem:
                                  "params=['law.mu_s'].")
         if len(set(self.names)) != len(self.names):
             raise ParameterError(f"`params` names a parameter twice: {self.names}.")
-        initial = dict(initial or {})
+        _check_entries("initial", initial, self.names, "fitted parameters",
+                       "a start value applies only to a parameter that is fitted")
+        for name, value in initial.items():
+            _finite_number(f"initial['{name}']", value)
+        if self.fixed and not self.is_builder:
+            raise ParameterError(
+                f"`fit.fixed` {sorted(self.fixed)} applies only to a builder fit (keywords "
+                "held at a value); a system's own values are the fixed ones: set them on it, "
+                f"e.g. system.replace(...), and drop `fixed`.")
         if self.is_builder:
+            _check_builder_keywords(system, self.fixed, self.names)
             self.build = system
             missing = [n for n in self.names if n not in initial]
             if missing:
@@ -329,7 +400,28 @@ class _Problem:
         self.u0 = jnp.asarray([tr.to_variable(start[n], n)
                                for n, tr in zip(self.names, self.transforms)])
         self.start = start
+        self.check_step = as_flag("fit", "check_step", check_step)
+        if self.check_step:
+            self.step_limit_error(self.system_at([start[n] for n in self.names]),
+                                  "the start values", raise_it=True)
         self._set_data(data, channels, weights)
+
+    def step_limit_error(self, system, where: str, *, raise_it: bool = False) -> str | None:
+        """The step check of `ss.simulate` on `system`: the message when `dt` is outside
+        the method's stability region for its stiff modes (raised with `raise_it`)."""
+        limit = largest_stable_step(system, self.method)
+        if not self.dt > limit:
+            return None
+        suggestion = float(f"{0.9 * limit:.1g}") if 0.9 * limit > 0 else limit
+        message = (f"`fit.dt`: dt={self.dt:g} s is too large for the stiffness of "
+                   f"{type(system).__name__} at {where}: {self.method} is stable only for "
+                   f"dt <= {limit:.3g} s, and a fit through an unstable integration finds "
+                   f"parameters of the integration error, not of the data. Use "
+                   f"dt={suggestion:g} or smaller, or start from softer values (lower K, "
+                   "adjust beta). (check_step=False skips this check.)")
+        if raise_it:
+            raise ParameterError(message)
+        return message
 
     def _set_data(self, data, channels, weights):
         t, measured = _as_data(data)
@@ -356,7 +448,14 @@ class _Problem:
             if measured[c].shape != t.shape or not np.all(np.isfinite(measured[c])):
                 raise ParameterError(f"data channel `{c}` must be finite with one value per "
                                      f"sample time ({t.size}); got shape {measured[c].shape}.")
-        weights = dict(weights or {})
+        weights = dict(_mapping("weights", weights))
+        _check_entries("weights", weights, channels, "fitted channels",
+                       "a weight applies only to a channel that is fitted")
+        for c, w in weights.items():
+            if not _finite_number(f"weights['{c}']", w) > 0:
+                raise ParameterError(f"`fit.weights['{c}']` must be > 0 (1/σ of channel "
+                                     f"`{c}`); got {w!r}. Drop the channel from `channels` "
+                                     "to leave it out of the fit.")
         self.scale = {}
         for c in channels:
             w = weights.get(c)
@@ -482,7 +581,7 @@ def fit(system: AbstractSystem | Callable[..., AbstractSystem], data,
         bounds: Mapping[str, tuple[float | None, float | None]] | None = None,
         weights: Mapping[str, float] | None = None, solver: str = "levenberg_marquardt",
         rtol: float = 1e-6, atol: float = 1e-10, max_steps: int = 200,
-        confidence: float = 0.95) -> FitResult:
+        confidence: float = 0.95, check_step: bool = True) -> FitResult:
     """Least-squares fit of model parameters to measured channels, by gradient.
 
     The model runs from t = 0 to the last data time through
@@ -514,8 +613,16 @@ def fit(system: AbstractSystem | Callable[..., AbstractSystem], data,
         ``{name: (low, high)}`` (either may be None). Without one, a parameter whose law
         rule is ``positive`` or ``nonnegative`` (the laws' ``parameter_rules``) is fitted
         as ``log θ``; others unconstrained.
+    initial:
+        ``{name: start value}`` for fitted parameters (with a system, instead of the value
+        it holds); a name that is not fitted is refused.
+    fixed:
+        Builder fits only: ``{keyword: value}`` passed to the builder and not fitted; a
+        keyword the builder does not take, or one that is also fitted, is refused (with a
+        system, set the values on the system instead).
     weights:
-        ``{channel: 1/σ}``: residual weight per channel; default ``1/std(data)``.
+        ``{channel: 1/σ}``: residual weight per fitted channel, a finite number > 0
+        (default ``1/std(data)``); a channel that is not fitted is refused.
     solver:
         ``"levenberg_marquardt"`` (default: Marquardt-scaled, Nielsen damping, on the
         Jacobian materialised by one ``jax.jacfwd`` pass per accepted step), or optimistix's
@@ -526,6 +633,10 @@ def fit(system: AbstractSystem | Callable[..., AbstractSystem], data,
         Solver tolerances and step cap.
     confidence:
         Level of the reported intervals (0.95).
+    check_step:
+        Refuse a `dt` outside `method`'s stability region for the model's stiff modes at the
+        start values, as :func:`stickslip.simulate` does (default True); estimates where it
+        is outside warn and report ``converged=False``.
 
     Returns
     -------
@@ -536,7 +647,9 @@ def fit(system: AbstractSystem | Callable[..., AbstractSystem], data,
 
     Raises
     ------
-    ParameterError: unknown parameter or channel, bad data, start values outside bounds.
+    ParameterError: unknown parameter or channel, bad data, start values outside bounds,
+        `initial`/`fixed`/`weights` entries that do not apply, a `dt` too large for the
+        model's stiffness.
     SimulationError: the model's run is not finite at the start values.
 
     Notes
@@ -557,7 +670,8 @@ def fit(system: AbstractSystem | Callable[..., AbstractSystem], data,
     """
     begin = time.perf_counter()
     problem = _Problem(system, data, params, initial=initial, fixed=fixed, channels=channels,
-                       dt=dt, method=method, bounds=bounds, weights=weights)
+                       dt=dt, method=method, bounds=bounds, weights=weights,
+                       check_step=check_step)
     if not 0 < confidence < 1:
         raise ParameterError(f"`confidence` must be in (0, 1); got {confidence}.")
     if solver not in _SOLVERS:
@@ -620,6 +734,11 @@ def fit(system: AbstractSystem | Callable[..., AbstractSystem], data,
         dataclasses.replace(fitted_system)      # re-run every check on the estimates
     except ParameterError as exc:
         warnings.warn(f"the estimates break a parameter rule: {exc}", stacklevel=2)
+    unstable = problem.step_limit_error(fitted_system, "the estimates") \
+        if problem.check_step else None
+    if unstable is not None:                    # the optimum lies where dt is unstable
+        converged = False
+        warnings.warn(f"the fit is not trusted (converged=False): {unstable}", stacklevel=2)
     sim = problem.simulate(theta)
     fitted = Results(problem.t, {c: np.asarray(v) for c, v in sim.items()},
                      units=fitted_system.units,
