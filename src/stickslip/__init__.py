@@ -19,6 +19,7 @@ from ._version import __version__
 from .errors import (
     ChannelError,
     InclusionError,
+    MemoryBudgetError,
     MissingDependencyError,
     ModelError,
     PainleveError,
@@ -70,4 +71,5 @@ __all__ = [
     "simulate", "simulate_batch", "stack_systems", "largest_stable_step", "Results", "export_fmu",
     "StickslipError", "ParameterError", "ModelError", "InclusionError", "SimulationError",
     "ChannelError", "ResultsFileError", "MissingDependencyError", "PainleveError",
+    "MemoryBudgetError",
 ]

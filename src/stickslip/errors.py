@@ -19,6 +19,7 @@ __all__ = [
     "ResultsFileError",
     "MissingDependencyError",
     "PainleveError",
+    "MemoryBudgetError",
     "ImplausibleParameterWarning",
 ]
 
@@ -88,6 +89,15 @@ class PainleveError(SimulationError):
         super().__init__(message, time=time, state=state)
         self.contacts = tuple(contacts)
         self.reason = reason
+
+
+class MemoryBudgetError(StickslipError, MemoryError):
+    """A run, batch or design would hold more memory than its budget, so it was refused
+    before anything was allocated (also a ``MemoryError``). The message gives the estimate,
+    the budget and the fix (a larger ``dt_out``, the run in pieces, fewer members or points).
+    The budget is half the available memory; the environment variable
+    ``STICKSLIP_MEMORY_BUDGET`` sets it (``8GB``, ``80%``, ``off``; see
+    :mod:`stickslip.integrate._memory`)."""
 
 
 class ImplausibleParameterWarning(UserWarning):

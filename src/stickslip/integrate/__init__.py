@@ -9,6 +9,11 @@ projection), :func:`step_grid` / :func:`output_times` (the output grid: the last
 exactly ``t_end``), :func:`check_time_arguments` (the step and span check, run by every host
 before it compiles anything) and :func:`check_divergence` (the divergence guard).
 
+Memory budgets (:mod:`._memory`): :func:`check_memory` / :func:`check_run_memory` refuse a
+run, batch or design whose estimated memory is above the budget (half the available memory,
+or the environment variable ``STICKSLIP_MEMORY_BUDGET``: ``8GB``, ``80%``, ``off``) before it
+is allocated; :func:`memory_budget` says what the budget is now.
+
 Compiled programs are kept per model structure, in this process and across processes
 (:func:`call_with_system`, :mod:`._program_store`): a script run again does not trace again.
 """
@@ -39,6 +44,10 @@ _NAMES = {
     "StepRule": "._fixed_step",
     "call_with_system": "._program_store",
     "traces": "._program_store",
+    "check_theta": "._moreau_jean",
+    "check_memory": "._memory",
+    "check_run_memory": "._memory",
+    "memory_budget": "._memory",
 }
 
 if TYPE_CHECKING:              # for static tools (documentation, type checkers)
@@ -62,6 +71,10 @@ if TYPE_CHECKING:              # for static tools (documentation, type checkers)
     from ._fixed_step import StepRule as StepRule
     from ._program_store import call_with_system as call_with_system
     from ._program_store import traces as traces
+    from ._moreau_jean import check_theta as check_theta
+    from ._memory import check_memory as check_memory
+    from ._memory import check_run_memory as check_run_memory
+    from ._memory import memory_budget as memory_budget
 
 
 def __getattr__(name):

@@ -19,7 +19,7 @@ from ._moreau_jean_host import (
 from ._moreau_jean_host import _refusal as _time_stepping_refusal
 
 __all__ = ["EVENT_KINDS", "EVENT_METHODS", "ROUTES", "AbstractEventHost", "check_route",
-           "supported_routes"]
+           "check_step_in_span", "supported_routes"]
 
 EVENT_METHODS = ("events",)
 # every route simulate knows, in the order the messages list them
@@ -112,3 +112,15 @@ def check_route(system, method: str, owner: str = "simulate") -> None:
     supports = f"It supports {routes}." if routes else "It supports no route as built."
     raise ParameterError(f"{type(system).__name__} does not support method={method!r} "
                          f"(`{owner}.method`): {why}. {supports}")
+
+
+def check_step_in_span(owner: str, method: str, dt: float, t0: float, t_end: float) -> None:
+    """The step `dt` [s] of ``moreau_jean`` and ``events`` is at most the span ``t_end −
+    t0`` (both routes end exactly at `t_end` with a last shorter step; a step longer than
+    the whole run is a mistaken argument, e.g. ``dt`` and ``t_end`` swapped)."""
+    span = t_end - t0
+    if dt > span * (1.0 + 1e-12):
+        raise ParameterError(
+            f"`{owner}.dt` must be at most the span t_end − t0 = {span:g} s for "
+            f"method={method!r}; got dt={dt:g}. Pass a smaller step (e.g. "
+            f"dt={span / 100:g}).")

@@ -46,6 +46,7 @@ import numpy as np
 from ..errors import ParameterError
 from . import _program_store
 from ._arguments import as_real
+from ._event_host import check_step_in_span
 from ._fixed_step import Segment
 from ._grid import step_grid
 from ._moreau_jean_host import (
@@ -89,12 +90,7 @@ def time_stepping_program(system, dynamic, static, t0: float, t_end: float, dt, 
                              "exact at any step; the smooth motion's error falls as dt².")
     grid = step_grid(t0, t_end, dt, dt_out, owner=owner)
     theta = check_theta(options, owner)
-    span = grid.t_end - grid.t0
-    if grid.dt > span * (1.0 + 1e-12):
-        raise ParameterError(
-            f"`{owner}.dt` must be at most the span t_end − t0 = {span:g} s for "
-            f"method='moreau_jean'; got dt={grid.dt:g}. Pass a smaller step (e.g. "
-            f"dt={span / 100:g}).")
+    check_step_in_span(owner, "moreau_jean", grid.dt, grid.t0, grid.t_end)
     system.check_time_step(grid.dt)
     kernel = integrate_moreau_jean_batch if batched else integrate_moreau_jean
     theta_arg = np.float64(theta)

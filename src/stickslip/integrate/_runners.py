@@ -17,32 +17,43 @@ from ..results import Results
 from ._adaptive import integrate_adaptive, integrate_adaptive_batch
 from ._arguments import as_count, as_flag, as_real, as_time
 from . import _program_store
-from ._fixed_step import integrate_padded, run_capacity, segment
+from ._fixed_step import integrate_padded, padded_length, run_capacity, segment
 from ._grid import output_times
 from ._guard import check_divergence, guard_from_options
+from ._memory import FLOAT_BYTES, call_bytes, check_run_memory
 
-__all__ = ["_run_fixed_chunks", "_run_adaptive", "_to_results", "_StreamWriter"]
+__all__ = ["_run_fixed_chunks", "_run_batch_chunks", "_run_adaptive", "_to_results",
+           "_StreamWriter", "batch_capacity", "check_grid_memory", "likely_channels"]
 
 # --- runners ------------------------------------------------------------------------------
 
 def _run_fixed_chunks(dynamic, static, system, x0, grid, rule, guard, options,
-                      run_chunk=None):
+                      run_chunk=None, extra_bytes=0.0):
     """The fixed-step run in chunks of outputs; `run_chunk(capacity, t_start, x, seg)`
-    computes one chunk (default: the Runge–Kutta kernel with `rule`)."""
+    computes one chunk (default: the Runge–Kutta kernel with `rule`).
+
+    Memory: the run's samples go into arrays allocated once, after the first chunk has
+    told the number of extra channels and :func:`check_grid_memory` has checked the whole
+    run against the budget with it (before it, with the state channels alone, so a run of
+    10⁹ samples is refused before its program compiles). `extra_bytes`: a route's working
+    memory (the event buffer)."""
     if run_chunk is None:
         def run_chunk(capacity, t_start, x, seg):
             return _program_store.call(integrate_padded, (static, rule, capacity),
                                        (dynamic, np.float64(t_start), x, seg))
     chunk = as_count("simulate", "chunk", options.get("chunk", 16_384))
+    per_call = min(chunk, grid.n_out)
+    capacity = run_capacity(per_call)           # one program for most run lengths
+    n_states = len(system.state_names)
+    check_grid_memory("simulate", grid, n_states, capacity=capacity, extra=extra_bytes,
+                      likely=likely_channels(system))
     stream_to = options.get("stream_to")
     writer = _StreamWriter(stream_to, system) if stream_to is not None else None
     progress_on = as_flag("simulate", "progress", options.get("progress", False))
-    per_call = min(chunk, grid.n_out)
     n_calls = math.ceil(grid.n_out / per_call)
-    capacity = run_capacity(per_call)           # one program for most run lengths
     times = grid.times()
     name = type(system).__name__
-    xs_parts, out_parts = [np.asarray(x0)[None]], []
+    xs_all, out_all = np.asarray(x0)[None], {}
     x, done, interrupted, energy0 = x0, 0, False, None
     progress = _progress(progress_on, n_calls)
     try:
@@ -58,10 +69,14 @@ def _run_fixed_chunks(dynamic, static, system, x0, grid, rule, guard, options,
                 energy0 = energy[0] if energy0 is None else energy0
             check_divergence(name, system.state_names, ts_chunk, xs, energy=energy,
                              energy0=energy0, guard=guard)
-            if not out_parts:
-                out_parts.append({k: v[:1] for k, v in outputs.items()})
-            xs_parts.append(xs[1:])
-            out_parts.append({k: v[1:] for k, v in outputs.items()})
+            if done == 0:                # the whole run's arrays, now that outputs are known
+                check_grid_memory("simulate", grid, _channels(xs, outputs),
+                                  capacity=capacity, extra=extra_bytes)
+                xs_all = _filled(grid.n_out + 1, xs[:1])
+                out_all = {k: _filled(grid.n_out + 1, v[:1]) for k, v in outputs.items()}
+            xs_all[done + 1: done + keep + 1] = xs[1:]
+            for k, v in outputs.items():
+                out_all[k][done + 1: done + keep + 1] = v[1:]
             if writer:
                 writer.write(ts_chunk, xs, outputs, first=(done == 0))
             done += keep
@@ -73,9 +88,8 @@ def _run_fixed_chunks(dynamic, static, system, x0, grid, rule, guard, options,
                       "samples computed so far.", stacklevel=3)
     finally:
         progress.close()
-    xs = np.concatenate(xs_parts)
-    outputs = {k: np.concatenate([part[k] for part in out_parts]) for k in out_parts[0]} \
-        if out_parts else {}
+    xs = xs_all[: done + 1]
+    outputs = {k: v[: done + 1] for k, v in out_all.items()}
     ts = times[: xs.shape[0]]
     meta = {"dt": grid.dt, "dt_out": grid.dt_out,
             "steps": grid.n_steps if not interrupted else done * grid.n_sub,
@@ -87,11 +101,122 @@ def _run_fixed_chunks(dynamic, static, system, x0, grid, rule, guard, options,
     return ts, xs, outputs, meta
 
 
+# largest output of one compiled call of a batch [bytes of states]: a longer batch run is
+# made in calls of fewer samples, written into the result as they come, so the peak is
+# about the result's size, not several times it
+_BATCH_CALL_BYTES = 64 * 2 ** 20
+
+
+def batch_capacity(grid, members: int, n_states: int) -> tuple[int, int]:
+    """``(per_call, capacity)`` of a batch run on `grid`: every output in one call (the
+    next power of two of slots, as always) unless that call's states exceed
+    ``_BATCH_CALL_BYTES``; then calls of a power of two (at least 64) of outputs."""
+    per_call = grid.n_out
+    capacity = padded_length(per_call)
+    per_sample = members * n_states * FLOAT_BYTES
+    if capacity > 64 and (capacity + 1) * per_sample > _BATCH_CALL_BYTES:
+        fit = max(64, 1 << max(0, int(_BATCH_CALL_BYTES // per_sample).bit_length() - 1))
+        per_call = min(per_call, fit)
+        capacity = padded_length(per_call)
+    return per_call, capacity
+
+
+def _run_batch_chunks(run_chunk, grid, x0, n_states: int, owner: str = "simulate_batch",
+                      likely: int | None = None):
+    """A fixed-grid batch run (every member on `grid`) in calls of outputs
+    (:func:`batch_capacity`); `run_chunk(capacity, t_start, x, seg)` computes one call for
+    every member. Checked against the memory budget before the first call (states only)
+    and, with the extra channels, before the result's arrays are allocated (`likely`: the
+    channels the first refusal's advice assumes, :func:`likely_channels`). Returns
+    ``(xs, outputs, energy)`` with a leading member axis."""
+    x0 = np.asarray(x0)
+    members = x0.shape[0]
+    per_call, capacity = batch_capacity(grid, members, n_states)
+    check_grid_memory(owner, grid, n_states, capacity=capacity, members=members,
+                      likely=likely)
+    times = grid.times()
+    x, done = x0, 0
+    xs_all = out_all = energy_all = None
+    while done < grid.n_out:
+        keep = min(per_call, grid.n_out - done)
+        xs, outputs, energy = run_chunk(capacity, times[done], x,
+                                        segment(grid, done, keep))
+        xs = np.asarray(xs)[:, : keep + 1]
+        outputs = {k: np.asarray(v)[:, : keep + 1] for k, v in outputs.items()}
+        energy = None if energy is None else np.asarray(energy)[:, : keep + 1]
+        if xs_all is None:
+            check_grid_memory(owner, grid, _channels(xs[0], {k: v[0] for k, v in
+                                                             outputs.items()})
+                              + (energy is not None),
+                              capacity=capacity, members=members)
+            xs_all = _filled(grid.n_out + 1, xs[:, :1], axis=1)
+            out_all = {k: _filled(grid.n_out + 1, v[:, :1], axis=1)
+                       for k, v in outputs.items()}
+            energy_all = None if energy is None else _filled(grid.n_out + 1, energy[:, :1],
+                                                             axis=1)
+        xs_all[:, done + 1: done + keep + 1] = xs[:, 1:]
+        for k, v in outputs.items():
+            out_all[k][:, done + 1: done + keep + 1] = v[:, 1:]
+        if energy_all is not None:
+            energy_all[:, done + 1: done + keep + 1] = energy[:, 1:]
+        done += keep
+        x = xs[:, -1]
+    return xs_all, out_all, energy_all
+
+
+def check_grid_memory(owner: str, grid, channels: int, *, capacity: int = 0, members: int = 1,
+                      extra: float = 0.0, likely: int | None = None) -> None:
+    """The memory check of a run on a fixed-step `grid` (:mod:`._memory`): its samples of
+    `channels` float64 values per member, plus one compiled call's working memory for
+    `capacity` slots and `extra` bytes (an event buffer); `likely` as for
+    :func:`._memory.check_run_memory`."""
+    check_run_memory(
+        owner, samples=grid.n_out + 1, channels=channels, members=members,
+        extra=call_bytes(capacity, channels, members) + extra,
+        extra_what="working memory", extra_fix="lower `max_events`" if extra else "",
+        span=grid.t_end - grid.t0, dt=grid.dt, every_step=grid.n_sub == 1,
+        pieces=members == 1, likely_channels=likely)      # batches take no `initial`
+
+
+def likely_channels(system) -> int:
+    """A generous count of a system's channels before it is traced: its states and the
+    names its units list (which name every output of the bundled systems, and some more)."""
+    try:
+        return len(set(system.state_names) | set(system.units))
+    except (AttributeError, TypeError, ValueError, NotImplementedError):  # units unlisted
+        return len(system.state_names)
+
+
+def _channels(xs, outputs) -> int:
+    """float64 values per sample: the states and every extra channel's per-sample size."""
+    return int(np.prod(xs.shape[1:])) + sum(int(np.prod(v.shape[1:])) for v in
+                                            outputs.values())
+
+
+def _filled(n: int, first: np.ndarray, axis: int = 0) -> np.ndarray:
+    """An array of `n` samples along `axis` shaped like `first` (one sample), the first set."""
+    shape = list(first.shape)
+    shape[axis] = n
+    out = np.empty(shape, dtype=first.dtype)
+    index = [slice(None)] * first.ndim
+    index[axis] = slice(0, 1)
+    out[tuple(index)] = first
+    return out
+
+
 def _run_adaptive(dynamic, static, system, t0, x0, t_end, dt, dt_out, method, options,
                   batched=False):
     owner = "simulate_batch" if batched else "simulate"
     dt_out = (t_end - t0) / 1000 if dt_out is None else as_time(owner, "dt_out", dt_out,
                                                                  positive=True)
+    # the solver returns the whole run at once: its states on the device and their copy
+    # here (the extra channels are not known before it is traced: a lower bound)
+    members = np.shape(x0)[0] if batched else 1
+    samples = math.ceil((t_end - t0) / dt_out * (1 - 1e-12)) + 1
+    n_states = len(system.state_names)
+    check_run_memory(owner, samples=samples, channels=n_states, members=members, copies=2,
+                     span=t_end - t0, pieces=not batched,
+                     likely_channels=likely_channels(system))
     ts = output_times(t0, t_end, dt_out)
     rtol = as_real(owner, "rtol", options.get("rtol", 1e-8), positive=True)
     atol = as_real(owner, "atol", options.get("atol", 1e-10), positive=True)

@@ -18,13 +18,15 @@ from ..results import Results
 from ._adaptive import ADAPTIVE_METHODS
 from ._arguments import as_flag, as_time, did_you_mean
 from . import _program_store
+from ._event_host import check_step_in_span
 from ._event_route import EVENT_METHODS, check_route, event_columns, event_program
-from ._fixed_step import (StepRule, integrate_batch, padded_length,
-                          segment, solve_fixed_step)
+from ._fixed_step import StepRule, integrate_batch, solve_fixed_step
 from ._grid import check_time_arguments, step_grid
 from ._guard import check_divergence, guard_from_options
+from ._memory import check_run_memory
 from ._moreau_jean import TIME_STEPPING_METHODS, time_stepping_program
-from ._runners import _run_adaptive, _run_fixed_chunks, _StreamWriter, _to_results
+from ._runners import (_run_adaptive, _run_batch_chunks, _run_fixed_chunks, _StreamWriter,
+                       _to_results, likely_channels)
 from ._system import AbstractSystem
 from ._tableaus import FIXED_STEP_METHODS
 
@@ -51,7 +53,7 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
         End time [s]; the last sample is exactly `t_end` (see below).
     dt:
         Step [s]. Required for the fixed-step methods, ``events`` (its smooth phases'
-        step) and ``moreau_jean`` (there at most ``t_end − t0``); the initial step for
+        step) and ``moreau_jean`` (for both at most ``t_end − t0``); the initial step for
         adaptive ones (chosen automatically when omitted).
     method:
         ``"rk4"``, ``"rk_gill"`` (Runge–Kutta–Gill, SPEC §7), ``"euler"`` — fixed step, one
@@ -103,6 +105,13 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
         as by :meth:`Results.save` (adaptive methods write the file once, at the end).
         progress: show a progress bar over the chunks.
 
+    Memory: the run's samples are held in memory (`stream_to` writes them as well, it does
+    not drop them). Before anything is allocated, the samples × channels are checked
+    against a budget — half the available memory, or the environment variable
+    ``STICKSLIP_MEMORY_BUDGET`` (``8GB``, ``80%``, ``off``; :mod:`._memory`) — so
+    ``t_end=1e4, dt=1e-5`` with every step kept (10⁹ samples) is refused with the
+    `dt_out` that fits, instead of being killed for memory.
+
     Returns
     -------
     Results with the state channels (``system.state_names``) and the system's outputs.
@@ -111,6 +120,8 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     ------
     ParameterError: bad step, time span, method, option or initial state (the message names
         the argument and says the fix).
+    MemoryBudgetError: the run would hold more than the memory budget (the message gives
+        the estimate, the budget and the `dt_out` that fits).
     SimulationError: the run diverged — NaN/inf, a state beyond `max_state`, or a climbing
         energy (the message names the time and the last sane state; ``err.time``,
         ``err.state``) — or the adaptive solver failed.
@@ -130,12 +141,16 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     start = time.perf_counter()
     located = None
     if method in TIME_STEPPING_METHODS or method in EVENT_METHODS:
+        if method in EVENT_METHODS and dt is not None:
+            check_step_in_span("simulate", method, float(dt), t0, t_end)
         program = time_stepping_program if method in TIME_STEPPING_METHODS else event_program
         grid, run_chunk, route_meta = program(system, dynamic, static, t0, t_end, dt, dt_out,
                                               options)
         located = getattr(run_chunk, "events", None)
+        # the event buffer: time, kind and state of each event, on the device and here
+        buffer = 2 * route_meta.get("max_events", 0) * (len(system.state_names) + 2) * 8
         ts, xs, outputs, meta = _run_fixed_chunks(dynamic, static, system, x0, grid, rule,
-                                                  guard, options, run_chunk)
+                                                  guard, options, run_chunk, buffer)
         meta.update(route_meta)
     elif method in FIXED_STEP_METHODS:
         grid = step_grid(t0, t_end, dt, dt_out)
@@ -176,6 +191,12 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
     axis; ``res.member(i)`` gives member i alone. Options and the output grid as for
     :func:`simulate` (``initial``, ``stream_to``, ``chunk`` and ``progress`` are not
     supported in batches); the divergence guard checks every member and names it.
+
+    Memory: a fixed-grid batch runs in compiled calls of at most about 64 MB of states
+    each, written into the result as they come, so its peak is about the result's size
+    (members × samples × channels × 8 bytes); that is checked against the memory budget
+    (:func:`simulate`) before anything is allocated, and refused with a MemoryBudgetError
+    naming the members per call and the `dt_out` that fit.
     """
     _check_options(options)
     if isinstance(systems, AbstractSystem):
@@ -205,19 +226,19 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
             grid, run_chunk, route_meta = time_stepping_program(
                 stacked, dynamic, static, t0, t_end, dt, dt_out, options, "simulate_batch",
                 batched=True)
-            xs, outputs, energy = run_chunk(padded_length(grid.n_out), t0, x0,
-                                            segment(grid, 0, grid.n_out))
         else:
             grid = step_grid(t0, t_end, dt, dt_out, owner="simulate_batch")
             if as_flag("simulate_batch", "check_step", options.get("check_step", True)):
                 _check_stability(stacked, method, grid.dt)
-            xs, outputs, energy = _program_store.call(
-                integrate_batch, (static, rule, padded_length(grid.n_out)),
-                (dynamic, np.float64(t0), x0, segment(grid, 0, grid.n_out)))
-        keep = slice(0, grid.n_out + 1)
-        xs = np.asarray(xs)[:, keep]
-        outputs = {k: np.asarray(v)[:, keep] for k, v in outputs.items()}
-        energy = None if energy is None else np.asarray(energy)[:, keep]
+
+            def run_chunk(capacity, t_start, x, seg):
+                return _program_store.call(integrate_batch, (static, rule, capacity),
+                                           (dynamic, np.float64(t_start), x, seg))
+        # in calls of outputs written into the result as they come (checked against the
+        # memory budget first): the peak is about the result's size
+        xs, outputs, energy = _run_batch_chunks(run_chunk, grid, x0,
+                                                len(stacked.state_names),
+                                                likely=likely_channels(stacked))
         ts = grid.times()
         meta = {"dt": grid.dt, "dt_out": grid.dt_out, "steps": grid.n_steps, **route_meta}
     else:
@@ -254,6 +275,11 @@ def trajectory(system: AbstractSystem, t_end: float, dt: float, dt_out: float | 
                              "adaptive methods.")
     t_end = _check_span(0.0, t_end, owner="trajectory")
     grid = step_grid(0.0, t_end, dt, dt_out, owner="trajectory")
+    # the scanned states and their copy with the initial state (the memory budget of
+    # simulate; the extra channels are the caller's)
+    check_run_memory("trajectory", samples=grid.n_out + 1, channels=len(system.state_names),
+                     copies=2, span=t_end, dt=grid.dt, every_step=grid.n_sub == 1,
+                     pieces=False)
     dynamic, static = eqx.partition(system, eqx.is_array)
     x0 = system.initial_state() if x0 is None else jnp.asarray(x0, dtype=float)
     n = len(system.state_names)

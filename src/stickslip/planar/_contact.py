@@ -21,18 +21,34 @@ from typing import ClassVar
 import numpy as np
 
 from .._rules import check_friction_pair
-from .._validation import check_nonnegative, check_positive, keyword_alias
+from .._validation import check_nonnegative, check_positive, check_scalar, keyword_alias
 from ..errors import ParameterError
+from ._elements import _name
 
 __all__ = ["AbstractFrictionalContact", "PointLineContact", "ClearanceSlider", "STATIC_SPEED"]
 
 
 def _unit(owner, field, value):
-    arr = np.asarray(value, dtype=float)
-    if arr.shape != (2,) or not np.all(np.isfinite(arr)) or np.linalg.norm(arr) == 0:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        arr = np.full(3, np.nan)
+    if arr.shape != (2,) or not np.all(np.isfinite(arr)) or not np.any(arr):
         raise ParameterError(f"`{owner}.{field}` must be a nonzero direction (x, y) in the "
                              f"body frame; got {value!r}. Pass e.g. {field}=(1.0, 0.0).")
+    arr = arr / np.max(np.abs(arr))        # first: the norm of (1e308, 1e308) overflows
     return arr / np.linalg.norm(arr)
+
+
+def _point(owner, field, value):
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        arr = np.full(3, np.nan)
+    if arr.shape != (2,) or not np.all(np.isfinite(arr)):
+        raise ParameterError(f"`{owner}.{field}` must be two finite numbers (x, y) [m]; got "
+                             f"{value!r}.")
+    return arr
 
 
 STATIC_SPEED = 1e-3
@@ -122,8 +138,14 @@ class PointLineContact(AbstractFrictionalContact):
         :data:`STATIC_SPEED`, 1 mm/s).
     delta: relaxation time δ [s] of the Baumgarte-like relaxation (default 1e-3).
     zeta: relaxation damping ratio ζ [-] (default 1: no bounce).
-    name: the element's name; channels ``<name>.gap`` [m], ``<name>.fn`` [N] (normal force,
-        >= 0) and ``<name>.ft`` [N] (friction force on body j along t).
+    name: the element's name (a non-empty string without '.', as for joints); channels
+        ``<name>.gap`` [m], ``<name>.fn`` [N] (normal force, >= 0) and ``<name>.ft`` [N]
+        (friction force on body j along t).
+
+    A run (``Model.simulate``, ``ss.planar.moreau_jean``) that would start with the point
+    inside the line is refused before it starts — a ModelError with the depth and the move
+    that fixes it — as the spatial models refuse a body starting inside the ground: the
+    relaxation would push it out at up to depth/δ.
 
     Examples
     --------
@@ -142,13 +164,11 @@ class PointLineContact(AbstractFrictionalContact):
                  line_axis_i=(1.0, 0.0), mu: float | None = None, delta: float = 1e-3,
                  zeta: float = 1.0, name: str | None = None, mu_s: float | None = None,
                  v_stribeck: float | None = None, mu_k: float | None = None):
+        self.name = _name("PointLineContact", name)     # the joints' rule: no '.', not ''
         owner = name or "PointLineContact"
-        self.body_i, self.body_j, self.name = body_i, body_j, name
+        self.body_i, self.body_j = body_i, body_j
         self.point_j = point_j
-        self.line_point_i = np.asarray(line_point_i, dtype=float)
-        if self.line_point_i.shape != (2,) or not np.all(np.isfinite(self.line_point_i)):
-            raise ParameterError(f"`{owner}.line_point_i` must be two finite numbers (x, y) "
-                                 f"[m]; got {line_point_i!r}.")
+        self.line_point_i = _point(owner, "line_point_i", line_point_i)
         self.line_axis_i = _unit(owner, "line_axis_i", line_axis_i)
         self.mu, self.mu_s, self.v_stribeck = _friction(owner, mu, mu_k, mu_s, v_stribeck)
         self.delta, self.zeta = _relaxation(owner, delta, zeta)
@@ -181,7 +201,12 @@ class ClearanceSlider(AbstractFrictionalContact):
         coefficient and its speed, as for :class:`PointLineContact`.
     delta, zeta: the relaxation (δ [s], ζ [-]) as for :class:`PointLineContact`.
     guide_point, guide_axis: the channel's centre line in the guide's frame.
-    name: channels ``<name>.gap.1`` … ``.4``, ``<name>.fn.k``, ``<name>.ft.k``.
+    name: channels ``<name>.gap.1`` … ``.4``, ``<name>.fn.k``, ``<name>.ft.k`` (a non-empty
+        string without '.').
+
+    A slider that would start with a corner through a wall — shifted across the channel, or
+    turned further than its clearance allows — is refused before the run with the depth and
+    the move, or the angle it may have (as for :class:`PointLineContact`).
     """
 
     prefix: ClassVar[str] = "slider"
@@ -192,14 +217,16 @@ class ClearanceSlider(AbstractFrictionalContact):
                  guide_point=(0.0, 0.0), guide_axis=(1.0, 0.0), name: str | None = None,
                  mu_s: float | None = None, v_stribeck: float | None = None,
                  mu_k: float | None = None):
+        self.name = _name("ClearanceSlider", name)      # the joints' rule: no '.', not ''
         owner = name or "ClearanceSlider"
         for field, value in (("half_length", half_length), ("half_height", half_height),
                              ("clearance", clearance)):
             check_positive(owner, field, value, f"Pass {field} in metres (> 0).")
-        self.body_i, self.body_j, self.name = guide, slider, name
+            check_scalar(owner, field, value, f"Pass {field} as one number in metres.")
+        self.body_i, self.body_j = guide, slider
         self.half_length, self.half_height = float(half_length), float(half_height)
         self.clearance = float(clearance)
-        self.guide_point = np.asarray(guide_point, dtype=float)
+        self.guide_point = _point(owner, "guide_point", guide_point)
         self.guide_axis = _unit(owner, "guide_axis", guide_axis)
         self.mu, self.mu_s, self.v_stribeck = _friction(owner, mu, mu_k, mu_s, v_stribeck)
         self.delta, self.zeta = _relaxation(owner, delta, zeta)

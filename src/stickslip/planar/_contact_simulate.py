@@ -4,6 +4,7 @@ check that stops a run whose λ-problem has no solution or several."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from typing import Any
 
@@ -20,7 +21,8 @@ from ..results import Results
 from ._contact import STATIC_SPEED, AbstractFrictionalContact
 from ._contact_system import ContactPlanarSystem, PairGeometry
 
-__all__ = ["add_frictional_contact", "contact_system", "simulate_contacts"]
+__all__ = ["add_frictional_contact", "check_contact_start", "contact_system",
+           "simulate_contacts"]
 
 
 def add_frictional_contact(model, element: AbstractFrictionalContact):
@@ -95,6 +97,98 @@ def contact_system(model, formulation: str = "kikuuwe", baumgarte=(0.0, 0.0),
                fallback=bool(fallback))
 
 
+def check_contact_start(system: ContactPlanarSystem, x, where: str, elements=None) -> None:
+    """Refuse a start with a contact point inside its line — a point below a floor, a
+    slider's corner through a wall of its guide — by more than 1e-6 of the contact's size
+    (at least 1 nm): the relaxation would push it out at up to depth/δ (a block 5 cm inside
+    a floor with δ = 1 ms left at 18 m/s). Raises one ModelError with a line per contact:
+    the depth, and the move that fixes it (the body, the distance and the direction; for a
+    :class:`ClearanceSlider` turned through its walls, the angle it may have). A contact
+    resting on its line (gap 0) passes. `elements`: the model's contacts in the order of
+    the system's pairs (without them, each pair is judged alone). Host-side NumPy only:
+    checked before anything is compiled, as the spatial models check their start."""
+    q = np.asarray(x, dtype=float)[: system.mechanism.layout.n_coordinates]
+    poses = np.vstack([np.zeros((1, 3)), q.reshape(-1, 3)])
+    pairs = system.pairs
+    bi, bj = np.array(pairs.body_i), np.array(pairs.body_j)
+    point, line_point = np.asarray(pairs.point_j), np.asarray(pairs.line_point_i)
+    axis = np.asarray(pairs.line_axis_i)
+    rot_i, rot_j = _rotations(poses[bi, 2]), _rotations(poses[bj, 2])
+    r_p = poses[bj, :2] + np.einsum("pab,pb->pa", rot_j, point)
+    r_l = poses[bi, :2] + np.einsum("pab,pb->pa", rot_i, line_point)
+    normal = np.einsum("pab,pb->pa", rot_i, np.stack([-axis[:, 1], axis[:, 0]], axis=1))
+    gaps = np.sum(normal * (r_p - r_l), axis=1)
+    names = ["ground"] + [b.name for b in system.mechanism.layout.bodies]
+    groups = ([(c, c.n_pairs) for c in elements] if elements is not None else
+              [(None, 1)] * len(gaps))
+    problems, first = [], 0
+    for element, count in groups:
+        k = first + int(np.argmin(gaps[first:first + count]))
+        first += count
+        size = max(float(np.linalg.norm(point[k])), 1e-3)
+        depth = -float(gaps[k])
+        if depth <= 1e-6 * size:
+            continue
+        delta = float(np.asarray(system.delta)[k])
+        label = system.contact_names[k]
+        if element is not None and hasattr(element, "clearance"):
+            turned = _slider_turned(element, poses, bi[k], bj[k], names)
+            if turned:
+                problems.append(f"contact {element.name!r}: {turned}")
+                continue
+        moving_j = bj[k] != 0
+        mover = names[bj[k] if moving_j else bi[k]]
+        direction = (normal[k] if moving_j else -normal[k]) + 0.0       # no "-0"
+        problems.append(
+            f"contact {label!r}: the point {np.round(point[k], 6).tolist()} of body "
+            f"{names[bj[k]]!r} starts {depth:.4g} m inside its line on {names[bi[k]]!r} "
+            f"(gap {gaps[k]:.4g} m): the relaxation would push it out at up to depth/δ = "
+            f"{depth / delta:.3g} m/s. Move body {mover!r} by {depth:.4g} m along "
+            f"({direction[0]:.4g}, {direction[1]:.4g}) (towards the free side), or start it "
+            "resting on the line (gap 0).")
+    if problems:
+        count = "1 contact starts" if len(problems) == 1 else f"{len(problems)} contacts start"
+        raise ModelError(f"{count} penetrated (checked at `{where}`; a run continued from "
+                         "the Results of another is not checked):\n  - "
+                         + "\n  - ".join(problems))
+
+
+def _rotations(phi):
+    c, s = np.cos(phi), np.sin(phi)
+    return np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)
+
+
+def _slider_turned(slider, poses, i, j, names) -> str | None:
+    """Why `slider` cannot fit between its walls at its start angle, or None when it can
+    (then moving it across the channel is the fix)."""
+    t = slider.guide_axis
+    angle = poses[j, 2] - poses[i, 2] - math.atan2(t[1], t[0])
+    angle = math.remainder(angle, math.pi)             # the rectangle is the same turned by π
+    L, H, wall = slider.half_length, slider.half_height, slider.half_height + slider.clearance
+    extent = L * abs(math.sin(angle)) + H * abs(math.cos(angle))
+    if extent <= wall * (1 + 1e-9):
+        return None
+    reach = math.hypot(L, H)
+    limit = math.asin(min(wall / reach, 1.0)) - math.atan2(H, L)
+    return (f"slider {names[j]!r} starts turned through the walls of its guide: at "
+            f"{angle:.4g} rad ({math.degrees(angle):.3g}°) to the guide its corners reach "
+            f"{extent:.4g} m from the centre line, and the walls are at ±{wall:.4g} m. A "
+            f"slider of half sizes {L:g} × {H:g} m fits only within ±{limit:.4g} rad "
+            f"({math.degrees(limit):.3g}°) of the guide: turn body {names[j]!r} back (phi of "
+            f"the guide's axis, ±{limit:.3g} rad) and centre it in the channel.")
+
+
+def _state_vector(initial, system):
+    """`initial` as a state vector to check, or None when it is not one (simulate then
+    refuses it with its own message)."""
+    try:
+        x = np.asarray(initial, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    n = len(system.state_names)
+    return x if x.shape == (n,) and np.all(np.isfinite(x)) else None
+
+
 def _status(system: ContactPlanarSystem, t: float, x) -> int:
     """The λ-problem's status at (t, x), checked as the vector field checks it."""
     n = system.mechanism.layout.n_coordinates
@@ -162,6 +256,12 @@ def simulate_contacts(model, t_end: float, dt: float | None = None, method: str 
         start = analyses.assemble(mech, t=float(options.get("t0", 0.0)))
         system = eqx.tree_at(lambda s: s.mechanism, system, mech.with_state(
             *analyses.state_of(start, mech.layout.n_coordinates)))
+    initial = options.get("initial")
+    if not isinstance(initial, Results):     # a continued run starts where one ended
+        x0 = system.initial_state() if initial is None else _state_vector(initial, system)
+        if x0 is not None:
+            check_contact_start(system, x0, "planar.Model.simulate",
+                                model.frictional_contacts)
     start = time.perf_counter()
     res = integrate.simulate(system, t_end, dt=dt, method=method, dt_out=dt_out, **options)
     fallback = "not needed" if lean else "compiled"

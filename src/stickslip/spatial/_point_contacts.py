@@ -38,7 +38,9 @@ from ..constraints._lambda_problem import STATUS_TEXT, check_formulation
 from ..errors import ModelError, PainleveError, ParameterError
 from ..integrate._system import AbstractSystem
 from ..laws._base import as_parameter
-from ._model import SpatialModel, _check_scalar, quat_to_matrix
+from ._dynamics import quat_to_matrix
+from ._model import SpatialModel
+from ._model_rules import check_scalar as _check_scalar
 from ._shapes import Polyhedron, Sphere
 
 __all__ = ["PointContacts"]

@@ -7,7 +7,7 @@ per point, so a user may also pass any DataFrame of points of their own to
 
 from __future__ import annotations
 
-import itertools
+import math
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..errors import ParameterError
 
-__all__ = ["grid", "latin_hypercube", "random_sample", "as_design"]
+__all__ = ["as_design", "check_design_memory", "grid", "latin_hypercube", "random_sample"]
 
 
 def grid(**axes: Sequence[float]) -> pd.DataFrame:
@@ -34,8 +34,41 @@ def grid(**axes: Sequence[float]) -> pd.DataFrame:
             raise ParameterError(f"`grid` axis `{name}` must be a non-empty list of finite "
                                  f"numbers; got {values!r}.")
         columns[name] = values
-    rows = list(itertools.product(*columns.values()))
-    return pd.DataFrame(rows, columns=list(columns))
+    check_design_memory("grid", [len(v) for v in columns.values()])
+    # column by column (the last axis fastest, as itertools.product): a list of row tuples
+    # would cost ~15 times the table
+    n = math.prod(len(v) for v in columns.values())
+    inner = n
+    for name, values in columns.items():
+        inner //= len(values)
+        columns[name] = np.tile(np.repeat(values, inner), n // (inner * len(values)))
+    return pd.DataFrame(columns)
+
+
+# a design is held about four times while it is made and checked: its columns, the
+# DataFrame's block, the checked copy and the float table of `as_design`
+_DESIGN_COPIES = 4
+
+
+def check_design_memory(kind: str, axes: Sequence[int] | int, n_columns: int | None = None,
+                        fix: str | None = None, copies: int = _DESIGN_COPIES) -> None:
+    """Refuse a design whose table would not fit the memory budget (:func:`stickslip.
+    integrate.check_memory`), before it is made: `axes` the values per axis of a grid (or
+    the number of points), `n_columns` the parameters (default: one per axis), `copies`
+    how many times the table is held at the peak."""
+    from ..integrate import check_memory
+
+    counts = [int(axes)] if isinstance(axes, (int, np.integer)) else [int(a) for a in axes]
+    n_points = math.prod(counts)
+    n_columns = len(counts) if n_columns is None else int(n_columns)
+    shape = " × ".join(f"{c:,}" for c in counts)
+    what = (f"{n_points:,} points of {n_columns} parameter{'s' * (n_columns != 1)}"
+            + (f", {shape}" if len(counts) > 1 else ""))
+    if fix is None:
+        fix = ("Give fewer values per axis" if len(counts) > 1 else "Ask for fewer points")
+        fix += (" (a sweep runs every point: sweep a coarse design first and refine where "
+                "it matters).")
+    check_memory(kind, copies * 8.0 * n_points * max(n_columns, 1), what, fix)
 
 
 def _ranges(kind: str, ranges: Mapping[str, Sequence[float]]):
@@ -76,6 +109,8 @@ def latin_hypercube(n: int, *, seed: int, **ranges: Sequence[float]) -> pd.DataF
 
     n = _check_count("latin_hypercube", n)
     names, lows, highs = _ranges("latin_hypercube", ranges)
+    # scipy's sampler holds a permutation and a draw per value besides the table
+    check_design_memory("latin_hypercube", n, len(names), copies=_DESIGN_COPIES + 2)
     unit = qmc.LatinHypercube(d=len(names), seed=np.random.default_rng(seed)).random(n)
     return pd.DataFrame(lows + unit * (highs - lows), columns=names)
 
@@ -85,6 +120,7 @@ def random_sample(n: int, *, seed: int, **ranges: Sequence[float]) -> pd.DataFra
     (NumPy's default generator with `seed`)."""
     n = _check_count("random_sample", n)
     names, lows, highs = _ranges("random_sample", ranges)
+    check_design_memory("random_sample", n, len(names))
     unit = np.random.default_rng(seed).random((n, len(names)))
     return pd.DataFrame(lows + unit * (highs - lows), columns=names)
 

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import MissingDependencyError, ParameterError
+from ..errors import MemoryBudgetError, MissingDependencyError, ParameterError
 from ._extras import require
 
 __all__ = ["DOCS_PAGE", "SpecError", "load_spec", "run_spec"]
@@ -69,25 +69,121 @@ _SIMULATE = {"sweep": {"t_end", "dt", "dt_out", "method"}, "fit": {"dt", "method
 
 # --- reading with line numbers ------------------------------------------------------------
 
-def _yaml_marks(text: str) -> tuple[Any, dict]:
+# what a spec file may hold: its size, and the values it expands to through YAML aliases
+# (`*name` repeats the value anchored `&name`: nine aliases of nine aliases … nine levels
+# deep — the "billion laughs" — are 9⁹ values from a few hundred bytes)
+_MAX_BYTES = 1_000_000
+_MAX_VALUES = 100_000
+
+
+def _decode(raw: bytes, file: str) -> str:
+    """The text of a spec file: UTF-8 (with or without a byte-order mark), or UTF-16/32
+    with one; anything else is refused with what it looks like and the fix."""
+    for bom, codec in ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe\x00\x00", "utf-32"),
+                       (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"),
+                       (b"\xfe\xff", "utf-16")):
+        if raw.startswith(bom):
+            break
+    else:
+        codec = "utf-8"
+    fix = "Save the spec as UTF-8 text (an editor's 'Save with encoding' → UTF-8)."
+    if codec == "utf-8" and b"\x00" in raw:
+        raise SpecError(f"is not text: it holds NUL bytes (a binary file, or UTF-16 without "
+                        f"a byte-order mark). {fix}", file=file,
+                        line=raw[: raw.index(b"\x00")].count(b"\n") + 1, key="")
+    try:
+        text = raw.decode(codec)
+    except UnicodeDecodeError as exc:
+        if codec != "utf-8":
+            raise SpecError(f"starts with a {codec.upper()} byte-order mark but is not "
+                            f"{codec.upper()} text. {fix}", file=file, line=None,
+                            key="") from None
+        raise SpecError(f"is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
+                        f"{exc.start} is not valid UTF-8: Latin-1 or Windows-1252?). {fix}",
+                        file=file, line=raw[: exc.start].count(b"\n") + 1, key="") from None
+    if "\x00" in text:
+        raise SpecError(f"is not text: it holds NUL characters (a binary file?). {fix}",
+                        file=file, line=text[: text.index("\x00")].count("\n") + 1, key="")
+    return text
+
+
+def _yaml_marks(text: str, file: str = "") -> tuple[Any, dict]:
     yaml = require("yaml", "YAML spec files", alternative=", or write the spec as .toml")
     marks: dict[tuple, int] = {}
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    if root is None:
+        return None, marks
+    _check_expansion(yaml, root, file)
 
     def walk(node, path):
         marks.setdefault(path, node.start_mark.line + 1)
         if isinstance(node, yaml.MappingNode):
+            seen: dict = {}
             for key, value in node.value:
-                sub = path + (str(key.value),)
+                if key.tag == "tag:yaml.org,2002:merge":      # `<<: *defaults`
+                    walk(value, path)
+                    continue
+                name = str(key.value)
+                sub = path + (name,)
+                if name in seen:
+                    full = ".".join(map(str, sub))
+                    raise SpecError(f"`{full}` is given twice (lines {seen[name]} and "
+                                    f"{key.start_mark.line + 1}); keep one (the later value "
+                                    "would silently replace the first).", file=file,
+                                    line=key.start_mark.line + 1, key=full)
+                seen[name] = key.start_mark.line + 1
                 marks[sub] = key.start_mark.line + 1
                 walk(value, sub)
         elif isinstance(node, yaml.SequenceNode):
             for i, value in enumerate(node.value):
                 walk(value, path + (i,))
 
-    root = yaml.compose(text, Loader=yaml.SafeLoader)
-    if root is not None:
-        walk(root, ())
+    walk(root, ())
     return yaml.safe_load(text), marks
+
+
+def _check_expansion(yaml, root, file: str) -> None:
+    """Refuse a YAML document that expands to more than ``_MAX_VALUES`` values through its
+    aliases — counted on the node graph, each node once, before anything is expanded."""
+    sizes: dict[int, int] = {}
+    stack = [(root, False)]
+    while stack:                       # post-order, without recursion
+        node, ready = stack.pop()
+        if id(node) in sizes:
+            continue
+        if isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        else:
+            children = []
+        if ready:
+            sizes[id(node)] = 1 + sum(sizes.get(id(c), 0) for c in children)
+            if sizes[id(node)] > _MAX_VALUES:
+                raise SpecError(f"expands to more than {_MAX_VALUES:,} values through its "
+                                "YAML aliases (*name repeating &name: a 'billion laughs' "
+                                "document); a spec needs a few dozen. Write the values out, "
+                                "or use a {low:, high:, num:} range.", file=file,
+                                line=node.start_mark.line + 1, key="")
+        else:
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if id(c) not in sizes)
+
+
+def _toml_duplicate(text: str, line: int | None, problem: str) -> str | None:
+    """The key or table that tomllib refuses as defined twice ("Cannot overwrite a value",
+    "Cannot declare ('simulate',) twice"), or None for another problem."""
+    declared = re.match(r"Cannot declare \(([^)]*)\) twice", problem)
+    if declared:
+        return ".".join(p.strip().strip("'\"") for p in declared.group(1).split(",")
+                        if p.strip())
+    if "Cannot overwrite a value" not in problem or not line:
+        return None
+    lines = text.splitlines()
+    if not 0 < line <= len(lines):
+        return None
+    found = re.match(r'^\s*\[*\s*"?([A-Za-z0-9_.\-]+)"?\s*[\]=]', lines[line - 1])
+    return found.group(1) if found else None
 
 
 def _toml_marks(text: str) -> tuple[Any, dict]:
@@ -119,26 +215,47 @@ class _Reader:
         self.path = path
         self.file = str(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            size = path.stat().st_size
+            if size > _MAX_BYTES:
+                raise SpecError(f"is {size:,} bytes; a spec file is a few kB (at most "
+                                f"{_MAX_BYTES:,} bytes are read). Put measured data in the "
+                                "CSV file that `data:` names, and long value lists in a "
+                                "{low:, high:, num:} range.", file=self.file, line=None,
+                                key="")
+            raw = path.read_bytes()
         except OSError as exc:
             raise SpecError(f"cannot read the spec file: {exc.strerror}.", file=self.file,
                             line=None, key="") from None
+        text = _decode(raw, self.file)
         try:
             if path.suffix.lower() == ".toml":
                 self.data, self.marks = _toml_marks(text)
             elif path.suffix.lower() in (".yaml", ".yml"):
-                self.data, self.marks = _yaml_marks(text)
+                self.data, self.marks = _yaml_marks(text, self.file)
             else:
                 raise SpecError(f"unknown spec format {path.suffix!r}; use .yaml, .yml or "
                                 ".toml.", file=self.file, line=None, key="")
         except (SpecError, MissingDependencyError):
             raise
+        except RecursionError:
+            raise SpecError("nests its values too deeply to be a spec (lists or mappings "
+                            "inside each other thousands of levels down); write it as the "
+                            f"format on the docs page {DOCS_PAGE!r} shows.", file=self.file,
+                            line=None, key="") from None
         except Exception as exc:           # a syntax error: the parser knows the line
             mark = getattr(exc, "problem_mark", None)
             line = mark.line + 1 if mark is not None else getattr(exc, "lineno", None)
-            raise SpecError(f"not valid {path.suffix[1:].upper()}: "
-                            f"{getattr(exc, 'problem', None) or exc}.", file=self.file,
-                            line=line, key="") from None
+            problem = getattr(exc, "problem", None) or exc
+            at = re.search(r"\(at line (\d+), column \d+\)", str(problem))
+            if line is None and at:                  # tomllib says where in its message
+                line = int(at.group(1))
+            twice = _toml_duplicate(text, line, str(problem))
+            if twice is not None:
+                raise SpecError(f"`{twice}` is given twice; keep one (a later value would "
+                                "silently replace the first).", file=self.file, line=line,
+                                key=twice) from None
+            raise SpecError(f"not valid {path.suffix[1:].upper()}: {problem}.",
+                            file=self.file, line=line, key="") from None
         if not isinstance(self.data, dict):
             raise SpecError("the spec must be a mapping of keys (model:, parameters:, …).",
                             file=self.file, line=1, key="")
@@ -205,6 +322,25 @@ class _Reader:
                 raise self.error(path + (key,), f"is not a known key; known: "
                                                 f"{sorted(allowed)}.{hint}")
 
+    def check_names(self, path: tuple, names) -> None:
+        """Every key under `path` names a parameter: a string that is a Python identifier
+        (they are passed to the model as keyword arguments)."""
+        for name in names:
+            if isinstance(name, str) and name.isidentifier():
+                continue
+            if isinstance(name, bool):
+                why = (f"{name!r} (YAML reads an unquoted true, false, yes, no, on or off as "
+                       "true or false)")
+            elif not isinstance(name, str):
+                why = f"the number {name!r} (YAML reads an unquoted {name!r} as a number)"
+            else:
+                why = repr(name)
+            raise self.error(path + (str(name),),
+                             f"is not a parameter name: parameters are passed to the model "
+                             f"as keyword arguments, so their names must be identifiers "
+                             f"such as `F` or `amplitude`; got {why}. Use the model's "
+                             f"parameter name.")
+
     def resolve(self, path_key: str) -> Path:
         value = self.get((path_key,))
         if not isinstance(value, str) or not value:
@@ -256,16 +392,29 @@ def _keywords(reader, build, names, path):
 
 def _fixed(reader, build):
     fixed = reader.mapping(("fixed",))
+    reader.check_names(("fixed",), fixed)
     _keywords(reader, build, fixed, ("fixed",))
     return {k: reader.number(("fixed", k), v) for k, v in fixed.items()}
 
 
 def _sweep_design(reader):
-    from ._grid import grid, latin_hypercube, random_sample
-
     params = reader.mapping(("parameters",), required=True)
     if not params:
         raise reader.error(("parameters",), "is empty; name at least one swept parameter.")
+    reader.check_names(("parameters",), params)
+    try:
+        return _design_points(reader, params)
+    except MemoryBudgetError as exc:      # with the place in the file that asks for it
+        design = reader.get(("design",), "grid")
+        path = ("parameters",) if design == "grid" else ("samples",)
+        where = reader.error(path, "")
+        raise MemoryBudgetError(f"{where.file}:{where.line}: `{'.'.join(path)}` asks for "
+                                f"too many points: {exc}") from None
+
+
+def _design_points(reader, params):
+    from ._grid import check_design_memory, grid, latin_hypercube, random_sample
+
     design = reader.get(("design",), "grid")
     if design not in ("grid", "latin_hypercube", "random"):
         raise reader.error(("design",), f"must be grid, latin_hypercube or random; got "
@@ -293,14 +442,20 @@ def _sweep_design(reader):
             if design == "grid":
                 num = reader.number(path + ("num",), integer=True, positive=True,
                                     required=True)
-                axes[name] = list(np.linspace(low, high, num))
+                axes[name] = (low, high, num)          # made once the size is checked
         else:
             raise reader.error(path, f"must be a list of values or {{low:, high:, num:}}; got "
                                      f"{spec!r}.")
     if design == "grid":
-        return grid(**axes)
+        check_design_memory("grid", [len(v) if isinstance(v, list) else v[2]
+                                     for v in axes.values()])
+        return grid(**{name: v if isinstance(v, list) else np.linspace(*v)
+                       for name, v in axes.items()})
     n = reader.number(("samples",), integer=True, positive=True, required=True)
     seed = reader.number(("seed",), integer=True, default=0)
+    if seed < 0:
+        raise reader.error(("seed",), f"must be a whole number >= 0 (the random generator "
+                                      f"takes no negative seed); got {seed}.")
     sample = latin_hypercube if design == "latin_hypercube" else random_sample
     return sample(n, seed=seed, **ranges)
 
@@ -385,6 +540,7 @@ def load_spec(path, *, kind: str | None = None) -> dict:
         if not params:
             raise reader.error(("parameters",), "is empty; name the parameters to fit with "
                                                 "their start values.")
+        reader.check_names(("parameters",), params)
         _keywords(reader, build, params, ("parameters",))
         spec["params"] = {k: reader.number(("parameters", k), v) for k, v in params.items()}
         clash = sorted(set(spec["params"]) & set(spec["fixed"]))
