@@ -7,6 +7,8 @@ site shows come from where they are made, not from copies in docs/.
   they are missing, or when a registered figure has no image.
 * ``img/benchmarks/<name>.png``: the plots in benchmarks/results/; a page may link them as
   ``../benchmarks/results/<name>.png`` (right on GitHub too), rewritten for the site.
+* ``notebooks/<name>.md``: each ``docs/notebooks/<name>.ipynb`` executed with nbclient and
+  rendered with its outputs (docs/_notebooks.py); a cell that raises stops the build.
 """
 
 from __future__ import annotations
@@ -48,7 +50,31 @@ def _figures_dir() -> Path:
     return Path(os.environ.get("STICKSLIP_DOCS_FIGURES", ROOT / "build" / "figures"))
 
 
+def _notebook_pages(config):
+    """The executed notebooks as generated pages (docs/_notebooks.py)."""
+    import importlib.util
+    import time
+
+    spec = importlib.util.spec_from_file_location("_stickslip_docs_notebooks",
+                                                  ROOT / "docs" / "_notebooks.py")
+    notebooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(notebooks)
+    pages = []
+    for path in sorted((ROOT / "docs" / "notebooks").glob("*.ipynb")):
+        start = time.perf_counter()
+        try:
+            content = notebooks.render(path)
+        except notebooks.NotebookError as exc:
+            raise PluginError(str(exc)) from None
+        logging.getLogger("mkdocs").info("executed docs/notebooks/%s in %.1f s", path.name,
+                                         time.perf_counter() - start)
+        pages.append(File.generated(config, f"notebooks/{path.stem}.md", content=content))
+    return pages
+
+
 def on_files(files, config):
+    for page in _notebook_pages(config):
+        files.append(page)
     figures = _figures_dir()
     import sys
 

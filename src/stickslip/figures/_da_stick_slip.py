@@ -113,7 +113,7 @@ def make(out: Path) -> dict:
 
     shown = t <= T_SHOWN
     fig = plt.figure(figsize=(10, 11))
-    grid = fig.add_gridspec(5, 1, height_ratios=(1.1, 1.6, 1, 1, 1), hspace=0.3)
+    grid = fig.add_gridspec(5, 1, height_ratios=(1.1, 1.6, 1, 1, 1), hspace=0.42)
     _sketch(fig.add_subplot(grid[0]))
     ax_p = fig.add_subplot(grid[1])
     ax_p.plot(t[shown], (p[shown] - DRIVE * t[shown, None]) * 1e3, lw=1.2)
@@ -129,10 +129,9 @@ def make(out: Path) -> dict:
         ax.fill_between(t[shown], 0, 1, where=stuck[shown, i], color="0.6", alpha=0.3, lw=0,
                         transform=ax.get_xaxis_transform())
         ax.set_ylabel(f"block {i + 1}\nv [mm/s]")
-        ax.text(0.995, 0.92, f"static {level:g} N, kinetic {KINETIC * level:g} N — stuck "
-                f"(grey) {100 * np.mean(stuck[:, i]):.0f} % of the time",
-                transform=ax.transAxes, ha="right", va="top", fontsize="small",
-                bbox={"fc": "white", "ec": "0.8", "alpha": 0.9})
+        ax.set_title(f"block {i + 1}: static {level:g} N, kinetic {KINETIC * level:g} N — "
+                     f"stuck (grey) {100 * np.mean(stuck[:, i]):.0f} % of the time",
+                     loc="right", fontsize="small", pad=3)   # above the axes: no peak hidden
         axes.append(ax)
     for ax in axes:
         ax.grid(True, alpha=0.3)

@@ -26,6 +26,36 @@ def _push(t):
     return jnp.array([0.3, 0.3, 0.0]) * MU * G * jnp.minimum(t, 1.0)
 
 
+def _plot_stop(ax, zoom, slide, v0):
+    """Velocity along the launch direction against the exact Coulomb ramp (`ax`), and a zoom
+    on the stop (`zoom`): the proxy spring of the friction law, stretched μMg/K while the
+    point slides, springs it back a fraction of a millimetre, critically damped — the price
+    of a finite K (SPEC §2: the error is O(F/K)), not a plotting artefact."""
+    law = PointOnPlane(M=1.0).friction
+    K, beta = float(law.K), float(law.beta)
+    e = np.array(V0[:2]) / v0
+    along = slide["vx"] * e[0] + slide["vy"] * e[1]
+    travel = slide["x"] * e[0] + slide["y"] * e[1]
+    exact = np.maximum(v0 - MU * G * slide.t, 0)
+    t_stop = v0 / (MU * G)
+    ax.plot(slide.t, along, label="v along the launch direction")
+    ax.plot(slide.t, exact, "k--", lw=0.8, label="exact Coulomb")
+    ax.set(xlabel="t [s]", ylabel="velocity [m/s]", title="deceleration μg")
+    ax.legend(fontsize="small", loc="upper right")
+    near = (slide.t > t_stop - 0.02) & (slide.t < t_stop + 0.1)
+    zoom.plot(slide.t[near], along[near] * 1e3)
+    zoom.plot(slide.t[near], exact[near] * 1e3, "k--", lw=0.8)
+    zoom.axhline(0.0, color="0.6", lw=0.5)
+    low = along[near].min() * 1e3
+    zoom.set_ylim(1.4 * low, -2.6 * low)
+    zoom.set(xlabel="t [s]", ylabel="velocity [mm/s]", title="after the stop: springs back")
+    zoom.text(0.97, 0.95, f"moves back {(travel.max() - travel[-1]) * 1e3:.2f} mm at "
+              f"≤ {-low:.0f} mm/s: the friction\nlaw's proxy spring (stretched μMg/K = "
+              f"{MU * G / K * 1e3:.2f} mm\nwhile sliding) relaxes, critically damped "
+              f"(ζ = {K * beta / (2 * np.sqrt(K)):.1f}):\na finite-K effect, not sliding",
+              transform=zoom.transAxes, ha="right", va="top", fontsize="x-small")
+
+
 def make(out: Path) -> dict:
     import matplotlib.pyplot as plt
     import pandas as pd
@@ -48,14 +78,13 @@ def make(out: Path) -> dict:
     push_frame = push.to_pandas().add_prefix("push.").reset_index(drop=True)
     pd.concat([frame, push_frame], axis=1).to_csv(out / "example1_plane.csv", index=False)
 
-    fig, axes = plt.subplots(2, 2, figsize=(9, 6))
+    fig = plt.figure(figsize=(12, 6.5))
+    grid = fig.add_gridspec(2, 6)
+    top = [fig.add_subplot(grid[0, 2 * k:2 * k + 2]) for k in range(3)]
+    axes = np.array([top[:2], [fig.add_subplot(grid[1, :3]), fig.add_subplot(grid[1, 3:])]])
     axes[0, 0].plot(slide["x"], slide["y"])
     axes[0, 0].set(xlabel="x [m]", ylabel="y [m]", title="sliding to rest: path")
-    axes[0, 1].plot(slide.t, speed, label="|v_xy|")
-    axes[0, 1].plot(slide.t, np.maximum(v0 - MU * G * slide.t, 0), "k--", lw=0.8,
-                    label="exact Coulomb")
-    axes[0, 1].set(xlabel="t [s]", ylabel="speed [m/s]", title="deceleration μg")
-    axes[0, 1].legend(fontsize="small")
+    _plot_stop(axes[0, 1], top[2], slide, v0)
     k_proxy = float(PointOnPlane(M=1.0).friction.K)
     shift = np.hypot(push["x"], push["y"]) * 1e6
     axes[1, 0].plot(push.t, shift, lw=3, alpha=0.5, label="|p_xy|")

@@ -76,18 +76,27 @@ def make(out_dir: Path) -> dict:
     fine_t = np.linspace(0, torques[-1], 121)
     lp = np.array([[static_friction_holds((f, 0.0), t, square, MU_S, MASS * G, solver="nnls")
                     for t in fine_t] for f in fine_f])
-    fig, ax = plt.subplots(figsize=(5.5, 4.5))
+    fig, ax = plt.subplots(figsize=(6.2, 5.2))
     F, T = np.meshgrid(forces, torques, indexing="ij")
+    sliding = ~maps["previous"] & ~maps["pyramid"]
+    ax.scatter(F[sliding], T[sliding], s=10, c="0.55", marker="x", linewidths=0.8,
+               label="sampled, slides in both")
     ax.scatter(F[maps["previous"]], T[maps["previous"]], s=70, c="tab:green", alpha=0.45,
                label="previous method: static", marker="s")
     ax.scatter(F[maps["pyramid"]], T[maps["pyramid"]], s=18, c="tab:red",
                label="proposed (P = 8): static")
     ax.contour(fine_f, fine_t, lp.T.astype(float), levels=[0.5], colors="k", linewidths=1)
     ax.plot([], [], "k-", lw=1, label="LP boundary (eq. 28–31)")
+    ax.add_patch(plt.Rectangle((0, 0), forces[-1], torques[-1], fill=False, ls=":", lw=0.8,
+                               ec="0.4", label=f"sampled grid: {len(forces)} × {len(torques)}"
+                               " points, 10 ms each"))
     ax.set_xlabel("horizontal force $f_x$ [N]")
     ax.set_ylabel(r"normal-axis torque $\tau_z$ [N m]")
-    ax.set_title("Static-friction region (SPEC §7, Fig. 8)")
-    ax.set_ylim(0, 1.5 * torques[-1])
+    ax.set_title("Static-friction region of a 1 kg box on the ground, μs = 0.5\n"
+                 "(Wakisaka & Sugihara, Fig. 8)", fontsize="medium")
+    pad_f, pad_t = 0.04 * forces[-1], 0.04 * torques[-1]
+    ax.set_xlim(-pad_f, forces[-1] + pad_f)
+    ax.set_ylim(-pad_t, 1.55 * torques[-1])
     ax.legend(loc="upper right", fontsize="small")
     fig.tight_layout()
     fig.savefig(Path(out_dir) / "spatial_fig8.png", dpi=130)

@@ -87,22 +87,67 @@ def painleve_rod(mu: float = 0.3, theta: float = math.radians(45.0), V: float = 
 
 
 # --- example runners (registered in examples.EXAMPLES) ------------------------------------
-def _plot_contacts(res, names, path, title):
-    """Gaps, normal and friction forces of the contacts `names` against time."""
+def _coinciding(curves, tol=0.015):
+    """Group the (label, values) pairs whose curves coincide within `tol` of the panel's
+    range (about a line's width on these figures: drawn on top of each other they show as
+    one line). Returns (label, values, index of the group's first curve) per group; the
+    label names every channel of the group, joined by " = " (equal to rounding) or " ≈ "
+    (within `tol`)."""
+    everything = np.concatenate([v for _, v in curves]) if curves else np.zeros(1)
+    span = float(np.ptp(everything))                     # the panel's range
+    scale = max(span, float(np.max(np.abs(everything))), 1e-300)
+    groups: list[tuple[int, str, np.ndarray, list]] = []   # (index, label, values, others)
+    for index, (label, values) in enumerate(curves):
+        for _, _, first, others in groups:
+            gap = float(np.max(np.abs(values - first)))
+            if gap <= tol * max(span, 1e-12 * scale):
+                others.append((" = " if gap <= 1e-9 * scale else " ≈ ") + label)
+                break
+        else:
+            groups.append((index, label, values, []))
+    return [(label + "".join(others), values, index) for index, label, values, others in groups]
+
+
+def _plot_contacts(res, names, path, title, **options):
+    """Write :func:`_contacts_figure` to `path` (PNG)."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(3, 1, figsize=(7, 7), sharex=True)
-    for name in names:
-        for ax, q in zip(axes, ("gap", "fn", "ft")):
-            ax.plot(res.t, res[f"{name.replace('*', q)}"], label=name.replace("*", q))
-    for ax, label in zip(axes, ("gap [m]", "normal force [N]", "friction force [N]")):
+    fig = _contacts_figure(res, names, title, **options)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _contacts_figure(res, names, title, *, caption=None, net_friction=False):
+    """Gaps, normal and friction forces of the contacts `names` (``"tip.*"``: the ``*`` is
+    replaced by gap, fn, ft) against time; returns the figure.
+
+    Channels whose curves coincide on a panel (e.g. the two corners on one wall of a slider
+    that does not tilt) are drawn once and labelled together, so every legend entry is one
+    visible line. `caption`: text under the panels (what a reader needs to read them);
+    ``net_friction=True`` adds the sum of the friction forces (dashed black).
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(3, 1, figsize=(8, 7.5), sharex=True)
+    for ax, q, label in zip(axes, ("gap", "fn", "ft"),
+                            ("gap [m]", "normal force [N]", "friction force [N]")):
+        curves = [(name.replace("*", q), np.asarray(res[name.replace("*", q)]))
+                  for name in names]
+        for text, values, k in _coinciding(curves):       # one colour per contact
+            ax.plot(res.t, values, color=f"C{k}", label=text)
+        if q == "ft" and net_friction:
+            ax.plot(res.t, sum(v for _, v in curves), "k--", lw=1,
+                    label=" + ".join(n for n, _ in curves) + " (net)")
         ax.set_ylabel(label)
         ax.legend(fontsize=7, loc="upper right")
     axes[-1].set_xlabel("t [s]")
-    axes[0].set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    axes[0].set_title(title, fontsize="medium")
+    bottom = 0.0
+    if caption:
+        bottom = 0.012 + 0.02 * (caption.count("\n") + 1)
+        fig.text(0.02, 0.01, caption, fontsize=8, va="bottom")
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    return fig
 
 
 def _run_clearance_slider(out):
@@ -110,7 +155,10 @@ def _run_clearance_slider(out):
     res = m.simulate(0.2, dt=2.5e-4, dt_out=5e-4)
     _plot_contacts(res, [f"guide.*.{k}" for k in range(1, 5)],
                    out / "clearance_slider_contacts.png",
-                   "slider with clearance: corner gaps and forces (SPEC §6)")
+                   "slider–crank, slider with 1 mm clearance in its guide (μ = 0.01): corner "
+                   "gaps and forces\ncorners 1, 2 face the upper wall, 3, 4 the lower; the "
+                   "slider does not tilt,\nso a wall's two corners share one gap and nearly "
+                   "the same forces")
     gaps = np.stack([res[f"guide.gap.{k}"] for k in range(1, 5)])
     return m, res, {"min_gap_m": float(gaps.min()), "max_gap_m": float(gaps.max()),
                     "clearance_m": 1e-3}, None, None
@@ -144,8 +192,17 @@ def _run_painleve(out):
         caught = str(exc)
     m = painleve_rod(mu=0.3)
     res = m.simulate(1.0, dt=5e-4, dt_out=5e-3)
+    flat = (np.abs(res["rod.xd"]) < 1e-5) & (np.abs(res["top.gap"]) < 1e-5)
+    t_rest = float(res.t[np.argmax(flat)]) if flat.any() else float("nan")
+    share = 0.3 * float(np.median(res["tip.fn"][flat])) if flat.any() else float("nan")
     _plot_contacts(res, ["tip.*", "top.*"], out / "painleve_rod_contacts.png",
-                   "rod sliding on a floor, μ = 0.3 (outside the Painlevé window)")
+                   "rod sliding on a floor, μ = 0.3 (outside the Painlevé window)",
+                   caption=f"Friction: from {t_rest:.2f} s the rod lies flat and at rest on "
+                   "both ends. Only the net friction is then determined (zero): any pair ±f "
+                   "with |f| ≤ μ f_n\nbalances (rigid contact is statically indeterminate "
+                   "here), so the split the contact solver picks jumps between 0 and "
+                   f"±μ f_n = ±{share:.2f} N\nwhile the net (dashed) stays 0.",
+                   net_friction=True)
     return m, res, {"mu_2.5_error": caught}, None, None
 
 
@@ -153,9 +210,20 @@ class _SpatialView:
     """plot_trajectory/animate for the 3-D box example (run_example calls them)."""
 
     def plot_trajectory(self, res, ax=None):
-        ax.plot(res.t, res["box.x"], label="box.x [m]")
+        """The box's displacement along the push, with the moment it starts to slide."""
+        ax.plot(res.t, res["box.x"] * 1e3, label="box.x")
+        moving = np.abs(res["box.vx"]) > 1e-5
+        if moving.any():
+            t_slip = float(res.t[np.argmax(moving)])
+            ax.axvline(t_slip, color="0.5", ls=":", lw=1,
+                       label=f"slides from t = {t_slip:.3f} s (speed > 0.01 mm/s)")
         ax.set_xlabel("t [s]")
-        ax.legend()
+        ax.set_ylabel("displacement along the push, box.x [mm]")
+        ax.set_title("3-D box (1 kg, μ = 0.5) pushed along x by 4 N + 10 N/s:\n"
+                     "holds until the push reaches μmg = 4.9 N, then slides",
+                     fontsize="medium")
+        ax.legend(loc="upper left", fontsize="small")
+        return ax
 
     def animate(self, res, path, **kwargs):
         return None
@@ -177,5 +245,6 @@ def _run_box(out):
     res = PointContacts.from_model(model, delta=2e-3, forces=push).simulate(
         0.2, dt=5e-4, dt_out=1e-3)
     _plot_contacts(res, [f"box.*.{k}" for k in (1, 2, 5, 6)], out / "box_contacts.png",
-                   "box on the ground, pushed: holds, then slides (point contacts)")
+                   "box on the ground, pushed along x: holds, then slides (point contacts)\n"
+                   "corners 1, 2: bottom, rear and front; 5, 6: top, never touching")
     return _SpatialView(), res, {"x_at_0.2s_m": float(res["box.x"][-1])}, None, None

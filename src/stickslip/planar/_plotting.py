@@ -65,9 +65,11 @@ def _bodies(model, bodies):
 
 def _outline_points(model):
     """For each body, the body-fixed points its elements attach to (drawn as a star from the
-    centre of mass), and the ground points."""
+    centre of mass) — joints, named points and the points of its frictional contacts (a rod
+    on a floor, a slider's corners) —, the ground points, and the ground lines the contacts
+    slide on (point and direction)."""
     points = {id(b): [np.zeros(2)] for b in model.bodies}
-    ground = []
+    ground, lines = [], []
     for c in model.constraints:
         for body, p in ((c.body_i, c.point_i), (c.body_j, c.point_j)):
             if body is None:
@@ -76,9 +78,17 @@ def _outline_points(model):
                 ground.append(np.asarray(p))
             else:
                 points[id(body)].append(np.asarray(p))
+    for contact in model.frictional_contacts:
+        for body_i, body_j, point_j, line_point, line_axis in contact.pairs():
+            if id(body_j) in points:
+                points[id(body_j)].append(np.asarray(point_j, dtype=float))
+            line = (tuple(np.round(line_point, 12)), tuple(np.round(line_axis, 12)))
+            if body_i.is_ground and line not in lines and \
+                    (line[0], tuple(-np.asarray(line[1]))) not in lines:
+                lines.append(line)
     for b in model.bodies:
         points[id(b)].extend(np.asarray(p) for p in b.points.values())
-    return points, ground
+    return points, ground, lines
 
 
 def _write_gif(fig, draw, frames, moving, path: Path, fps: int) -> None:
@@ -129,7 +139,7 @@ def animate(model, results, path, fps: int = 30, duration: float | None = None,
     span = t[-1] - t[0]
     n_frames = int(min(200, max(2, round(fps * (duration or span)))))
     frames = np.unique(np.searchsorted(t, np.linspace(t[0], t[-1], n_frames)).clip(0, len(t) - 1))
-    points, ground = _outline_points(model)
+    points, ground, walls = _outline_points(model)
     fig, ax = plt.subplots(figsize=(6, 5))
     xs = np.concatenate([_point_path(results, b, p)[0] for b in model.bodies
                          for p in points[id(b)]] + [np.array([g[0] for g in ground] or [0.0])])
@@ -143,6 +153,10 @@ def animate(model, results, path, fps: int = 30, duration: float | None = None,
     ax.set_ylabel("y [m]")
     for g in ground:
         ax.plot(g[0], g[1], marker="^", color="k", markersize=9)
+    reach = 10 * (np.ptp(xs) + np.ptp(ys) + 1.0)
+    for point, axis in walls:                 # floors, slopes, guide walls: ground lines
+        ends = np.array(point) + np.outer([-reach, reach], axis)
+        ax.plot(ends[:, 0], ends[:, 1], color="0.35", lw=1.5, zorder=0)
     lines = [ax.plot([], [], "-o", lw=3, markersize=4, color=f"C{k % 10}")[0]
              for k, _ in enumerate(model.bodies)]
     trace_line = ax.plot([], [], "--", color="0.5", lw=1)[0]
@@ -151,6 +165,8 @@ def animate(model, results, path, fps: int = 30, duration: float | None = None,
         body = model.element(trace[0]) if isinstance(trace[0], str) else trace[0]
         trace_xy = _point_path(results, body, body.resolve_point("animate", "trace", trace[1]))
     title = ax.set_title("")
+    slow = (duration or span) / max(span, 1e-12)        # > 1: a short run in slow motion
+    pace = f"   (slowed ×{slow:.3g})" if slow > 1.5 else ""
 
     def draw(frame):
         for line, body in zip(lines, model.bodies):
@@ -163,7 +179,7 @@ def animate(model, results, path, fps: int = 30, duration: float | None = None,
             line.set_data(arr[:, 0], arr[:, 1])
         if trace_xy is not None:
             trace_line.set_data(trace_xy[0][: frame + 1], trace_xy[1][: frame + 1])
-        title.set_text(f"{model.name}   t = {t[frame]:.3f} s")
+        title.set_text(f"{model.name}   t = {t[frame]:.3f} s{pace}")
         return [*lines, trace_line, title]
 
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -422,8 +422,8 @@ def _plot_sliding_block(model, res):
         ax.axvline(4.0, color="C3", lw=0.8)
     axes[0].annotate("μs 0.3 → 0.5", (4.0, axes[0].get_ylim()[1]), color="C3",
                      xytext=(4, -12), textcoords="offset points")
-    fig.suptitle("LuGre sliding block (SPEC §8): slides under the push, stops once μs is "
-                 "raised at 4 s")
+    fig.suptitle("LuGre sliding block (MotionSolve tutorial MV-9003):\nslides under the push, "
+                 "stops once μs is raised at 4 s")
     fig.tight_layout()
     return fig
 
@@ -554,8 +554,9 @@ def run_example(name: str, out, animation: bool = True) -> dict:
         fig.tight_layout()
     fig.savefig(out / f"{name}_trajectory.png", dpi=120)
     plt.close(fig)
-    if animation:
-        model.animate(res, out / f"{name}.gif", fps=20, duration=min(5.0, float(res.t[-1])),
+    if animation:                # a run shorter than 2 s is shown slowed down to 2 s (40 frames)
+        span = float(res.t[-1] - res.t[0])
+        model.animate(res, out / f"{name}.gif", fps=20, duration=min(5.0, max(2.0, span)),
                       trace=trace)
     summary = {"example": name, "title": EXAMPLES[name][0], **summary}
     (out / f"{name}.json").write_text(json.dumps(summary, indent=2, default=float))
