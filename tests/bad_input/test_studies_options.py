@@ -273,3 +273,40 @@ def test_estimates_outside_the_stable_step_are_reported_not_converged(monkeypatc
                                          "the estimates"):
         result = ss.fit(friction_mass, truth, {"F": 0.3}, dt=1e-4, channels=["p"])
     assert not result.converged and "NOT converged" in repr(result)
+
+
+@pytest.mark.parametrize("kind", ["sweep", "fit"])
+def test_an_unwritable_out_in_a_spec_is_refused_before_the_study_runs(tmp_path, monkeypatch,
+                                                                       kind):
+    # `out:` under a path that is a file: nothing may run (the results would be lost at the
+    # end); the error names `out`
+    import textwrap
+
+    from stickslip.studies import _fit, _spec, _sweep
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("the study ran before its output was checked")
+
+    monkeypatch.setattr(_sweep, "sweep", must_not_run)
+    monkeypatch.setattr(_fit, "fit", must_not_run)
+    (tmp_path / "taken").write_text("a file, not a directory")
+    (tmp_path / "m.csv").write_text("t,p\n0,0\n0.1,0\n")
+    body = {"sweep": """\
+        model: friction_mass
+        parameters: {F: [0.3, 0.9]}
+        simulate: {t_end: 0.1, dt: 1e-4}
+        outputs: [stick_fraction]
+        out: taken/table.csv
+        """, "fit": """\
+        model: friction_mass
+        data: m.csv
+        channels: [p]
+        parameters: {F: 0.3}
+        simulate: {dt: 1.0e-4}
+        plot: false
+        out: taken/fit.json
+        """}[kind]
+    path = tmp_path / "spec.yaml"
+    path.write_text(textwrap.dedent(body))
+    with pytest.raises(ss.ParameterError, match="`out`"):
+        _spec.run_spec(path, kind=kind, progress=False)

@@ -615,11 +615,24 @@ def run_spec(path, *, progress: bool | None = None, kind: str | None = None):
     return _run_fit(spec)
 
 
+def _check_outputs(spec, plot: bool = False) -> None:
+    """Refuse an `out:` that cannot be written before the study runs (not after it, losing
+    the results): its directory is created and probed, an existing read-only file named."""
+    from ._store import check_writable_file
+
+    out = spec["out"]
+    if out is not None:
+        check_writable_file(out, "out")
+        if plot:
+            check_writable_file(out.with_suffix(".png"), "out")
+
+
 def _run_sweep(spec, progress):
     from functools import partial
 
     from ._sweep import sweep
 
+    _check_outputs(spec)
     build = partial(spec["build"], **spec["fixed"]) if spec["fixed"] else spec["build"]
     table = sweep(build, spec["design"], spec["outputs"], **spec["simulate"],
                   backend=spec["backend"], workers=spec["workers"], chunk=spec["chunk"],
@@ -637,6 +650,7 @@ def _run_sweep(spec, progress):
 def _run_fit(spec):
     from ._fit import fit
 
+    _check_outputs(spec, plot=bool(spec["plot"]))
     result = fit(spec["build"], spec["data"], spec["params"], fixed=spec["fixed"],
                  channels=spec["channels"], bounds=spec["bounds"] or None,
                  weights=spec["weights"] or None, confidence=spec["confidence"],
