@@ -269,3 +269,9 @@ def test_bad_planar_input_raises_a_named_stickslip_error(case):
 
 def test_there_are_at_least_thirty_cases():
     assert len(CASES) >= 30
+
+
+def test_a_joint_axis_whose_norm_overflows_is_still_a_direction():
+    # (1e308, 1e308): its norm overflows to inf; the direction is (1, 1)/√2, not (0, 0)
+    joint = P.TranslationalJoint("ground", "link", axis_i=(1e308, 1e308), name="rail")
+    np.testing.assert_allclose(np.asarray(joint.axis_i), [2 ** -0.5, 2 ** -0.5], rtol=1e-15)

@@ -198,3 +198,39 @@ def test_the_refusal_is_a_memory_error_exported_with_the_others():
     assert issubclass(ss.MemoryBudgetError, MemoryError)
     assert issubclass(ss.MemoryBudgetError, ss.StickslipError)
     assert "MemoryBudgetError" in ss.errors.__all__
+
+
+# --- the spatial volume route (host loop) ------------------------------------------------
+
+def _box_on_ground():
+    model = ss.spatial.SpatialModel()
+    model.add_body("box", mass=1.0, shape=ss.spatial.Box(0.1, 0.1, 0.1), position=(0, 0, 0.05))
+    model.add_ground(mu_s=0.5, mu_k=0.3)
+    return model
+
+
+def test_a_long_spatial_volume_run_is_refused_before_allocating(budget):
+    # every step of 1e4 s at dt = 1e-5 s kept: 1e9 samples of 29 channels
+    message = refused_without_allocating(lambda: _box_on_ground().simulate(1e4, dt=1e-5))
+    assert "SpatialModel.simulate" in message and "dt_out=" in message
+
+
+def test_sparse_samples_of_a_long_spatial_run_store_nothing_per_step(budget):
+    # 1e9 steps, 11 samples: nothing per step may be stored before the loop starts (a list of
+    # step sizes was 8 GB); the run is stopped at its first sample by a force callable
+    class Stop(Exception):
+        pass
+
+    def stop(t, states):
+        if t > 0.0:
+            raise Stop
+        return {}
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(Stop):
+            _box_on_ground().simulate(1e4, dt=1e-5, dt_out=1e3, forces=stop)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64e6

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Callable, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import equinox as eqx
 import jax
@@ -37,10 +38,23 @@ from ._body import cross2, global_point, perp, rotation
 from ._friction_slot import check_friction_slot
 
 __all__ = [
-    "AbstractConstraint", "RevoluteJoint", "TranslationalJoint", "RevoluteRevoluteJoint",
-    "RevoluteTranslationalJoint", "GearJoint", "AbsoluteX", "AbsoluteY", "AbsoluteAngle",
-    "AbsoluteDistance", "RotationalDriver", "TranslationalDriver", "AbsoluteDriver",
-    "RelativeDriver", "DistanceDriver", "constant_speed", "smooth_ramp",
+    "AbsoluteAngle",
+    "AbsoluteDistance",
+    "AbsoluteDriver",
+    "AbsoluteX",
+    "AbsoluteY",
+    "AbstractConstraint",
+    "DistanceDriver",
+    "GearJoint",
+    "RelativeDriver",
+    "RevoluteJoint",
+    "RevoluteRevoluteJoint",
+    "RevoluteTranslationalJoint",
+    "RotationalDriver",
+    "TranslationalDriver",
+    "TranslationalJoint",
+    "constant_speed",
+    "smooth_ramp",
 ]
 
 
@@ -71,6 +85,7 @@ def _unit_axis(owner: str, axis) -> jnp.ndarray:
     if arr.shape != (2,) or not np.all(np.isfinite(arr)) or np.linalg.norm(arr) == 0:
         raise ParameterError(f"`{owner}.axis_i` must be a non-zero direction (ux, uy) in body "
                              f"i's frame; got {axis!r}. Pass e.g. axis_i=(1, 0).")
+    arr = arr / np.max(np.abs(arr))        # first: the norm of (1e308, 1e308) overflows
     return host_array(arr / np.linalg.norm(arr))
 
 

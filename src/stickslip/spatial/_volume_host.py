@@ -27,7 +27,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..errors import ModelError, ParameterError, SimulationError
-from ..integrate import FIXED_STEP_METHODS, step_grid
+from ..integrate import FIXED_STEP_METHODS, check_run_memory, step_grid
 from ..results import Results
 from ._dynamics import finish_step, quat_to_matrix, rigid_body_rates, stage_state
 from ._model_rules import check_scalar
@@ -83,8 +83,10 @@ def run_host(model, t_end, dt, method, forces, friction, dt_out, lp_solver, init
                              "restitution (its position correction needs the once-per-step "
                              "contact); use contact_update='step'.")
     grid = step_grid(t0, t_end, dt, dt_out, owner="SpatialModel.simulate")
-    hs, steps_out = _step_sizes(grid)
-    n_steps = len(hs)
+    check_run_memory("SpatialModel.simulate", samples=grid.n_out + 1,
+                     channels=len(model.bodies) * 13 + len(model._pairs()) * 16,
+                     span=t_end - t0, dt=dt, every_step=dt_out is None)
+    n_steps, h_final, steps_out = _step_sizes(grid)
     tab = FIXED_STEP_METHODS[method]
     pairs_ab = [(a, b) for a, b, _, _ in model._pairs()]
     pair_index = {ab: k for k, ab in enumerate(pairs_ab)}
@@ -106,7 +108,7 @@ def run_host(model, t_end, dt, method, forces, friction, dt_out, lp_solver, init
     o = 0
     for step in range(n_steps):
         t = t0 + step * dt          # the short last step (if any) starts at a whole step
-        h = hs[step]
+        h = h_final if step == n_steps - 1 else grid.dt
         pseudo = np.zeros((nb, 6))
         for s, (ci, row) in enumerate(zip(tab.c, a_rows)):
             Xi = X if s == 0 else stage_state(X, K, row, s, h)
@@ -310,18 +312,18 @@ def _tunnel(name, what, t, dt, depth, width, speed, fraction, state):
         time=t, state={name: np.asarray(state).tolist()})
 
 
-def _step_sizes(grid) -> tuple[list[float], np.ndarray]:
-    """Step sizes of a run on `grid` (``stickslip.integrate.step_grid``: the output-grid rule
-    of ``ss.simulate``, the last sample exactly t_end, a shorter final step when dt does not
-    divide the span) and the step counts after which a sample is taken."""
-    hs: list[float] = []
-    out = []
-    for o in range(grid.n_out):
-        hs += [grid.dt] * (grid.n_sub if o < grid.n_out - 1 else grid.n_last)
-        if o == grid.n_out - 1 and grid.h_last > 0:
-            hs.append(grid.h_last)
-        out.append(len(hs))
-    return hs, np.array(out)
+def _step_sizes(grid) -> tuple[int, float, np.ndarray]:
+    """The step count of a run on `grid` (``stickslip.integrate.step_grid``: the output-grid
+    rule of ``ss.simulate``, the last sample exactly t_end, a shorter final step when dt
+    does not divide the span), the size of its last step, and the step counts after which a
+    sample is taken. Every other step is ``grid.dt`` (nothing is stored per step: a run of
+    10⁹ steps with sparse samples needs no 8 GB list)."""
+    n_full = grid.n_sub * (grid.n_out - 1) + grid.n_last
+    last = grid.h_last if grid.h_last > 0 else grid.dt
+    n_steps = n_full + (1 if grid.h_last > 0 else 0)
+    out = np.arange(1, grid.n_out + 1, dtype=np.int64) * grid.n_sub
+    out[-1] = n_steps
+    return n_steps, last, out
 
 
 class _EnergyGuard:
