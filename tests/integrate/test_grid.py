@@ -4,11 +4,12 @@ adaptive, batch and the differentiable `trajectory`."""
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
+from models import sliding_block
 
 import stickslip as ss
 from stickslip.integrate._grid import output_times, step_grid
-from models import sliding_block
 
 M, FORCE, P0, V0 = 2.0, 3.0, 0.1, -0.4
 
@@ -46,6 +47,22 @@ def test_short_final_step_when_dt_does_not_divide_the_span():
     assert res.t[-1] == 1.0505 and res.meta["steps"] == 1051   # 1050 steps + one of 0.5 ms
     np.testing.assert_allclose(res["p"], exact_p(res.t), rtol=0, atol=1e-12)
     assert res.final_state[0] == res["p"][-1]
+
+
+@pytest.mark.parametrize("n_sub", [2, 3, 4])
+@pytest.mark.parametrize("t_end", [1.05, 1.0505])
+def test_every_output_sample_is_the_state_after_its_steps(n_sub, t_end):
+    # one loop over the steps writes each state into the slot of its output: a sparse run's
+    # samples are the every-step run's at multiples of n_sub, to the bit, up to t_end (a
+    # shorter last interval, with or without a short final step)
+    block = sliding_block()
+    every = ss.simulate(block, t_end, dt=1e-3)
+    sparse = ss.simulate(block, t_end, dt=1e-3, dt_out=n_sub * 1e-3)
+    rows = [*range(0, len(every.t) - 1, n_sub), len(every.t) - 1]
+    np.testing.assert_array_equal(sparse.t, every.t[rows])
+    for name in block.state_names:
+        np.testing.assert_array_equal(sparse[name], every[name][rows])
+    np.testing.assert_array_equal(sparse.final_state, every.final_state)
 
 
 def test_adaptive_run_ends_at_t_end_and_says_so():

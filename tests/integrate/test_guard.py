@@ -6,10 +6,10 @@ non-finite reaches a streamed file."""
 import numpy as np
 import pandas as pd
 import pytest
+from models import BlowUp, Growth
 
 import stickslip as ss
 from stickslip.integrate import check_divergence
-from models import BlowUp, Growth
 
 
 def ball(law):
@@ -89,3 +89,17 @@ def test_check_divergence_finds_the_first_bad_sample():
     with pytest.raises(ss.SimulationError, match=r"by t=0 s") as err:
         check_divergence("Model", ["x"], ts[:1], [[np.inf]], last_sane=[7.0])
     assert err.value.state == {"x": 7.0}
+
+
+def test_check_divergence_shortcut_for_sane_runs_misses_no_bad_sample():
+    # sane samples pass on one reduction over the whole array; every kind of bad sample
+    # must still be found by name: -inf with the magnitude check off, a NaN energy
+    from stickslip.integrate._guard import Guard
+
+    ts = np.arange(3.0)
+    with pytest.raises(ss.SimulationError, match=r"NaN or infinite between t=0 s and t=1 s"):
+        check_divergence("Model", ["x", "y"], ts, [[0.0, 1.0], [0.0, -np.inf], [1.0, 1.0]],
+                         guard=Guard(max_state=np.inf))
+    with pytest.raises(ss.SimulationError, match=r"energy rose from 1 J to nan J"):
+        check_divergence("Model", ["x"], ts, [[0.0], [1.0], [2.0]], energy=[1.0, np.nan, 1.0])
+    check_divergence("Model", ["x"], ts, [[0.0], [1e12], [-1e12]])     # at max_state: sane

@@ -1,4 +1,4 @@
-"""Fixed-step explicit Runge–Kutta integration as one jitted ``lax.scan`` over output samples.
+"""Fixed-step explicit Runge–Kutta integration as one jitted loop over the steps of a run.
 
 The compiled program depends on the system's structure, the :class:`StepRule` (method,
 ``trace_stages_once``, ``projection``) and the number of output slots (`capacity`, a power of
@@ -20,9 +20,18 @@ import numpy as np
 from ._grid import StepGrid
 from ._rk_step import rk_step, tableau_of
 
-__all__ = ["rk_step", "StepRule", "Segment", "solve_fixed_step", "solve_fixed_step_batch",
-           "solve_fixed_step_padded", "integrate_padded", "integrate_batch", "padded_length",
-           "segment"]
+__all__ = [
+    "Segment",
+    "StepRule",
+    "integrate_batch",
+    "integrate_padded",
+    "padded_length",
+    "rk_step",
+    "segment",
+    "solve_fixed_step",
+    "solve_fixed_step_batch",
+    "solve_fixed_step_padded",
+]
 
 
 class StepRule(NamedTuple):
@@ -38,7 +47,7 @@ class StepRule(NamedTuple):
 
     @classmethod
     def for_system(cls, system, method: str, trace_stages_once=None,
-                   projection=None) -> "StepRule":
+                   projection=None) -> StepRule:
         """The rule for `system`: unset options default to its declared capabilities
         (``trace_stages_once``, ``projects_after_step``: class variables, or static fields
         of the instance — read from the instance, so a wrapper or a field can set them)."""
@@ -87,50 +96,63 @@ def segment(grid: StepGrid, done: int, keep: int) -> Segment:
 
 def _samples(system, ts, xs, n_valid=None):
     """The system's extra channels and its energy (None unless it reports one) at samples;
-    with `n_valid`, only the first ``n_valid + 1`` are computed (the padding slots after them
-    get zeros: a short run in a large compiled capacity pays for its own samples only).
+    with `n_valid`, only the first ``n_valid + 1`` are computed, by a loop of that many
+    iterations (the padding slots after them get zeros: a short run in a large compiled
+    capacity pays for its own samples only — no iteration, no branch per padding slot).
 
-    A ``lax.map`` (a loop), not a ``vmap``: a batched ``outputs`` compiles 25–40 % longer
-    (friction slider–crank 9.6 → 7.1 s CPU for the whole first call) and turns every
-    ``lax.cond`` inside it (a contact solver's fallback branch) into "run both branches". The
-    loop costs ≤ 20 % more per output sample, which is small beside the steps between
-    samples."""
+    A loop, not a ``vmap``: a batched ``outputs`` compiles 25–40 % longer (friction
+    slider–crank 9.6 → 7.1 s CPU for the whole first call) and turns every ``lax.cond``
+    inside it (a contact solver's fallback branch) into "run both branches". The loop costs
+    ≤ 20 % more per output sample, which is small beside the steps between samples."""
     def sample(t, x):
         return system.outputs(t, x), system.passive_energy(t, x)
 
     if n_valid is None:
         return jax.lax.map(lambda tx: sample(*tx), (ts, xs))
     shapes = jax.eval_shape(sample, ts[0], xs[0])
+    slots = jax.tree.map(lambda s: jnp.zeros((ts.shape[0], *s.shape), s.dtype), shapes)
 
-    def padding(t, x):
-        return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes)
+    def one(k, slots):           # a loop over the samples computed only: no padding slots
+        values = sample(jax.lax.dynamic_index_in_dim(ts, k, keepdims=False),
+                        jax.lax.dynamic_index_in_dim(xs, k, keepdims=False))
+        return jax.tree.map(lambda slot, v: jax.lax.dynamic_update_slice_in_dim(
+            slot, v[None], k, 0), slots, values)
 
-    index = jnp.arange(ts.shape[0])
-    return jax.lax.map(lambda itx: jax.lax.cond(itx[0] <= n_valid, sample, padding,
-                                                itx[1], itx[2]), (index, ts, xs))
+    return jax.lax.fori_loop(0, n_valid + 1, one, slots)
 
 
 def _integrate_padded(dynamic, static, t0, x0, seg: Segment, rule: StepRule, capacity: int):
+    """One loop over every step of the call, each step writing its state into the slot of
+    its output (the last step of an output interval writes it last); the short final step
+    ``h_last`` is step number ``(n_valid − 1)·n_sub + n_last`` (none when ``h_last`` is 0).
+
+    Not a scan over outputs with a loop of steps inside (as before): XLA's CPU runtime runs
+    a loop as one compiled function only when one pass of its body touches less than 1 KiB
+    (``xla_cpu_small_while_loop_byte_threshold``), else operation by operation. The loop
+    over outputs held the loop of steps, so it never qualified: its operations cost about
+    0.25 µs per output sample, and an output every step made AP1 2.7× as slow as the same
+    steps with sparse output (`benchmarks/results/output_cost.md`). One loop is also one
+    program less to compile."""
     system = eqx.combine(dynamic, static)
     step = rule.stepper(system)
-    has_short = seg.h_last > 0
+    short = (seg.n_valid - 1) * seg.n_sub + seg.n_last      # the short final step's number
+    n_steps = short + (seg.h_last > 0)
+    # the output of step s is s // n_sub, computed as floor((s + ½)/n_sub) in float64: exact
+    # for s < 2⁵¹ (the fraction (s mod n_sub + ½)/n_sub stays ½/n_sub away from an integer),
+    # and it fuses into the slot's update, where an integer division is an operation of its
+    # own in every step (+0.4 µs a step for a LuGre block run operation by operation)
+    per_output = 1.0 / seg.n_sub.astype(seg.dt.dtype)
 
-    def one_output(x, i_out):
-        last = i_out == seg.n_valid - 1
-        n_steps = jnp.where(i_out < seg.n_valid,
-                            jnp.where(last, seg.n_last + has_short, seg.n_sub), 0)
-        base = i_out * seg.n_sub
+    def body(s, carry):
+        x, xs = carry
+        x = step(t0 + s * seg.dt, x, jnp.where(s == short, seg.h_last, seg.dt))
+        output = jnp.floor((s.astype(seg.dt.dtype) + 0.5) * per_output).astype(s.dtype)
+        return x, jax.lax.dynamic_update_slice_in_dim(xs, x[None], output + 1, 0)
 
-        def body(j, x):
-            h = jnp.where(last & (j == seg.n_last), seg.h_last, seg.dt)
-            return step(t0 + (base + j) * seg.dt, x, h)
-
-        x = jax.lax.fori_loop(0, n_steps, body, x)   # unrolling measured 4x slower on CPU
-        return x, x
-
-    _, xs = jax.lax.scan(one_output, x0, jnp.arange(capacity))
-    xs = jnp.concatenate([x0[None], xs])
+    xs = jnp.zeros((capacity + 1, *x0.shape), x0.dtype).at[0].set(x0)
+    x, xs = jax.lax.fori_loop(0, n_steps, body, (x0, xs))  # unrolling measured 4x slower on CPU
     index = jnp.arange(capacity + 1)
+    xs = jnp.where((index > seg.n_valid).reshape(-1, *(1,) * x0.ndim), x, xs)  # padding: last
     ts = jnp.where(index == seg.n_valid, seg.t_last, t0 + index * (seg.n_sub * seg.dt))
     outputs, energy = _samples(system, ts, xs, seg.n_valid)
     return xs, outputs, energy
@@ -226,8 +248,8 @@ def run_capacity(n_out: int) -> int:
     A run with another `t_end`, `dt` or `dt_out` therefore reuses its model's program unless
     it crosses a tier — the first call of a study pays one compile, not one per octave of
     run lengths (a gripper held for 1 s then released for 0.3 s compiled twice, 9.4 s each,
-    with one slot count per power of two). Empty slots cost a loop iteration with no step;
-    their output samples are skipped (:func:`_samples`). Batches keep
+    with one slot count per power of two). Empty slots take no step (the loop runs over
+    steps, not slots) and their output samples are skipped (:func:`_samples`). Batches keep
     :func:`padded_length`: their slots are paid in memory per member."""
     n = int(n_out)
     for capacity in RUN_CAPACITIES:
