@@ -10,12 +10,14 @@ of a new model (cold and warm).
    (it fills it), *warm* on that directory. Peer: the same chains in MuJoCo (hinge chain in
    MJCF, RK4, same dt, ``mj_step(nstep=10)`` per output sample) when ``mujoco`` imports.
    Also the dense solve alone at the chains' sizes (m = 5n rows): the engine's pure-JAX
-   elimination (:func:`stickslip.constraints.spd_solve`) against LAPACK's Cholesky.
+   elimination (:func:`stickslip.constraints.spd_solve`) against LAPACK's Cholesky; and the
+   two routes to A = J M⁻¹ Jᵀ (dense product, body by body) on the chains and the cart.
 2. *Cart*: a chassis on four spherical wheels (revolute axles) with a pendulum — 6 bodies,
    5 revolute joints, exactly 4 point contacts — pushed by 1 N; steps/s after compile
    (issue target: ≥ 10⁴).
 3. *Box batch*: 1000 boxes on the ground (8 corner contacts each) with pushes 0…10 N
-   (``PointForce``: traced data, one compile), ``ss.simulate_batch``, 0.2 s at dt = 1 ms;
+   (``PointForce``: traced data, one compile), ``ss.simulate_batch`` (step check on),
+   0.2 s at dt = 1 ms;
    stacking, compile and run time, time per box-step, against one box run alone.
 4. *First call of a new model*: the double pendulum and the sphere on the ground of
    ``tests/spatial/test_link_systems.py`` (``model.simulate(1.0, dt=1e-3, dt_out=0.01)``,
@@ -171,6 +173,9 @@ def _child(case: str, params: dict) -> dict:
     out["src"] = str(Path(ss.__file__).parents[1])
     repeats = params.get("repeats", 0)
     if case in ("chain", "cart"):
+        if "fraction" in params:          # force the dense (0) or body-by-body (inf) route
+            from stickslip.spatial import _link_dynamics
+            _link_dynamics.SPARSE_FRACTION = params["fraction"]
         t_end = params["t_end"]
         start = _clock()
         system = (chain(params["n"]) if case == "chain" else cart()).link_system()
@@ -203,15 +208,15 @@ def _child(case: str, params: dict) -> dict:
         start = _clock()
         stacked = ss.integrate.stack_systems(systems)
         out["stack"] = _since(start)[0]
-        # check_step=False: LinkSystem.linear_modes calls float() on the stacked (n,) δ and
-        # raises TypeError (see the notes of the table)
+        # with the step check (it reads member 0's modes; it raised TypeError on the stacked
+        # δ before 2026-11-25's fix, when this ran with check_step=False)
         start = _clock()
-        res = ss.simulate_batch(stacked, t_end, dt=DT, dt_out=DT_OUT, check_step=False)
+        res = ss.simulate_batch(stacked, t_end, dt=DT, dt_out=DT_OUT)
         out["first"], out["first_cpu"] = _since(start)
         runs = []
         for _ in range(repeats):
             start = _clock()
-            res = ss.simulate_batch(stacked, t_end, dt=DT, dt_out=DT_OUT, check_step=False)
+            res = ss.simulate_batch(stacked, t_end, dt=DT, dt_out=DT_OUT)
             runs.append(_since(start))
         if runs:
             out["run"] = min(r[0] for r in runs)
@@ -452,6 +457,7 @@ def chain_lines(quick: bool) -> list[str]:
     for (m, el, ch, prod), step in zip(solve["rows"], per_step):
         lines.append(f"| {m} | {el * 1e6:.1f} | {ch * 1e6:.1f} | {el / ch:.2f} | "
                      f"{prod * 1e6:.1f} | {6 * el / step:.0%} | {6 * prod / step:.0%} |")
+    lines += route_lines(ns, t_end)
     try:
         import mujoco
     except ImportError:
@@ -473,6 +479,31 @@ def chain_lines(quick: bool) -> list[str]:
     return lines
 
 
+def route_lines(ns, t_end) -> list[str]:
+    """A = J M⁻¹ Jᵀ by the dense product against body by body, per step, chains and cart."""
+    intro = ("The constraint matrix A = J M⁻¹ Jᵀ (issue item 2: a sparse route against the "
+             "dense one): *dense* = J (M⁻¹Jᵀ) with J (m, 6n); *by body* = Σ_b J_b M_b⁻¹ "
+             "J_bᵀ over the p_b rows touching each body (padded to p = max p_b), scattered "
+             "into A. The engine takes the body route where p < 0.4 m "
+             "(`_link_dynamics.SPARSE_FRACTION`). Per step = the best of 2 runs after the "
+             "first, each route in its own process (cache off); the cart: 1 s.")
+    header = ("| model | m | p | load | dense [µs/step] | by body [µs/step] | by body / dense "
+              "| engine takes |")
+    lines = ["", intro, "", header, "|---|---|---|---|---|---|---|---|"]
+    cases = [("chain", {"n": n, "t_end": t_end}, f"chain n = {n}", 5 * n, 10 if n > 1 else 5)
+             for n in ns] + [("cart", {"t_end": 1.0}, "cart (section 2)", 37, 25)]
+    for case, params, label, m, p in cases:
+        # the engine takes the body route where p < fraction·m: 0 forces the dense product,
+        # inf the body route
+        dense = _run_child(case, {**params, "repeats": 2, "fraction": 0.0}, "0")
+        body = _run_child(case, {**params, "repeats": 2, "fraction": float("inf")}, "0")
+        td, tb = dense["run"] / dense["steps"], body["run"] / body["steps"]
+        lines.append(f"| {label} | {m} | {p} | {dense['load']:.1f} / {body['load']:.1f} | "
+                     f"{td * 1e6:.0f} | {tb * 1e6:.0f} | {tb / td:.2f} | "
+                     f"{'by body' if p < 0.4 * m else 'dense'} |")
+    return lines
+
+
 def cart_lines(quick: bool) -> list[str]:
     t_end = 0.5 if quick else 2.0
     cold, fill, warm = _cold_writing_warm("cart", {"t_end": t_end, "repeats": 3},
@@ -483,9 +514,11 @@ def cart_lines(quick: bool) -> list[str]:
              "hinged on top released at 30°, ground μ = 0.5, pushed by 1 N: 6 bodies, 5 "
              f"revolute joints (25 rows), 4 point contacts (12 rows); RK4, dt = 1 ms, "
              f"{t_end:g} s, dt_out = 10 ms; best of 3 after compile.", "",
-             "| load | per step [µs] | steps/s | issue target | compile cold [s] | first call "
-             "warm [s] | unsolved λ time [s] | min f_n [N] |", "|---|---|---|---|---|---|---|---|",
-             f"| {cold['load']:.1f} | {step * 1e6:.0f} | {1 / step:.0f} | ≥ 10000 | "
+             "| load | per step [µs] | CPU per step [µs] | steps/s | issue target | compile cold "
+             "[s] | first call warm [s] | unsolved λ time [s] | min f_n [N] |",
+             "|---|---|---|---|---|---|---|---|---|",
+             f"| {cold['load']:.1f} | {step * 1e6:.0f} | "
+             f"{cold['run_cpu'] / cold['steps'] * 1e6:.0f} | {1 / step:.0f} | ≥ 10000 | "
              f"{cold['first'] - cold['run']:.1f} | "
              + (f"{warm['first']:.2f} (load {warm['load']:.1f})" if warm else "–")
              + f" | {cold['unsolved']:g} | {cold['fn_min']:.3f} |"]
@@ -504,7 +537,7 @@ def batch_lines(quick: bool) -> list[str]:
     lines = ["## 3. A batch of boxes under vmap, one compile", "",
              f"{n} boxes (1 kg, 10 cm, 8 corner contacts each: 24 λ rows) on the ground, "
              f"μ = 0.5, pushes 0…10 N (`PointForce`), `ss.simulate_batch`, {t_end:g} s at "
-             f"dt = 1 ms ({steps} steps), dt_out = 10 ms, `check_step=False` (see notes). "
+             f"dt = 1 ms ({steps} steps), dt_out = 10 ms, with the step check. "
              "*single* = the box with the largest push run alone with `ss.simulate`, same "
              "process.", "",
              "| load | link builds [s] | stack_systems [s] | first call (compile + run) [s] | "

@@ -45,7 +45,7 @@ import jax
 import jax.numpy as jnp
 import jax.scipy.linalg
 
-from ._sets import _project_cone
+from ._sets import _project_cone, _project_cones, _tangent_norm
 
 __all__ = ["modified_velocity", "natural_residual", "solve_iteratively"]
 
@@ -134,16 +134,30 @@ def _cone_sweeps(blocks, A, b, formulation, rho, lam0, n):
                                                                      lam), lam0)
 
 
-def _least_squares(J, r):
+def _least_squares(J, r, differentiable=False):
     """The Newton step's solution of J δ = r: Tikhonov-regularised normal equations
     (JᵀJ + εI)δ = Jᵀr, ε = 1e-13‖J‖²_F, by Cholesky. J is singular where λ is not unique (the
     four corners of a box carry its weight in many ways): this picks the short step, where
     an LU solve of a numerically singular J would jump far. Where J is regular the error
-    (relative 1e-13 · cond(J)²) is removed by the next step."""
-    gram = J.T @ J
+    (relative 1e-13 · cond(J)²) is removed by the next step.
+    With `differentiable` (the tangent rule below) the same solve by ``cho_factor`` and
+    ``cho_solve``, which reverse mode can transpose (a bare ``triangular_solve`` inside the
+    transposed scan cannot)."""
+    if differentiable:
+        gram = J.T @ J
+        eps = 1e-13 * jnp.maximum(jnp.trace(gram), 1e-300)
+        factor = jax.scipy.linalg.cho_factor(gram + eps * jnp.eye(J.shape[0]))
+        return jax.scipy.linalg.cho_solve(factor, J.T @ r)
+    n = J.shape[0]
+    both = jnp.einsum("ij,ik->jk", J, jnp.concatenate([J, r[:, None]], axis=1))  # [JᵀJ|Jᵀr]
+    gram = both[:, :n]
     eps = 1e-13 * jnp.maximum(jnp.trace(gram), 1e-300)
-    factor = jax.scipy.linalg.cho_factor(gram + eps * jnp.eye(J.shape[0]))
-    return jax.scipy.linalg.cho_solve(factor, J.T @ r)
+    # LAPACK's factor and two triangular solves on the lower triangle (cho_factor would
+    # first symmetrise and mask the matrix: more steps, the same factor up to round-off)
+    L = jax.lax.linalg.cholesky(gram + eps * jnp.eye(n), symmetrize_input=False)
+    y = jax.lax.linalg.triangular_solve(L, both[:, n:], left_side=True, lower=True)
+    return jax.lax.linalg.triangular_solve(L, y, left_side=True, lower=True,
+                                           transpose_a=True)[:, 0]
 
 
 def _safe_norm(x, axis=-1):
@@ -172,48 +186,94 @@ def _cone_what(mu, W, formulation):
     """ŵ of k contacts, W (k, 3): w_n + μ‖w_t‖ for the seed's limit law."""
     if formulation != "kikuuwe":
         return W
-    return W.at[:, 2].add(mu * _safe_norm(W[:, :2]))
+    return jnp.stack([W[:, 0], W[:, 1], W[:, 2] + mu * _tangent_norm(W)], axis=1)
 
 
 def _one_cone(z, mu):
     return _project_cone(z[:2], z[2], mu)
 
 
+def _cone_steps(A, k):
+    """:func:`_steps` for k spatial contacts at once: ρ (k,) from the traces of A's 3×3
+    diagonal blocks (the same floor)."""
+    traces = jnp.sum(jnp.diagonal(A).reshape(k, 3), axis=1)
+    floor = jnp.maximum(1e-12 * jnp.max(traces), 1e-300)
+    return 1.0 / jnp.maximum(traces, floor)
+
+
+def _cone_derivatives(Z, W, mu, formulation):
+    """P′ = ∂P/∂z (k, 3, 3) of the cone projection at Z (k, 3) and P′K, K = ∂ŵ/∂w at W,
+    written out (what ``jax.jacfwd`` of :func:`_one_cone` and :func:`_cone_what` gives, in
+    a few elementwise operations instead of three tangents through every branch):
+
+        inside: P′ = I;  polar: P′ = 0;  on the surface, u = t/‖t‖, c = 1/(1 + μ²),
+        s = c(μ‖t‖ + n):  ∂t′/∂t = μ²c uuᵀ + (μs/‖t‖)(I − uuᵀ),  ∂t′/∂n = μc u,
+        ∂n′/∂t = μc uᵀ,  ∂n′/∂n = c;
+        K = I + μ e₃ vᵀ (v = w_t/‖w_t‖, 0 at w_t = 0) for the seed's limit law.
+    """
+    t, n = Z[:, :2], Z[:, 2]
+    norm = _tangent_norm(Z)
+    inside = (norm <= mu * n) & (n >= 0)
+    polar = mu * norm <= -n
+    c = 1.0 / (1.0 + mu ** 2)
+    s = (mu * norm + n) * c
+    safe = jnp.where(norm > 0, norm, 1.0)
+    u = jnp.where((norm > 0)[:, None], t / safe[:, None], 0.0)                    # (k, 2)
+    uu = u[:, :, None] * u[:, None, :]
+    tt = ((mu ** 2 * c)[:, None, None] * uu
+          + jnp.where(norm > 0, mu * s / safe, 0.0)[:, None, None] * (jnp.eye(2) - uu))
+    tn = (mu * c)[:, None] * u
+    surface = jnp.concatenate([
+        jnp.concatenate([tt, tn[:, :, None]], axis=2),
+        jnp.concatenate([tn, c[:, None]], axis=1)[:, None, :]], axis=1)
+    P = jnp.where(inside[:, None, None], jnp.eye(3),
+                  jnp.where(polar[:, None, None], 0.0, surface))
+    if formulation != "kikuuwe":
+        return P, P
+    wnorm = _tangent_norm(W)
+    v = jnp.where((wnorm > 0)[:, None], W[:, :2] / jnp.where(wnorm > 0, wnorm, 1.0)[:, None],
+                  0.0)
+    # P K = P + P[:, :, 2] (μ v)ᵀ in the tangential columns
+    PK = P.at[:, :, :2].add(P[:, :, 2:3] * (mu[:, None] * v)[:, None, :])
+    return P, PK
+
+
 def _cone_fixed_point_map(mu, rho, A, b, formulation):
     """(F, ∂F/∂λ) of :func:`_fixed_point_map` for k spatial contacts (μ, ρ: shape (k,)),
-    all at once. The Jacobian is assembled from 3×3 blocks (no m tangents through A):
+    all at once, as ``F_aux(λ) -> (F, aux)`` and ``jacobian_aux(aux)``. The Jacobian is assembled from 3×3 blocks (no m tangents through A):
 
         F = λ − P(z),  z = λ − ρ ŵ(Aλ − b)  ⇒  ∂F/∂λ = I − P′ + ρ P′ K A,
 
-    P′ = ∂P/∂z and K = ∂ŵ/∂w block diagonal (one 3×3 block per contact)."""
+    P′ = ∂P/∂z and K = ∂ŵ/∂w block diagonal (one 3×3 block per contact, written out by
+    :func:`_cone_derivatives`)."""
     k = mu.shape[0]
     m = 3 * k
     eye = jnp.eye(m)
+    A3 = A.reshape(k, 3, m)
 
     def parts(lam):
         W = (A @ lam - b).reshape(k, 3)
         return lam.reshape(k, 3), W, lam.reshape(k, 3) - rho[:, None] * _cone_what(
             mu, W, formulation)
 
-    def F(lam):
-        L, _, Z = parts(lam)
-        return (L - _project_cone(Z[:, :2], Z[:, 2], mu, axis=1)).reshape(-1)
+    def F_aux(lam):
+        """F(λ) and what its Jacobian needs (w, z), so a Newton round does not form them
+        again."""
+        L, W, Z = parts(lam)
+        return (L - _project_cones(Z, mu)).reshape(-1), (W, Z)
 
-    def jacobian(lam):
-        _, W, Z = parts(lam)
-        P = jax.vmap(jax.jacfwd(_one_cone))(Z, mu)                           # (k, 3, 3)
-        if formulation == "kikuuwe":
-            K = jax.vmap(jax.jacfwd(lambda w, mu: _cone_what(mu[None], w[None],
-                                                             formulation)[0]))(W, mu)
-            C = rho[:, None, None] * jnp.einsum("kij,kjl->kil", P, K)
-        else:
-            C = rho[:, None, None] * P
+    def jacobian_aux(aux):
+        W, Z = aux
+        P, PK = _cone_derivatives(Z, W, mu, formulation)
+        C = rho[:, None, None] * PK
         diag = jnp.eye(k)[:, None, :, None]
         P_bd = (diag * P[:, :, None, :]).reshape(m, m)                       # block diagonal
-        CA = jnp.einsum("kij,kjm->kim", C, A.reshape(k, 3, m)).reshape(m, m)
+        # C A row block by row block, elementwise (a (k, 3, 3) by (k, 3, m) batched product
+        # would be a separate library call)
+        CA = jnp.sum(C[:, :, :, None] * A3[:, None, :, :], axis=2).reshape(m, m)
         return eye - P_bd + CA
 
-    return F, jacobian
+    return F_aux, jacobian_aux
 
 
 def solve_iteratively(blocks, offsets, A, b, formulation, sweeps=SWEEPS):
@@ -251,47 +311,54 @@ def _solve_jvp(static, offsets, formulation, sweeps, primals, tangents):
 
     J = jax.jacfwd(F)(lam, arrays, A, b)
     _, dF = jax.jvp(lambda a, A_, b_: F(lam, a, A_, b_), (arrays, A, b), tangents)
-    dlam = -_least_squares(J, dF)
+    dlam = -_least_squares(J, dF, differentiable=True)
     return (lam, res), (dlam, jnp.zeros_like(res))
 
 
 def _solve_loops(blocks, offsets, A, b, formulation, sweeps=SWEEPS):
     """The loops of :func:`solve_iteratively` (not differentiable themselves)."""
     m = A.shape[0]
-    rho = _steps(blocks, offsets, A)
     if all(blk.kind == "spatial_contact" for blk in blocks):
         mu = jnp.stack([jnp.asarray(blk.mu, A.dtype) for blk in blocks])
-        F, jacobian = _cone_fixed_point_map(mu, jnp.stack(rho), A, b, formulation)
+        rho_k = _cone_steps(A, len(blocks))
+        rho = [rho_k[i] for i in range(len(blocks))]           # for the safeguard's sweeps
+        F_aux, jacobian_aux = _cone_fixed_point_map(mu, rho_k, A, b, formulation)
+        rho_rows = jnp.repeat(rho_k, 3)
     else:
-        F = _fixed_point_map(blocks, offsets, A, b, formulation, rho)
-        jacobian = jax.jacfwd(F)
-    rho_rows = jnp.concatenate([jnp.full(blk.size, r) for blk, r in zip(blocks, rho)])
+        rho = _steps(blocks, offsets, A)
+        F_plain = _fixed_point_map(blocks, offsets, A, b, formulation, rho)
+
+        def F_aux(lam):
+            return F_plain(lam), lam
+        jacobian_aux = jax.jacfwd(F_plain)
+        rho_rows = jnp.concatenate([jnp.full(blk.size, r) for blk, r in zip(blocks, rho)])
     bmax = jnp.max(jnp.abs(b))
 
     def residual(lam, value):                       # natural_residual from F(λ)
         scale = jnp.max(jnp.abs(lam)) + rho_rows * bmax
         return jnp.max(jnp.abs(value) / jnp.maximum(scale, 1e-300))
 
-    def with_value(lam):
-        value = F(lam)
-        return value, value
+    def F(lam):
+        return F_aux(lam)[0]
 
     def rounds(lam, best, best_res):
         """Up to ROUNDS Newton steps from `lam`; the best λ so far and its residual."""
         def cond(c):
-            i, _, _, _, res = c
+            i, _, _, _, _, res = c
             return (i < ROUNDS) & (res > CONVERGED)
 
         def body(c):
-            i, lam, value, best, res = c
-            lam = lam - _least_squares(jacobian(lam), value)              # a semismooth Newton step
-            value = F(lam)
+            i, lam, value, aux, best, res = c
+            lam = lam - _least_squares(jacobian_aux(aux), value)    # a semismooth Newton step
+            value, aux = F_aux(lam)
             r = residual(lam, value)
             better = jnp.isfinite(r) & (r < res)
-            return i + 1, lam, value, jnp.where(better, lam, best), jnp.where(better, r, res)
+            return (i + 1, lam, value, aux, jnp.where(better, lam, best),
+                    jnp.where(better, r, res))
 
-        _, _, _, best, best_res = jax.lax.while_loop(cond, body,
-                                                     (0, lam, F(lam), best, best_res))
+        value, aux = F_aux(lam)
+        _, _, _, _, best, best_res = jax.lax.while_loop(
+            cond, body, (0, lam, value, aux, best, best_res))
         return best, best_res
 
     lam0 = jnp.zeros(m, A.dtype)

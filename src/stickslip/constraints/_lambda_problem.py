@@ -208,8 +208,11 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
         A_CB = A[k:, :k]
         # A_BB = J_b M⁻¹ J_bᵀ is symmetric positive definite (independent joint rows):
         # Cholesky (cheaper to compile than a general solve)
-        X = jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(A[:k, :k]),
-                                       jnp.concatenate([A[:k, k:], b[:k, None]], axis=1))
+        rhs = jnp.concatenate([A[:k, k:], b[:k, None]], axis=1)
+        if any(blk.kind == "spatial_contact" for blk in blocks):
+            X = _cholesky_solve(A[:k, :k], rhs)
+        else:
+            X = jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(A[:k, :k]), rhs)
         A_r = A[k:, k:] - A_CB @ X[:, :-1]
         b_r = b[k:] - A_CB @ X[:, -1]
     else:
@@ -243,6 +246,17 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
         lam, w = lam[inverse], w[inverse]
     return LambdaSolution(lam=lam, w=w, status=status, residual=residual,
                           n_feasible=n_feasible, verified=verified)
+
+
+def _cholesky_solve(S, rhs):
+    """S⁻¹ rhs for a symmetric positive definite S by LAPACK's factor of its lower triangle
+    and two triangular solves: ``cho_factor``/``cho_solve`` without their symmetrisation and
+    masking steps (the same factor up to round-off; fewer steps in a compiled stage). The
+    spatial-contact route uses it; the planar route keeps ``cho_factor`` (its results stay
+    bit for bit)."""
+    L = jax.lax.linalg.cholesky(S, symmetrize_input=False)
+    Y = jax.lax.linalg.triangular_solve(L, rhs, left_side=True, lower=True)
+    return jax.lax.linalg.triangular_solve(L, Y, left_side=True, lower=True, transpose_a=True)
 
 
 def _concrete_checked(name: str, value):

@@ -175,6 +175,30 @@ def _project_cone(t: jnp.ndarray, n: jnp.ndarray, mu: jnp.ndarray, axis=None) ->
     return jnp.concatenate([t_out, jnp.reshape(n_out, (1,))])
 
 
+def _tangent_norm(X):
+    """‖(x₀, x₁)‖ of the rows of X (k, 3), with derivative 0 (not NaN) at 0 (as the
+    iterative solver's ``_safe_norm``), written out: a reduction over two entries would end a fused loop."""
+    sq = X[:, 0] * X[:, 0] + X[:, 1] * X[:, 1]
+    return jnp.where(sq > 0, jnp.sqrt(jnp.where(sq > 0, sq, 1.0)), 0.0)
+
+
+def _project_cones(Z, mu):
+    """:func:`_project_cone` of k spatial cones (rows of Z (k, 3), μ (k,)), the same
+    formulas written out by component (elementwise only: one fused loop)."""
+    n = Z[:, 2]
+    norm = _tangent_norm(Z)
+    inside = (norm <= mu * n) & (n >= 0)
+    polar = mu * norm <= -n
+    s = (mu * norm + n) / (1.0 + mu ** 2)
+    safe = jnp.where(norm > 0, norm, 1.0)
+
+    def tangent(t):
+        surface = jnp.where(norm > 0, mu * s * t / safe, 0.0)
+        return jnp.where(inside, t, jnp.where(polar, 0.0, surface))
+    return jnp.stack([tangent(Z[:, 0]), tangent(Z[:, 1]),
+                      jnp.where(inside, n, jnp.where(polar, 0.0, s))], axis=1)
+
+
 class ProductSet(eqx.Module):
     """F = F_1 × F_2 × …: the blocks in row order (SPEC §6, "products for several contacts").
 
@@ -236,32 +260,48 @@ class ProductSet(eqx.Module):
 
 
 def _blockwise(fset: ProductSet, x, method):
-    """Each block's map on its rows; a run of consecutive planar contacts is mapped in one
-    vectorised call (the same formulas, elementwise: fewer operations to compile)."""
+    """Each block's map on its rows; a run of consecutive planar contacts, or of spatial
+    contacts, is mapped in one vectorised call (the same formulas, elementwise: fewer
+    operations to compile and to run)."""
     if not fset.blocks:
         return x
     parts, run = [], []
 
     def flush():
         if len(run) > 1:
-            o = run[0][1]
-            rows = x[o:o + 2 * len(run)].reshape(len(run), 2)
+            o, size = run[0][1], run[0][0].size
+            rows = x[o:o + size * len(run)].reshape(len(run), size)
             mu = jnp.stack([jnp.asarray(b.mu, dtype=x.dtype) for b, _ in run])
-            mapped = (_project_cone(rows[:, :1], rows[:, 1], mu, axis=1) if method == "project"
-                      else _project_limit_planar(rows, mu))
+            if size == 2:
+                mapped = (_project_cone(rows[:, :1], rows[:, 1], mu, axis=1)
+                          if method == "project" else _project_limit_planar(rows, mu))
+            else:
+                mapped = (_project_cones(rows, mu) if method == "project"
+                          else _project_limit_spatial(rows, mu))
             parts.append(mapped.reshape(-1))
         else:
             parts.extend(getattr(b, method)(x[o:o + b.size]) for b, o in run)
         run.clear()
 
     for b, o in zip(fset.blocks, fset.offsets):
-        if b.kind == "planar_contact" and jnp.ndim(b.mu) == 0:
+        if b.kind in ("planar_contact", "spatial_contact") and jnp.ndim(b.mu) == 0:
+            if run and run[0][0].kind != b.kind:
+                flush()
             run.append((b, o))
             continue
         flush()
         parts.append(getattr(b, method)(x[o:o + b.size]))
     flush()
     return jnp.concatenate(parts)
+
+
+def _project_limit_spatial(rows, mu):
+    """SpatialContact.project_limit on rows (k, 3) with coefficients mu (k,)."""
+    n = jnp.maximum(rows[:, 2], 0.0)
+    t = rows[:, :2]
+    norm = jnp.sqrt(jnp.sum(t ** 2, axis=1) + 1e-300)
+    scale = jnp.minimum(1.0, mu * n / norm)
+    return jnp.concatenate([t * scale[:, None], n[:, None]], axis=1)
 
 
 def _project_limit_planar(rows, mu):

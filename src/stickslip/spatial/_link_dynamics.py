@@ -13,10 +13,12 @@ import numpy as np
 
 from ..constraints import Bilateral, ProductSet, SpatialContact, eliminate_solve, solve_lambda
 from ..laws import friction_curve
+from ._link_kinematics import mv
 
 __all__ = ["lambda_stage", "joint_reactions", "normal_forces", "loop_needed", "spd_solve",
            "CHOLESKY_ROWS", "NEWTON_ITERATIONS", "UNSOLVED_RESIDUAL", "inverse3",
-           "inverse_mass", "slide_rows_at"]
+           "inverse_mass", "inverse_mass_operator", "slide_rows_at", "constraint_matrix",
+           "SPARSE_FRACTION"]
 
 NEWTON_ITERATIONS = 5
 # a contact solve whose normalised natural residual stays above this counts as unsolved: the
@@ -31,6 +33,14 @@ UNSOLVED_RESIDUAL = 1e-4
 # compiled run (a new process spares SciPy's import)
 CHOLESKY_ROWS = 16
 
+# A = J M⁻¹ Jᵀ is assembled body by body (:func:`constraint_matrix`) where the most rows
+# that touch one body are fewer than this fraction of all rows, else by the dense product:
+# the body-by-body route does n_b·p² products plus a scatter of as many entries, the dense
+# one m²·6 n_b; measured (benchmarks/results/spatial_links.md) the body-by-body route is
+# faster for chains (p = 10: 6 bodies, m = 30, 1.2×; 12 bodies 1.3×; 30 bodies 1.3–1.5×)
+# and 2.5× slower for the 6-body cart, whose chassis carries 25 of its 37 rows
+SPARSE_FRACTION = 0.4
+
 
 def spd_solve(S, b):
     """x of S x = b for the joints' symmetric positive definite Schur complement S (m, m):
@@ -38,7 +48,13 @@ def spd_solve(S, b):
     gives inf/NaN, which the divergence guard reports."""
     if S.shape[0] < CHOLESKY_ROWS:
         return eliminate_solve(S, b, pivoting=False)
-    return jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(S), b)
+    # LAPACK's factor of the lower triangle and two triangular solves (cho_factor and
+    # cho_solve add symmetrising and masking steps: the same solution up to round-off)
+    B = b[:, None] if b.ndim == 1 else b
+    L = jax.lax.linalg.cholesky(S, symmetrize_input=False)
+    Y = jax.lax.linalg.triangular_solve(L, B, left_side=True, lower=True)
+    X = jax.lax.linalg.triangular_solve(L, Y, left_side=True, lower=True, transpose_a=True)
+    return X[:, 0] if b.ndim == 1 else X
 
 
 def inverse3(A):
@@ -46,6 +62,67 @@ def inverse3(A):
     compile, where ``jnp.linalg.inv`` brings an LU factorisation)."""
     c0, c1, c2 = jnp.cross(A[1], A[2]), jnp.cross(A[2], A[0]), jnp.cross(A[0], A[1])
     return jnp.stack([c0, c1, c2], axis=1) / (A[0] @ c0)
+
+
+def inverse_mass_operator(system, X):
+    """``apply_minv(G)``: M⁻¹ G for G (..., 6 n_b), M block diagonal (m I, R I Rᵀ per body),
+    elementwise (no dense M⁻¹)."""
+    n_b = system.layout.n_bodies
+    Minv_rot, _ = system.inverse_inertias(X)
+    minv = 1.0 / system.masses
+    return _apply_minv(n_b, minv, Minv_rot)
+
+
+def _apply_minv(n_b, minv, Minv_rot):
+
+    def apply_minv(G):
+        G = G.reshape(G.shape[:-1] + (n_b, 6))
+        lin = G[..., :3] * minv[:, None]
+        ang = mv(Minv_rot, G[..., 3:])
+        return jnp.concatenate([lin, ang], axis=-1).reshape(G.shape[:-2] + (6 * n_b,))
+    return apply_minv
+
+
+def _rows_by_body(bi, bj, n_b):
+    """Static (n_b, p) row indices and sides (0: the row's body i, 1: its body j) of the rows
+    that touch each body, padded with row m (a zero row) to the largest count p."""
+    m = len(bi)
+    lists = [[(k, 0) if bi[k] == b else (k, 1) for k in range(m) if b in (bi[k], bj[k])]
+             for b in range(n_b)]
+    p = max(1, max(len(rows) for rows in lists))
+    rows = np.full((n_b, p), m)
+    sides = np.zeros((n_b, p), int)
+    for b, pairs in enumerate(lists):
+        for q, (k, side) in enumerate(pairs):
+            rows[b, q], sides[b, q] = k, side
+    return rows, sides
+
+
+def constraint_matrix(system, X, Jl, bi, bj, J=None, MJ=None):
+    """A = J M⁻¹ Jᵀ (m, m) of rows given in local form (J_l (m, 12) over [body b_i; body
+    b_j], :meth:`LinkSystem.joint_rows_local`). Where no body carries ``SPARSE_FRACTION`` of
+    the rows it is assembled body by body, A = Σ_b J_b M_b⁻¹ J_bᵀ with J_b (p_b, 6) the rows that touch body b: work
+    Σ_b p_b² against m²·6 n_b for the dense product (a chain of n bodies: O(n) against
+    O(n³)); else the dense product J (M⁻¹Jᵀ) with J (m, 6 n_b) (`J`, or built from J_l),
+    which is faster there (benchmarks/results/spatial_links.md)."""
+    m = Jl.shape[0]
+    n_b = system.layout.n_bodies
+    Minv_rot, _ = system.inverse_inertias(X)
+    minv = 1.0 / system.masses
+    rows, sides = _rows_by_body(np.asarray(bi), np.asarray(bj), n_b)
+    if rows.shape[1] >= SPARSE_FRACTION * m:
+        if J is None:
+            J = system._scatter_rows(Jl, bi, bj)
+        if MJ is None:
+            MJ = _apply_minv(n_b, minv, Minv_rot)(J)
+        return jnp.einsum("ri,si->rs", J, MJ)
+    padded = jnp.concatenate([Jl, jnp.zeros((1, 12), Jl.dtype)]).reshape(m + 1, 2, 6)
+    Jb = padded[rows, sides]                                             # (n_b, p, 6)
+    Gb = jnp.concatenate([Jb[..., :3] * minv[:, None, None],
+                          mv(Minv_rot[:, None], Jb[..., 3:])], axis=-1)  # J_b M_b⁻¹
+    Ab = jnp.einsum("bpi,bqi->bpq", Gb, Jb)
+    A = jnp.zeros((m + 1, m + 1), Jl.dtype).at[rows[:, :, None], rows[:, None, :]].add(Ab)
+    return A[:m, :m]
 
 
 def slide_rows_at(system, X):
@@ -77,25 +154,21 @@ def lambda_stage(system, t, X, s):
     """Everything one evaluation gives: ν̇ (n_b, 6), joint multipliers, contact forces,
     friction forces/normals/rates, Φ, Φ̇, springs."""
     layout = system.layout
-    n_b = layout.n_bodies
     nu = X[:, 7:13].reshape(-1)
-    Minv_rot, _ = system.inverse_inertias(X)
-    minv = 1.0 / system.masses
-
-    def apply_minv(G):                   # G (..., 6 n_b) -> M⁻¹ G
-        G = G.reshape(G.shape[:-1] + (n_b, 6))
-        lin = G[..., :3] * minv[:, None]
-        ang = jnp.einsum("bij,...bj->...bi", Minv_rot, G[..., 3:])
-        return jnp.concatenate([lin, ang], axis=-1).reshape(G.shape[:-2] + (6 * n_b,))
+    apply_minv = inverse_mass_operator(system, X)
 
     Q, lengths, tensions = system.applied(t, X)
     Q = Q.reshape(-1)
-    phi, J, rate, second = system.joint_terms(t, X)
+    phi, Jl, rate, second, bi, bj = system.joint_rows_local(t, X)
+    J = system._scatter_rows(Jl, bi, bj)
     c_joint = -second - 2.0 * system.alpha * rate - system.beta ** 2 * phi
     m = J.shape[0]
     n_c = len(layout.contacts)
     if n_c:
-        psi, Jc, uc, udc = system.contact_rows(X)
+        psi, Jcl, uc, udc, ba, bb = system.contact_rows_local(X)
+        Jc = system._scatter_rows(Jcl, ba, bb)
+        Jl, bi, bj = jnp.concatenate([Jl, Jcl]), np.concatenate([bi, ba]), \
+            np.concatenate([bj, bb])
         gap_rows = jnp.zeros((n_c, 3)).at[:, 2].set(psi).reshape(-1)
         c_contact = -udc - (2.0 * system.zeta / system.delta) * uc - gap_rows / system.delta ** 2
         J_all = jnp.concatenate([J, Jc])
@@ -112,7 +185,7 @@ def lambda_stage(system, t, X, s):
         psi = jnp.zeros(0)
         J_all, c_all = J, c_joint
     MJt = apply_minv(J_all).T                       # (6 n_b, rows)
-    A = J_all @ MJt
+    A = constraint_matrix(system, X, Jl, bi, bj, J_all, MJt.T)
 
     def solve(Qt):
         """(λ of all rows, ν̇) for the generalised forces Qt."""

@@ -12,6 +12,12 @@ give, by forward-mode differentiation (SPEC §9 in 3-D; the planar host does the
   because the twist is constant along that curve; time-dependent rows (drivers) add
   t + s to the curve, so γ = −d²Φ/ds² also carries the driver's −s̈_d.
 
+That is :func:`row_terms` (drivers, and the reference in the tests). The joints' own rows
+take :func:`joint_terms`: J written out (:func:`joint_jacobian`) and the same two
+derivatives by the product rule (ė = ω × e for a body-fixed vector), which compiles to a
+few fused loops instead of dozens of small products — the stage runs about twice as fast
+(benchmarks/results/spatial_links.md).
+
 A contact's frame (gap ψ [m], rows t₁, t₂, n of E, the arms from each body's centre of mass
 to its contact point) gives the rows [e, arm × e] on body b and their negative on body a,
 and J̇ν = d/dt (E (u_b − u_a)) at fixed twists (one ``jvp``).
@@ -26,30 +32,57 @@ from ._rigid import skew, vex
 
 __all__ = ["JOINT_ROWS", "joint_rows", "joint_coordinate", "row_terms", "row_values",
            "joint_jacobian", "coordinate_jacobian", "CONTACT_FRAMES",
-           "contact_terms", "tangent_basis"]
+           "contact_terms", "tangent_basis", "joint_terms", "mv", "mtv", "mm", "dot3"]
+
+
+# Products of 3-vectors and 3×3 matrices written out elementwise: under ``vmap`` a ``@`` of
+# such small operands is one batched library call per product (a separate step of the
+# compiled program each, ~40 per evaluation of a 6-body system), where these fuse with their
+# neighbours into a few loops. Same values up to the order of the three-term sums.
+def mv(R, v):
+    """R v for R (..., 3, 3), v (..., 3)."""
+    return R[..., :, 0] * v[..., 0, None] + R[..., :, 1] * v[..., 1, None] + \
+        R[..., :, 2] * v[..., 2, None]
+
+
+def mtv(R, v):
+    """Rᵀ v for R (..., 3, 3), v (..., 3)."""
+    return R[..., 0, :] * v[..., 0, None] + R[..., 1, :] * v[..., 1, None] + \
+        R[..., 2, :] * v[..., 2, None]
+
+
+def mm(A, B):
+    """A B for A, B (..., 3, 3)."""
+    return A[..., :, 0, None] * B[..., 0, None, :] + A[..., :, 1, None] * B[..., 1, None, :] \
+        + A[..., :, 2, None] * B[..., 2, None, :]
+
+
+def dot3(a, b):
+    """a · b for a, b (..., 3)."""
+    return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
 
 
 def _points(ri, Ri, rj, Rj, a):
-    return rj + Rj @ a["s_j"] - ri - Ri @ a["s_i"]
+    return rj + mv(Rj, a["s_j"]) - ri - mv(Ri, a["s_i"])
 
 
 def _rotation_lock(Ri, Rj, a):
     # E = R_i C R_jᵀ with C = R_i0ᵀ R_j0: E = I at the initial pose; vex(E) ≈ the relative
     # rotation vector (3 rows, regular near E = I)
-    return vex(Ri @ a["C"] @ Rj.T)
+    return vex(mm(mm(Ri, a["C"]), jnp.swapaxes(Rj, -1, -2)))
 
 
 def _revolute(ri, Ri, rj, Rj, a):
-    axis_j = Rj @ a["frame_j"][:, 0]
+    axis_j = mv(Rj, a["frame_j"][:, 0])
     return jnp.concatenate([_points(ri, Ri, rj, Rj, a),
-                            jnp.stack([(Ri @ a["frame_i"][:, 1]) @ axis_j,
-                                       (Ri @ a["frame_i"][:, 2]) @ axis_j])])
+                            jnp.stack([dot3(mv(Ri, a["frame_i"][:, 1]), axis_j),
+                                       dot3(mv(Ri, a["frame_i"][:, 2]), axis_j)])])
 
 
 def _prismatic(ri, Ri, rj, Rj, a):
     d = _points(ri, Ri, rj, Rj, a)
-    return jnp.concatenate([jnp.stack([(Ri @ a["frame_i"][:, 1]) @ d,
-                                       (Ri @ a["frame_i"][:, 2]) @ d]),
+    return jnp.concatenate([jnp.stack([dot3(mv(Ri, a["frame_i"][:, 1]), d),
+                                       dot3(mv(Ri, a["frame_i"][:, 2]), d)]),
                             _rotation_lock(Ri, Rj, a)])
 
 
@@ -64,14 +97,14 @@ def _fixed(ri, Ri, rj, Rj, a):
 def _lock_rows(Ri, Rj, a):
     """∂vex(E)/∂(ω_i, ω_j) for E = R_i C R_jᵀ: Ė = [ω_i×]E − E[ω_j×] gives
     vex(Ė) = ½(tr E·I − E) ω_i − ½(tr E·I − Eᵀ) ω_j."""
-    E = Ri @ a["C"] @ Rj.T
+    E = mm(mm(Ri, a["C"]), Rj.T)
     tr = jnp.trace(E) * jnp.eye(3)
     return 0.5 * (tr - E), -0.5 * (tr - E.T)
 
 
 def _point_rows(ri, Ri, rj, Rj, a):
     """∂d/∂(v_i, ω_i, v_j, ω_j) of d = r_j + R_j s_j − r_i − R_i s_i: (3, 12)."""
-    ai, aj = Ri @ a["s_i"], Rj @ a["s_j"]
+    ai, aj = mv(Ri, a["s_i"]), mv(Rj, a["s_j"])
     eye = jnp.eye(3)
     return jnp.concatenate([-eye, skew(ai), eye, -skew(aj)], axis=1)
 
@@ -87,14 +120,14 @@ def joint_jacobian(kind, ri, Ri, rj, Rj, a):
         z3 = jnp.zeros((3, 3))
         return jnp.concatenate([_point_rows(ri, Ri, rj, Rj, a),
                                 jnp.concatenate([z3, Li, z3, Lj], axis=1)])
-    e1, e2 = Ri @ a["frame_i"][:, 1], Ri @ a["frame_i"][:, 2]
+    e1, e2 = mv(Ri, a["frame_i"][:, 1]), mv(Ri, a["frame_i"][:, 2])
     if kind == "RevoluteJoint":
-        u_j = Rj @ a["frame_j"][:, 0]
+        u_j = mv(Rj, a["frame_j"][:, 0])
         rows = [jnp.concatenate([zero[0], jnp.cross(e, u_j), zero[0], -jnp.cross(e, u_j)])
                 for e in (e1, e2)]
         return jnp.concatenate([_point_rows(ri, Ri, rj, Rj, a), jnp.stack(rows)])
     # prismatic: e_k·d, then the rotation lock
-    ai, aj = Ri @ a["s_i"], Rj @ a["s_j"]
+    ai, aj = mv(Ri, a["s_i"]), mv(Rj, a["s_j"])
     d = _points(ri, Ri, rj, Rj, a)
     rows = [jnp.concatenate([-e, jnp.cross(e, d) - jnp.cross(ai, e), e, jnp.cross(aj, e)])
             for e in (e1, e2)]
@@ -114,11 +147,11 @@ def joint_rows(kind):
 def joint_coordinate(kind, ri, Ri, rj, Rj, a):
     """The joint's coordinate: the angle of j about the axis relative to i [rad] (revolute,
     in (−π, π]) or the slide along the axis [m] (prismatic)."""
-    u = Ri @ a["frame_i"][:, 0]
+    u = mv(Ri, a["frame_i"][:, 0])
     if kind == "RevoluteJoint":
-        ai, aj = Ri @ a["frame_i"][:, 1], Rj @ a["frame_j"][:, 1]
-        return jnp.arctan2(u @ jnp.cross(ai, aj), ai @ aj)
-    return u @ _points(ri, Ri, rj, Rj, a)
+        ai, aj = mv(Ri, a["frame_i"][:, 1]), mv(Rj, a["frame_j"][:, 1])
+        return jnp.arctan2(dot3(u, jnp.cross(ai, aj)), dot3(ai, aj))
+    return dot3(u, _points(ri, Ri, rj, Rj, a))
 
 
 def driver_row(kind, ri, Ri, rj, Rj, a, target):
@@ -126,10 +159,10 @@ def driver_row(kind, ri, Ri, rj, Rj, a, target):
     row is u·(c × a_j) with c the reference direction turned by θ_d), s − s_d for a
     prismatic joint."""
     if kind == "RevoluteJoint":
-        u = Ri @ a["frame_i"][:, 0]
-        ai, aj = Ri @ a["frame_i"][:, 1], Rj @ a["frame_j"][:, 1]
+        u = mv(Ri, a["frame_i"][:, 0])
+        ai, aj = mv(Ri, a["frame_i"][:, 1]), mv(Rj, a["frame_j"][:, 1])
         c = jnp.cos(target) * ai + jnp.sin(target) * jnp.cross(u, ai)
-        return u @ jnp.cross(c, aj)
+        return dot3(u, jnp.cross(c, aj))
     return joint_coordinate(kind, ri, Ri, rj, Rj, a) - target
 
 
@@ -138,19 +171,19 @@ def _perturbed(fn, ri, Ri, rj, Rj):
     eye = jnp.eye(3)
 
     def at(xi):
-        return fn(ri + xi[0:3], (eye + skew(xi[3:6])) @ Ri,
-                  rj + xi[6:9], (eye + skew(xi[9:12])) @ Rj)
+        return fn(ri + xi[0:3], mm(eye + skew(xi[3:6]), Ri),
+                  rj + xi[6:9], mm(eye + skew(xi[9:12]), Rj))
     return at
 
 
 def coordinate_jacobian(kind, ri, Ri, rj, Rj, a):
     """∂ṡ/∂(v_i, ω_i, v_j, ω_j) of a joint's coordinate: u·(ω_j − ω_i) for a revolute joint,
     the prismatic row e·d with e = u for a prismatic one (1, 12)."""
-    u = Ri @ a["frame_i"][:, 0]
+    u = mv(Ri, a["frame_i"][:, 0])
     zero = jnp.zeros(3)
     if kind == "RevoluteJoint":
         return jnp.concatenate([zero, -u, zero, u])[None]
-    ai, aj = Ri @ a["s_i"], Rj @ a["s_j"]
+    ai, aj = mv(Ri, a["s_i"]), mv(Rj, a["s_j"])
     d = _points(ri, Ri, rj, Rj, a)
     return jnp.concatenate([-u, jnp.cross(u, d) - jnp.cross(ai, u), u, jnp.cross(aj, u)])[None]
 
@@ -176,9 +209,9 @@ def row_terms(fn, ri, Ri, vi, wi, rj, Rj, vj, wj, jac=None):
     Wi, Wj = skew(wi), skew(wj)
 
     def along(s):
-        Ei = jnp.eye(3) + s * Wi + 0.5 * s * s * Wi @ Wi
-        Ej = jnp.eye(3) + s * Wj + 0.5 * s * s * Wj @ Wj
-        return fn(ri + s * vi, Ei @ Ri, rj + s * vj, Ej @ Rj, s)
+        Ei = jnp.eye(3) + s * Wi + 0.5 * s * s * mm(Wi, Wi)
+        Ej = jnp.eye(3) + s * Wj + 0.5 * s * s * mm(Wj, Wj)
+        return fn(ri + s * vi, mm(Ei, Ri), rj + s * vj, mm(Ej, Rj), s)
 
     def first(s):
         return jax.jvp(along, (s,), (jnp.ones_like(s),))
@@ -186,6 +219,63 @@ def row_terms(fn, ri, Ri, vi, wi, rj, Rj, vj, wj, jac=None):
     zero = jnp.zeros((), ri.dtype)
     (phi, rate), (_, second) = jax.jvp(first, (zero,), (jnp.ones_like(zero),))
     return phi, J, rate, second
+
+
+def joint_terms(kind, ri, Ri, vi, wi, rj, Rj, vj, wj, a):
+    """(Φ, J (k, 12), Φ̇, J̇ν) of a joint's rows, the time derivatives written out: what
+    :func:`row_terms` gets by forward mode along the curve (r + s v, exp(s[ω×]) R), here
+    from Ṙ = [ω×]R, R̈ = [ω×]²R at fixed twists — a body-fixed vector e rotates as
+    ė = ω × e, ë = ω × (ω × e) — so the rows' first and second derivatives follow by the
+    product rule (no nested tangents: a few fused loops where forward mode spawned dozens
+    of small products). Mathematically the same values; a test compares the two."""
+    J = joint_jacobian(kind, ri, Ri, rj, Rj, a)
+    ai, aj = mv(Ri, a["s_i"]), mv(Rj, a["s_j"])
+    d = rj + aj - ri - ai
+    d1 = vj + jnp.cross(wj, aj) - vi - jnp.cross(wi, ai)
+    d2 = jnp.cross(wj, jnp.cross(wj, aj)) - jnp.cross(wi, jnp.cross(wi, ai))
+    if kind == "SphericalJoint":
+        return d, J, d1, d2
+
+    def spin(w, e):                    # (ė, ë) of a vector rotating with ω
+        e1 = jnp.cross(w, e)
+        return e1, jnp.cross(w, e1)
+
+    def lock():                        # vex of E = R_i C R_jᵀ and its two derivatives
+        E = mm(mm(Ri, a["C"]), Rj.T)
+        Wi, Wj = skew(wi), skew(wj)
+        WiE = mm(Wi, E)
+        E1 = WiE - mm(E, Wj)
+        E2 = mm(Wi, WiE) - 2.0 * mm(WiE, Wj) + mm(E, mm(Wj, Wj))
+        return vex(E), vex(E1), vex(E2)
+    if kind == "FixedJoint":
+        p, p1, p2 = lock()
+        return (jnp.concatenate([d, p]), J, jnp.concatenate([d1, p1]),
+                jnp.concatenate([d2, p2]))
+    es = [mv(Ri, a["frame_i"][:, k]) for k in (1, 2)]
+    if kind == "RevoluteJoint":
+        u = mv(Rj, a["frame_j"][:, 0])
+        u1, u2 = spin(wj, u)
+        rows, rates, seconds = [], [], []
+        for e in es:
+            e1, e2 = spin(wi, e)
+            rows.append(dot3(e, u))
+            rates.append(dot3(e1, u) + dot3(e, u1))
+            seconds.append(dot3(e2, u) + 2.0 * dot3(e1, u1) + dot3(e, u2))
+        return (jnp.concatenate([d, jnp.stack(rows)]), J,
+                jnp.concatenate([d1, jnp.stack(rates)]),
+                jnp.concatenate([d2, jnp.stack(seconds)]))
+    if kind == "PrismaticJoint":
+        rows, rates, seconds = [], [], []
+        for e in es:
+            e1, e2 = spin(wi, e)
+            rows.append(dot3(e, d))
+            rates.append(dot3(e1, d) + dot3(e, d1))
+            seconds.append(dot3(e2, d) + 2.0 * dot3(e1, d1) + dot3(e, d2))
+        p, p1, p2 = lock()
+        return (jnp.concatenate([jnp.stack(rows), p]), J,
+                jnp.concatenate([jnp.stack(rates), p1]),
+                jnp.concatenate([jnp.stack(seconds), p2]))
+    raise ValueError(f"no written-out rows for {kind}")
 
 
 # --- contacts --------------------------------------------------------------------------------
@@ -203,7 +293,7 @@ _WORLD = jnp.eye(3)
 
 
 def _ground_vertex(ra, Ra, rb, Rb, c):
-    arm_b = Rb @ c["point"]
+    arm_b = mv(Rb, c["point"])
     psi = rb[2] + arm_b[2] - c["height"]
     return psi, _WORLD, jnp.zeros(3), arm_b
 
@@ -224,23 +314,23 @@ def _sphere_sphere(ra, Ra, rb, Rb, c):
 def _box_faces(p, half):
     """Signed distances of p (box frame) to the six face planes, and their normals."""
     normals = jnp.concatenate([jnp.eye(3), -jnp.eye(3)])
-    return normals @ p - jnp.concatenate([half, half]), normals
+    return jnp.sum(normals * p, axis=1) - jnp.concatenate([half, half]), normals
 
 
 def _vertex_box(ra, Ra, rb, Rb, c):
     """Vertex of body b against box a: the gap is the largest face distance (exact inside
     and in front of a face; below the true distance beside an edge), normal that face's."""
-    P = rb + Rb @ c["point"]
-    dist, normals = _box_faces(Ra.T @ (P - ra), c["half_a"])
+    P = rb + mv(Rb, c["point"])
+    dist, normals = _box_faces(mtv(Ra, P - ra), c["half_a"])
     k = jnp.argmax(dist)
-    n = Ra @ normals[k]
+    n = mv(Ra, normals[k])
     return dist[k], tangent_basis(n), P - ra, P - rb
 
 
 def _sphere_box(ra, Ra, rb, Rb, c):
     """Sphere b against box a: nearest point of the box to the centre (outside), or the
     nearest face (centre inside)."""
-    p = Ra.T @ (rb - ra)
+    p = mtv(Ra, rb - ra)
     half = c["half_a"]
     clamped = jnp.clip(p, -half, half)
     out = p - clamped
@@ -250,7 +340,7 @@ def _sphere_box(ra, Ra, rb, Rb, c):
     inside = out_norm < 1e-12
     n_local = jnp.where(inside, normals[k], out / out_norm)
     gap = jnp.where(inside, dist[k], out_norm) - c["radius_b"]
-    n = Ra @ n_local
+    n = mv(Ra, n_local)
     contact = rb - c["radius_b"] * n
     return gap, tangent_basis(n), contact - ra, contact - rb
 
@@ -269,8 +359,8 @@ def contact_terms(kind, ra, Ra, va, wa, rb, Rb, vb, wb, c):
         u = (vb + jnp.cross(wb, arm_b)) - (va + jnp.cross(wa, arm_a))
         Jb = jnp.concatenate([E, jnp.stack([jnp.cross(arm_b, e) for e in E])], axis=1)
         Ja = jnp.concatenate([E, jnp.stack([jnp.cross(arm_a, e) for e in E])], axis=1)
-        return psi, jnp.concatenate([-Ja, Jb], axis=1), E @ u
+        return psi, jnp.concatenate([-Ja, Jb], axis=1), mv(E, u)
 
     (psi, J, u), (_, _, u_dot) = jax.jvp(relative, (ra, Ra, rb, Rb),
-                                         (va, skew(wa) @ Ra, vb, skew(wb) @ Rb))
+                                         (va, mm(skew(wa), Ra), vb, mm(skew(wb), Rb)))
     return psi, J, u, u_dot

@@ -23,7 +23,8 @@ with the Newton–Euler equations (world frame, SPEC §7 eq. 11)
 
 and J ν̇ = c on the joint rows, c = −J̇ν − 2αΦ̇ − β²Φ (Baumgarte; the fixed-step methods
 also project onto Φ = 0, Φ̇ = 0 after every step). Without contacts λ comes from the Schur
-complement S = J M⁻¹ Jᵀ (:func:`._link_dynamics.spd_solve`); with contacts the joint
+complement S = J M⁻¹ Jᵀ (:func:`._link_dynamics.spd_solve`; S formed by
+:func:`._link_dynamics.constraint_matrix`, densely or body by body); with contacts the joint
 rows are the bilateral block of one λ-problem (SPEC §6), each contact a
 :class:`~stickslip.constraints.SpatialContact` with the relaxation (δ, ζ):
 w = J ν̇ + J̇ν + (2ζ/δ) J ν + (1/δ²)[0; 0; ψ] ∈ −lim N_F^{U_ε}(λ).
@@ -47,16 +48,29 @@ import numpy as np
 
 from ..laws._base import as_parameter
 from ..systems import AbstractSystem
-from ._link_dynamics import (inverse3, inverse_mass, joint_reactions, lambda_stage,
+from ._link_dynamics import (constraint_matrix, inverse3, inverse_mass,
+                             inverse_mass_operator, joint_reactions, lambda_stage,
                              slide_rows_at, spd_solve)
 from ._link_layout import ContactArrays, JointArrays, LinkLayout, SpringArrays
-from ._link_kinematics import (contact_terms, coordinate_jacobian, driver_row,
-                               joint_coordinate, joint_jacobian, joint_rows, row_terms,
+from ._link_kinematics import (contact_terms, coordinate_jacobian, dot3, driver_row,
+                               joint_coordinate, joint_terms, mm, mv, row_terms,
                                row_values)
 from ._rigid import quat_rate, rotate_quat, rotation
 
 __all__ = ["LinkSystem"]
 
+
+
+def _take(x, idx):
+    """x[idx] for static indices: a slice where they are consecutive, a broadcast where
+    they are all one (a gather otherwise): a gather is a step of its own in the compiled
+    program, a slice or broadcast fuses with its use."""
+    idx = np.asarray(idx)
+    if idx.size and np.all(idx == idx[0]):
+        return jnp.broadcast_to(x[int(idx[0])], (idx.size,) + x.shape[1:])
+    if idx.size and np.all(np.diff(idx) == 1):
+        return x[int(idx[0]):int(idx[-1]) + 1]
+    return x[idx]
 
 
 def _value(const, fn, t):
@@ -107,19 +121,36 @@ class LinkSystem(AbstractSystem):
     def _scatter(self, blocks, i, j):
         """Rows (k, 12) over [body i; body j] into (k, 6 n_b) columns (ground dropped)."""
         n_b = self.layout.n_bodies
-        eye = jnp.eye(n_b + 1, dtype=blocks.dtype)
-        full = (jnp.einsum("kb,krc->krbc", eye[np.asarray(i)], blocks[:, :, :6])
-                + jnp.einsum("kb,krc->krbc", eye[np.asarray(j)], blocks[:, :, 6:]))
-        return full[:, :, :n_b].reshape(blocks.shape[0], blocks.shape[1], 6 * n_b)
+        # one-hot columns (static) times the blocks: elementwise, so it fuses with what
+        # computes the blocks (a place-by-index would be a scatter)
+        eye = np.eye(n_b + 1)[:, :n_b]
+        oi = jnp.asarray(eye[np.asarray(i)], blocks.dtype)[:, None, :, None]
+        oj = jnp.asarray(eye[np.asarray(j)], blocks.dtype)[:, None, :, None]
+        full = oi * blocks[:, :, None, :6] + oj * blocks[:, :, None, 6:]
+        return full.reshape(blocks.shape[0], blocks.shape[1], 6 * n_b)
 
     # --- stage 2: joint and driver rows ----------------------------------------------------
     def joint_terms(self, t, X, derivatives: bool = True):
         """(Φ, J, Φ̇, J̇ν − time terms) of the kept joint and driver rows; without
         `derivatives`, Φ̇ = J ν (the time terms left out) and J̇ν = 0 — what the projection
         and the build's checks need, at a fraction of the compile."""
+        phi, Jl, rate, second, bi, bj = self.joint_rows_local(t, X, derivatives)
+        return phi, self._scatter_rows(Jl, bi, bj), rate, second
+
+    def _scatter_rows(self, Jl, bi, bj):
+        """Local rows (m, 12) over [body bi; body bj] into (m, 6 n_b) columns."""
+        n_b = self.layout.n_bodies
+        eye = np.eye(n_b + 1)[:, :n_b]
+        oi = jnp.asarray(eye[np.asarray(bi, int)], Jl.dtype)[:, :, None]
+        oj = jnp.asarray(eye[np.asarray(bj, int)], Jl.dtype)[:, :, None]
+        return (oi * Jl[:, None, :6] + oj * Jl[:, None, 6:]).reshape(Jl.shape[0], 6 * n_b)
+
+    def joint_rows_local(self, t, X, derivatives: bool = True):
+        """:meth:`joint_terms` with J in local form: (Φ, J_l (m, 12), Φ̇, J̇ν, b_i, b_j), row
+        k of J_l over [v, ω of body b_i[k]; v, ω of body b_j[k]] (b_i, b_j static NumPy
+        indices, n_b for the ground)."""
         layout = self.layout
         r, R, v, w = self.poses(X)
-        n = 6 * layout.n_bodies
         phi = [None] * len(layout.joints)
         J = [None] * len(layout.joints)
         rate = [None] * len(layout.joints)
@@ -128,24 +159,21 @@ class LinkSystem(AbstractSystem):
             idx = np.array(members)
             i = np.array([layout.joints[k][2] for k in members])
             j = np.array([layout.joints[k][3] for k in members])
-            arrays = jax.tree.map(lambda x: x[idx], self.joint_arrays)
-            fn = joint_rows(kind)
+            arrays = jax.tree.map(lambda x: _take(x, idx), self.joint_arrays)
 
-            def one(a, ri, Ri, vi, wi, rj, Rj, vj, wj, fn=fn, kind=kind):
-                rows = lambda A, B, C, D, s: fn(A, B, C, D, a)   # noqa: E731
-                jac = lambda A, B, C, D: joint_jacobian(kind, A, B, C, D, a)   # noqa: E731
-                if derivatives:
-                    return row_terms(rows, ri, Ri, vi, wi, rj, Rj, vj, wj, jac)
-                p, Jl = row_values(rows, ri, Ri, rj, Rj, jac)
-                rate = Jl @ jnp.concatenate([vi, wi, vj, wj])
-                return p, Jl, rate, jnp.zeros_like(p)
-            p, Jl, rt, sc = jax.vmap(one)(arrays, r[i], R[i], v[i], w[i], r[j], R[j], v[j],
-                                          w[j])
-            Jg = self._scatter(Jl, i, j)
+            def one(a, ri, Ri, vi, wi, rj, Rj, vj, wj, kind=kind):
+                # Φ, J, Φ̇ = J ν and J̇ν written out (_link_kinematics.joint_terms); without
+                # `derivatives` the unused J̇ν is dropped by the compiler
+                p, Jl, rate, second = joint_terms(kind, ri, Ri, vi, wi, rj, Rj, vj, wj, a)
+                return p, Jl, rate, (second if derivatives else jnp.zeros_like(p))
+            p, Jl, rt, sc = jax.vmap(one)(arrays, *(_take(z, i) for z in (r, R, v, w)),
+                                          *(_take(z, j) for z in (r, R, v, w)))
             for pos, k in enumerate(members):
-                phi[k], J[k], rate[k], second[k] = p[pos], Jg[pos], rt[pos], sc[pos]
+                phi[k], J[k], rate[k], second[k] = p[pos], Jl[pos], rt[pos], sc[pos]
         parts = [(phi[k], J[k], rate[k], second[k]) for k in range(len(layout.joints))
                  if phi[k] is not None]
+        bodies = [(layout.joints[k][2], layout.joints[k][3], phi[k].shape[0])
+                  for k in range(len(layout.joints)) if phi[k] is not None]
         for (_, jk, mode, fn, slot) in layout.drivers:
             if mode == "effort":
                 continue
@@ -183,23 +211,28 @@ class LinkSystem(AbstractSystem):
                     sc = jnp.zeros(1)
                 p = jnp.zeros(1)
                 rt = Jl @ jnp.concatenate([v[i], w[i], v[j], w[j]]) - vt
-            Jg = self._scatter(Jl[None], np.array([i]), np.array([j]))[0]
-            parts.append((p, Jg, rt, sc))
+            parts.append((p, Jl, rt, sc))
+            bodies.append((i, j, 1))
         if not parts:
             empty = jnp.zeros((0,), X.dtype)
-            return empty, jnp.zeros((0, n), X.dtype), empty, empty
-        phi = jnp.concatenate([p[0] for p in parts])[layout.kept]
-        J = jnp.concatenate([p[1] for p in parts])[layout.kept]
-        rate = jnp.concatenate([p[2] for p in parts])[layout.kept]
-        second = jnp.concatenate([p[3] for p in parts])[layout.kept]
-        return phi, J, rate, second
+            none = np.zeros(0, int)
+            return empty, jnp.zeros((0, 12), X.dtype), empty, empty, none, none
+        bi = np.concatenate([np.full(k, i) for i, _, k in bodies])[layout.kept]
+        bj = np.concatenate([np.full(k, j) for _, j, k in bodies])[layout.kept]
+        phi = _take(jnp.concatenate([p[0] for p in parts]), layout.kept)
+        Jl = _take(jnp.concatenate([p[1] for p in parts]), layout.kept)
+        rate = _take(jnp.concatenate([p[2] for p in parts]), layout.kept)
+        second = _take(jnp.concatenate([p[3] for p in parts]), layout.kept)
+        return phi, Jl, rate, second, bi, bj
 
     # --- stage 3: applied forces -------------------------------------------------------------
     def inverse_inertias(self, X):
+        """(R I⁻¹ Rᵀ, R I Rᵀ) (n_b, 3, 3) of every body: world-frame inverse inertia and
+        inertia."""
         R = jax.vmap(rotation)(X[:, 3:7])
+        Rt = jnp.swapaxes(R, 1, 2)
         Iinv = jax.vmap(inverse3)(self.inertias)
-        return jnp.einsum("bij,bjk,blk->bil", R, Iinv, R), jnp.einsum(
-            "bij,bjk,blk->bil", R, self.inertias, R)
+        return mm(mm(R, Iinv), Rt), mm(mm(R, self.inertias), Rt)
 
     def applied(self, t, X):
         """Q (n_b, 6): gravity, point forces, torques, springs, effort drivers,
@@ -209,12 +242,12 @@ class LinkSystem(AbstractSystem):
         r, R, v, w = self.poses(X)
         _, Iw = self.inverse_inertias(X)
         F = self.masses[:, None] * self.gravity[None, :]
-        T = -jnp.cross(X[:, 10:13], jnp.einsum("bij,bj->bi", Iw, X[:, 10:13]))
+        T = -jnp.cross(X[:, 10:13], mv(Iw, X[:, 10:13]))
         F = jnp.concatenate([F, jnp.zeros((1, 3))])
         T = jnp.concatenate([T, jnp.zeros((1, 3))])
         for k, (b, fn) in enumerate(layout.forces):
             f = _value(self.force_values[k], fn, t)
-            arm = R[b] @ self.force_points[k]
+            arm = mv(R[b], self.force_points[k])
             F = F.at[b].add(f)
             T = T.at[b].add(jnp.cross(arm, f))
         for k, (b, fn) in enumerate(layout.torques):
@@ -222,7 +255,7 @@ class LinkSystem(AbstractSystem):
         lengths, tensions = [], []
         for k, (_, i, j) in enumerate(layout.springs):
             s = self.springs
-            ai, aj = R[i] @ s["s_i"][k], R[j] @ s["s_j"][k]
+            ai, aj = mv(R[i], s["s_i"][k]), mv(R[j], s["s_j"][k])
             d = r[j] + aj - r[i] - ai
             length = jnp.sqrt(jnp.sum(d * d) + 1e-300)
             e = d / length
@@ -260,6 +293,12 @@ class LinkSystem(AbstractSystem):
     # --- stage 4: contacts --------------------------------------------------------------------
     def contact_rows(self, X):
         """(ψ, J (3 n_c, 6 n_b), Jν, J̇ν) of the point contacts, rows (t₁, t₂, n) each."""
+        psi, Jl, u, ud, ba, bb = self.contact_rows_local(X)
+        return psi, self._scatter_rows(Jl, ba, bb), u, ud
+
+    def contact_rows_local(self, X):
+        """:meth:`contact_rows` with J in local form (see :meth:`joint_rows_local`):
+        (ψ, J_l (3 n_c, 12), Jν, J̇ν, b_a, b_b)."""
         layout = self.layout
         r, R, v, w = self.poses(X)
         n_c = len(layout.contacts)
@@ -268,17 +307,18 @@ class LinkSystem(AbstractSystem):
             idx = np.array(members)
             a = np.array([layout.contacts[k][2] for k in members])
             b = np.array([layout.contacts[k][3] for k in members])
-            arrays = jax.tree.map(lambda x: x[idx], self.contact_arrays)
+            arrays = jax.tree.map(lambda x: _take(x, idx), self.contact_arrays)
 
             def one(c, ra, Ra, va, wa, rb, Rb, vb, wb, kind=kind):
                 return contact_terms(kind, ra, Ra, va, wa, rb, Rb, vb, wb, c)
-            p, Jl, uu, udd = jax.vmap(one)(arrays, r[a], R[a], v[a], w[a], r[b], R[b], v[b],
-                                           w[b])
-            Jg = self._scatter(Jl, a, b)
+            p, Jl, uu, udd = jax.vmap(one)(arrays, *(_take(z, a) for z in (r, R, v, w)),
+                                           *(_take(z, b) for z in (r, R, v, w)))
             for pos, k in enumerate(members):
-                psi[k], J[k], u[k], ud[k] = p[pos], Jg[pos], uu[pos], udd[pos]
+                psi[k], J[k], u[k], ud[k] = p[pos], Jl[pos], uu[pos], udd[pos]
+        ba = np.repeat([c[2] for c in layout.contacts], 3)
+        bb = np.repeat([c[3] for c in layout.contacts], 3)
         return (jnp.stack(psi), jnp.concatenate(J), jnp.concatenate(u),
-                jnp.concatenate(ud))
+                jnp.concatenate(ud), ba, bb)
 
     # --- stage 5: the λ-stage and accelerations ----------------------------------------------
     def dynamics(self, t, X, s):
@@ -344,27 +384,23 @@ class LinkSystem(AbstractSystem):
         rest = x[13 * n_b:]
         if layout.kept.size == 0:
             return jnp.concatenate([X.reshape(-1), rest])
-        Minv_rot, _ = self.inverse_inertias(X)
-        minv = 1.0 / self.masses
-
-        def apply_minv(G):
-            G = G.reshape(G.shape[:-1] + (n_b, 6))
-            lin = G[..., :3] * minv[:, None]
-            ang = jnp.einsum("bij,...bj->...bi", Minv_rot, G[..., 3:])
-            return jnp.concatenate([lin, ang], axis=-1).reshape(G.shape[:-2] + (6 * n_b,))
+        apply_minv = inverse_mass_operator(self, X)
 
         hol = np.nonzero(layout.holonomic)[0]
         if hol.size:
-            phi, J, _, _ = self.joint_terms(t, X, derivatives=False)
-            Jh = J[hol]
+            phi, Jl, _, _, bi, bj = self.joint_rows_local(t, X, derivatives=False)
+            Jl, bi, bj = _take(Jl, hol), bi[hol], bj[hol]
+            Jh = self._scatter_rows(Jl, bi, bj)
             MJt = apply_minv(Jh).T
-            dxi = -MJt @ spd_solve(Jh @ MJt, phi[hol])
+            S = constraint_matrix(self, X, Jl, bi, bj, Jh, MJt.T)
+            dxi = -MJt @ spd_solve(S, _take(phi, hol))
             dxi = dxi.reshape(n_b, 6)
             X = X.at[:, 0:3].add(dxi[:, :3])
             X = X.at[:, 3:7].set(jax.vmap(rotate_quat)(X[:, 3:7], dxi[:, 3:]))
-        _, J, rate, _ = self.joint_terms(t, X, derivatives=False)
+        _, Jl, rate, _, bi, bj = self.joint_rows_local(t, X, derivatives=False)
+        J = self._scatter_rows(Jl, bi, bj)
         MJt = apply_minv(J).T
-        dnu = -MJt @ spd_solve(J @ MJt, rate)
+        dnu = -MJt @ spd_solve(constraint_matrix(self, X, Jl, bi, bj, J, MJt.T), rate)
         X = X.at[:, 7:13].add(dnu.reshape(n_b, 6))
         n_s = layout.n_law_states
         if layout.revolutes:
@@ -395,26 +431,37 @@ class LinkSystem(AbstractSystem):
         n_s = self.layout.n_law_states
         return x[:13 * n_b].reshape(n_b, 13), x[13 * n_b:13 * n_b + n_s]
 
+    def _revolute_frames(self, X):
+        """(r_i, R_i, r_j, R_j, ω_i, ω_j, arrays) of the revolute joints, stacked."""
+        layout = self.layout
+        r, R, _, w = self.poses(X)
+        idx = np.array(layout.revolutes)
+        i = np.array([layout.joints[k][2] for k in layout.revolutes])
+        j = np.array([layout.joints[k][3] for k in layout.revolutes])
+        a = jax.tree.map(lambda z: _take(z, idx), self.joint_arrays)
+        return (_take(r, i), _take(R, i), _take(r, j), _take(R, j), _take(w, i), _take(w, j),
+                a)
+
     def revolute_angles(self, X):
         """The revolute joints' angles in (−π, π] [rad]."""
-        layout = self.layout
-        if not layout.revolutes:
+        if not self.layout.revolutes:
             return jnp.zeros(0)
-        r, R, _, _ = self.poses(X)
-        out = []
-        for jk in layout.revolutes:
-            _, kind, i, j = layout.joints[jk]
-            a = jax.tree.map(lambda z: z[jk], self.joint_arrays)
-            out.append(joint_coordinate(kind, r[i], R[i], r[j], R[j], a))
-        return jnp.stack(out)
+        ri, Ri, rj, Rj, _, _, a = self._revolute_frames(X)
+        return jax.vmap(lambda *p: joint_coordinate("RevoluteJoint", *p))(ri, Ri, rj, Rj, a)
+
+    def revolute_rates(self, X):
+        """The revolute joints' rates u·(ω_j − ω_i) [rad/s] (u the axis in body i)."""
+        if not self.layout.revolutes:
+            return jnp.zeros(0)
+        _, Ri, _, _, wi, wj, a = self._revolute_frames(X)
+        return dot3(mv(Ri, a["frame_i"][:, :, 0]), wj - wi)
 
     def vector_field(self, t, x):
         X, s = self._split(x)
         d = self.dynamics(t, X, s)
         qd = jax.vmap(quat_rate)(X[:, 3:7], X[:, 10:13])
         Xd = jnp.concatenate([X[:, 7:10], qd, d["nud"].reshape(-1, 6)], axis=1)
-        angle_rate = (self.slide_rows(X, self.layout.revolutes) @ X[:, 7:13].reshape(-1)
-                      if self.layout.revolutes else jnp.zeros(0))
+        angle_rate = self.revolute_rates(X)
         unsolved = ((d["status"] != 0).astype(x.dtype)[None] if self.layout.contacts
                     else jnp.zeros(0))
         return jnp.concatenate([Xd.reshape(-1), d["s_rate"], angle_rate, unsolved])
