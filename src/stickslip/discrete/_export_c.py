@@ -15,22 +15,25 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from .._version import __version__
 from ..errors import ParameterError
 
-__all__ = ["export_c", "ALGORITHMS", "CTemplate", "register_c"]
+__all__ = ["ALGORITHMS", "CTemplate", "export_c", "register_c"]
 
 
 @dataclass(frozen=True)
 class CTemplate:
     """The C99 of one algorithm: its parameter and state fields and three function bodies
-    (``check``: 0 or the 1-based index of the first bad parameter; ``init``; ``step``)."""
+    (``check``: 0 or the 1-based index of the first bad parameter; ``init``; ``step``), and
+    optionally a fourth, ``start``: the state's start value from the parameters (a system's
+    initial position and velocity), called once the parameters are set."""
 
     name: str
     summary: str
@@ -41,6 +44,7 @@ class CTemplate:
     init_body: str
     check_body: str
     step_body: str
+    start_body: str = ""                     # empty: init alone sets the start state
 
 
 _SAT = """static double stickslip_sat(double Z, double x)
@@ -57,8 +61,10 @@ them all)."""
 
 # Where the registered templates live. `import stickslip` loads subpackages lazily, so
 # export_c("psmc") must be able to load the module that registers it; the names are data (the
-# renderer imports no algorithm module), and control → discrete stays the only import edge.
-_PROVIDERS = ("stickslip.discrete._friction", "stickslip.control._controllers")
+# renderer imports no algorithm module); control → discrete and discrete._system_templates →
+# systems (the 1-D systems' steps) are the import edges.
+_PROVIDERS = ("stickslip.discrete._friction", "stickslip.discrete._system_templates",
+              "stickslip.control._controllers")
 
 _BY_FUNCTION: dict[Any, str] = {}
 _BY_TYPE: dict[type, tuple[str, Callable[[Any], dict[str, float]]]] = {}
@@ -102,16 +108,23 @@ def _resolve(algorithm: Any) -> tuple[CTemplate, dict[str, float] | None]:
             template = ALGORITHMS[name]
             values = parameters_of(algorithm)
             return template, {k: float(values[k]) for k, _ in template.params}
+    objects = ", ".join(sorted({cls.__name__ for cls in _BY_TYPE}))
     raise ParameterError(
-        f"`export_c` cannot export {algorithm!r}; pass one of the names {sorted(ALGORITHMS)}, "
-        "a step function (ss.discrete.coulomb_mass_step, da_relaxation_step, "
-        "sign_inclusion_step, ss.control.psmc_step) or a configured ss.control.PSMC, "
-        "ss.discrete.CoulombMass or ss.discrete.DARelaxation.")
+        f"`export_c` cannot export {algorithm!r}, a {type(algorithm).__name__}; pass one of "
+        f"the names {sorted(ALGORITHMS)}, a step function (ss.discrete.coulomb_mass_step, "
+        "da_relaxation_step, sign_inclusion_step, ss.control.psmc_step) or a configured "
+        f"object: {objects} (FrictionMass with a CoulombODE law, ContactMass with "
+        "NewtonImpact).")
 
 
 def _header(alg: CTemplate, defaults: dict[str, float] | None) -> str:
     n = alg.name
     guard = f"STICKSLIP_{n.upper()}_H"
+    start_use = f"  stickslip_{n}_start(&s, &prm);" if alg.start_body else ""
+    start_decl = "" if not alg.start_body else (
+        f"\n/* Set the state's start value from the parameters (after init, before the first\n"
+        f" * step). */\nvoid stickslip_{n}_start(stickslip_{n}_state *s, "
+        f"const stickslip_{n}_params *prm);\n")
     params = "\n".join(f"    double {name};  /* {doc} */" for name, doc in alg.params)
     state = "\n".join(f"    {ctype} {name};  /* {doc} */" for ctype, name, doc in alg.state)
     default = ""
@@ -126,7 +139,7 @@ def _header(alg: CTemplate, defaults: dict[str, float] | None) -> str:
  *     stickslip_{n}_params prm = {{...}};      // fill every field (SI units)
  *     stickslip_{n}_state s;
  *     if (stickslip_{n}_check(&prm) != 0) {{ ... bad parameter ... }}
- *     stickslip_{n}_init(&s);
+ *     stickslip_{n}_init(&s);{start_use}
  *     every sample:  out = stickslip_{n}_step(&s, &prm, {alg.step_args.replace("double ", "")});
  *
  * A non-finite input leaves the state unchanged, counts it in s.faults and returns a safe
@@ -154,7 +167,7 @@ int stickslip_{n}_check(const stickslip_{n}_params *prm);
 
 /* Reset the state to its start value. */
 void stickslip_{n}_init(stickslip_{n}_state *s);
-
+{start_decl}
 /* {alg.step_doc} */
 double stickslip_{n}_step(stickslip_{n}_state *s, const stickslip_{n}_params *prm,
                           {alg.step_args});
@@ -169,6 +182,11 @@ double stickslip_{n}_step(stickslip_{n}_state *s, const stickslip_{n}_params *pr
 
 def _source(alg: CTemplate) -> str:
     n = alg.name
+    uses_sat = "stickslip_sat" in alg.check_body + alg.init_body + alg.step_body
+    sat = _SAT if uses_sat else ""          # no unused static function (-Werror builds)
+    start = "" if not alg.start_body else (
+        f"\nvoid stickslip_{n}_start(stickslip_{n}_state *s, const stickslip_{n}_params *prm)"
+        f"\n{{\n{alg.start_body}}}\n")
     return f"""/* stickslip_{n}.c -- {alg.summary}.
  * Generated by stickslip {__version__} (stickslip.discrete.export_c); dependency-free C99.
  * Mirrors the Python implementation operation by operation.
@@ -176,7 +194,7 @@ def _source(alg: CTemplate) -> str:
 #include <math.h>   /* isfinite (a macro: no libm needed) */
 #include "stickslip_{n}.h"
 
-{_SAT}
+{sat}
 int stickslip_{n}_check(const stickslip_{n}_params *prm)
 {{
 {alg.check_body}}}
@@ -184,7 +202,7 @@ int stickslip_{n}_check(const stickslip_{n}_params *prm)
 void stickslip_{n}_init(stickslip_{n}_state *s)
 {{
 {alg.init_body}}}
-
+{start}
 double stickslip_{n}_step(stickslip_{n}_state *s, const stickslip_{n}_params *prm,
                           {alg.step_args})
 {{
