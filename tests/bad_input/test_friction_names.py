@@ -14,7 +14,7 @@ import pytest
 import stickslip as ss
 from stickslip.planar import examples as planar_examples
 from stickslip.studies import lugre_block
-from stickslip.studies._fit import _Problem
+from stickslip.studies._fit_problem import _Problem
 
 
 def _deprecated(old, new):

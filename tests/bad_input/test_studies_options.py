@@ -263,10 +263,10 @@ def test_fit_refuses_entries_that_do_not_apply(case, fragment):
 def test_estimates_outside_the_stable_step_are_reported_not_converged(monkeypatch):
     # a fit descends through stable runs, so an estimate past the step limit is rare: the
     # limit is made to shrink after the start values' check to reach that branch
-    from stickslip.studies import _fit
+    from stickslip.studies import _fit_problem
 
     limits = iter([ss.integrate.largest_stable_step(friction_mass(F=0.3), "rk4")])
-    monkeypatch.setattr(_fit, "largest_stable_step", lambda system, method:
+    monkeypatch.setattr(_fit_problem, "largest_stable_step", lambda system, method:
                         next(limits, 1e-9))
     truth = ss.simulate(friction_mass(F=0.4), 0.2, dt=1e-4, dt_out=1e-3)
     with pytest.warns(UserWarning, match=r"not trusted \(converged=False\): `fit\.dt`: .* at "

@@ -9,7 +9,7 @@ import pytest
 
 import stickslip as ss
 from stickslip.studies import friction_mass, lugre_block
-from stickslip.studies._fit import _Problem
+from stickslip.studies._fit_problem import _Problem
 
 
 def _noisy(res, channels, seed, level=0.01):

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from stickslip.cli import app
 from stickslip.studies import SPEC_EXAMPLES, load_spec, write_example
-from stickslip.studies._spec import DOCS_PAGE
+from stickslip.studies._spec_read import DOCS_PAGE
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGED = ROOT / "src" / "stickslip" / "studies" / "specs"

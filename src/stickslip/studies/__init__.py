@@ -23,8 +23,8 @@ from ._analyses import rest_position as rest_position
 from ._analyses import stick_fraction as stick_fraction
 from ._examples import SPEC_EXAMPLES as SPEC_EXAMPLES
 from ._examples import write_example as write_example
-from ._fit import FitResult as FitResult
 from ._fit import fit as fit
+from ._fit_result import FitResult as FitResult
 from ._grid import grid as grid
 from ._grid import latin_hypercube as latin_hypercube
 from ._grid import random_sample as random_sample
@@ -32,9 +32,9 @@ from ._models import MODELS as MODELS
 from ._models import SineForce as SineForce
 from ._models import friction_mass as friction_mass
 from ._models import lugre_block as lugre_block
-from ._spec import SpecError as SpecError
-from ._spec import load_spec as load_spec
 from ._spec import run_spec as run_spec
+from ._spec_load import load_spec as load_spec
+from ._spec_read import SpecError as SpecError
 from ._sweep import sweep as sweep
 
 __all__ = [
