@@ -31,6 +31,7 @@ import jax.numpy as jnp
 from ._rigid import skew, vex
 
 __all__ = ["JOINT_ROWS", "joint_rows", "joint_coordinate", "row_terms", "row_values",
+           "driver_terms",
            "joint_jacobian", "coordinate_jacobian", "CONTACT_FRAMES",
            "contact_terms", "tangent_basis", "joint_terms", "mv", "mtv", "mm", "dot3"]
 
@@ -164,6 +165,56 @@ def driver_row(kind, ri, Ri, rj, Rj, a, target):
         c = jnp.cos(target) * ai + jnp.sin(target) * jnp.cross(u, ai)
         return dot3(u, jnp.cross(c, aj))
     return joint_coordinate(kind, ri, Ri, rj, Rj, a) - target
+
+
+def driver_terms(kind, mode, ri, Ri, vi, wi, rj, Rj, vj, wj, a, target):
+    """(Φ, J (1, 12), Φ̇, J̇ν + time terms) of a driver's row, written out as
+    :func:`joint_terms` does (what :func:`row_terms` gets by forward mode; a test compares
+    the two). `target` = (θ_d, θ̇_d, θ̈_d): the driven coordinate and its two time
+    derivatives at t. `mode` ``"position"``: the row of :func:`driver_row`; ``"velocity"``:
+    the coordinate's rate row W ν − θ̇_d (Φ = 0, :func:`coordinate_jacobian`).
+
+    A revolute position row is Φ = g·a_j with g = u × c = cos θ_d (u × a_i) − sin θ_d a_i
+    turning with body i (u, a_i body-i-fixed, a_j body-j-fixed), dg/dθ_d = −c, dc/dθ_d = g:
+
+        J = [0, g × a_j, 0, a_j × g],   Φ̇ = J ν − θ̇_d c·a_j,
+        Φ̈ = g̈·a_j + 2 ġ·ȧ_j + g·ä_j,   ġ = ω_i × g − θ̇_d c,   ȧ_j = ω_j × a_j,
+        g̈ = ω_i × (ω_i × g) − 2 θ̇_d ω_i × c − θ̈_d c − θ̇_d² g,   ä_j = ω_j × ȧ_j
+
+    (at fixed twists: ν̇ = 0). A prismatic coordinate s = u·d (d between the anchors) has
+    s̈ = ü·d + 2 u̇·ḋ + u·d̈ with u̇ = ω_i × u; a revolute joint's rate u·(ω_j − ω_i) has
+    (ω_i × u)·(ω_j − ω_i)."""
+    value, rate_d, accel_d = target
+    u = mv(Ri, a["frame_i"][:, 0])
+    nu = jnp.concatenate([vi, wi, vj, wj])
+    if kind == "RevoluteJoint" and mode == "position":
+        ai, aj = mv(Ri, a["frame_i"][:, 1]), mv(Rj, a["frame_j"][:, 1])
+        c = jnp.cos(value) * ai + jnp.sin(value) * jnp.cross(u, ai)
+        g = jnp.cross(u, c)
+        n = jnp.cross(aj, g)
+        zero = jnp.zeros(3)
+        J = jnp.concatenate([zero, -n, zero, n])[None]
+        g1 = jnp.cross(wi, g) - rate_d * c
+        aj1 = jnp.cross(wj, aj)
+        g2 = (jnp.cross(wi, jnp.cross(wi, g)) - 2.0 * rate_d * jnp.cross(wi, c)
+              - accel_d * c - rate_d ** 2 * g)
+        second = dot3(g2, aj) + 2.0 * dot3(g1, aj1) + dot3(g, jnp.cross(wj, aj1))
+        rate = jnp.sum(J[0] * nu) - rate_d * dot3(c, aj)
+        return dot3(g, aj)[None], J, rate[None], second[None]
+    J = coordinate_jacobian(kind, ri, Ri, rj, Rj, a)
+    u1 = jnp.cross(wi, u)
+    if kind == "RevoluteJoint":
+        coordinate = jnp.zeros(())                       # velocity mode only
+        second = dot3(u1, wj - wi)
+    else:
+        si, sj = mv(Ri, a["s_i"]), mv(Rj, a["s_j"])
+        d = rj + sj - ri - si
+        d1 = vj + jnp.cross(wj, sj) - vi - jnp.cross(wi, si)
+        d2 = jnp.cross(wj, jnp.cross(wj, sj)) - jnp.cross(wi, jnp.cross(wi, si))
+        coordinate = dot3(u, d)
+        second = dot3(jnp.cross(wi, u1), d) + 2.0 * dot3(u1, d1) + dot3(u, d2)
+    phi = coordinate - value if mode == "position" else jnp.zeros(())
+    return phi[None], J, (jnp.sum(J[0] * nu) - rate_d)[None], (second - accel_d)[None]
 
 
 def _perturbed(fn, ri, Ri, rj, Rj):

@@ -52,9 +52,8 @@ from ._link_dynamics import (constraint_matrix, inverse3, inverse_mass,
                              inverse_mass_operator, joint_reactions, lambda_stage,
                              slide_rows_at, spd_solve)
 from ._link_layout import ContactArrays, JointArrays, LinkLayout, SpringArrays
-from ._link_kinematics import (contact_terms, coordinate_jacobian, dot3, driver_row,
-                               joint_coordinate, joint_terms, mm, mv, row_terms,
-                               row_values)
+from ._link_kinematics import (contact_terms, coordinate_jacobian, dot3, driver_terms,
+                               joint_coordinate, joint_terms, mm, mv)
 from ._rigid import quat_rate, rotate_quat, rotation
 
 __all__ = ["LinkSystem"]
@@ -71,6 +70,26 @@ def _take(x, idx):
     if idx.size and np.all(np.diff(idx) == 1):
         return x[int(idx[0]):int(idx[-1]) + 1]
     return x[idx]
+
+
+def _driven(const, fn, t, derivatives):
+    """(value, rate, acceleration) of a driver's target at t: the traced constant (rates
+    0), or the user's function of t and its time derivatives by forward mode (the second
+    only with `derivatives`)."""
+    zero = jnp.zeros_like(const)
+    if fn is None:
+        return const, zero, zero
+
+    def value(s):
+        return jnp.asarray(fn(t + s), dtype=float) + 0.0 * const
+
+    def rate(s):
+        return jax.jvp(value, (s,), (jnp.ones_like(s),))
+    s0 = jnp.zeros((), dtype=float)
+    if not derivatives:
+        return (*rate(s0), zero)
+    (val, vel), (_, acc) = jax.jvp(rate, (s0,), (jnp.ones_like(s0),))
+    return val, vel, acc
 
 
 def _value(const, fn, t):
@@ -179,38 +198,13 @@ class LinkSystem(AbstractSystem):
                 continue
             kind, i, j = layout.joints[jk][1], layout.joints[jk][2], layout.joints[jk][3]
             a = jax.tree.map(lambda x: x[jk], self.joint_arrays)
-            const = self.driver_values[slot]
-
-            def target(s, fn=fn, const=const):
-                return const if fn is None else jnp.asarray(fn(t + s), dtype=float)
-            if mode == "position":
-                def rows(A, B, C, D, s, kind=kind, a=a, target=target):
-                    return driver_row(kind, A, B, C, D, a, target(s))[None]
-                if derivatives:
-                    p, Jl, rt, sc = row_terms(rows, r[i], R[i], v[i], w[i], r[j], R[j],
-                                              v[j], w[j])
-                else:
-                    p, Jl = row_values(rows, r[i], R[i], r[j], R[j])
-                    _, phi_t = jax.jvp(lambda s, rows=rows: rows(r[i], R[i], r[j], R[j], s),
-                                       (jnp.zeros(()),), (jnp.ones(()),))
-                    rt = Jl @ jnp.concatenate([v[i], w[i], v[j], w[j]]) + phi_t
-                    sc = jnp.zeros_like(p)
-            else:
-                def coord(A, B, C, D, s, kind=kind, a=a):
-                    return joint_coordinate(kind, A, B, C, D, a)[None]
-
-                def jac(A, B, C, D, kind=kind, a=a):
-                    return coordinate_jacobian(kind, A, B, C, D, a)
-                vt, at = jax.jvp(target, (jnp.zeros(()),), (jnp.ones(()),))
-                if derivatives:
-                    _, Jl, _, sc = row_terms(coord, r[i], R[i], v[i], w[i], r[j], R[j],
-                                             v[j], w[j], jac)
-                    sc = sc - at
-                else:
-                    Jl = jac(r[i], R[i], r[j], R[j])
-                    sc = jnp.zeros(1)
-                p = jnp.zeros(1)
-                rt = Jl @ jnp.concatenate([v[i], w[i], v[j], w[j]]) - vt
+            target = _driven(self.driver_values[slot], fn, t, derivatives)
+            if mode == "velocity":          # the driven value is the rate: (·, θ̇_d, θ̈_d)
+                target = (jnp.zeros_like(target[0]), target[0], target[1])
+            p, Jl, rt, sc = driver_terms(kind, mode, r[i], R[i], v[i], w[i], r[j], R[j],
+                                         v[j], w[j], a, target)
+            if not derivatives:
+                sc = jnp.zeros_like(p)
             parts.append((p, Jl, rt, sc))
             bodies.append((i, j, 1))
         if not parts:
