@@ -147,10 +147,12 @@ def _plot_four_bar(ex):
 
 
 # --- 4. a 2-link arm pushes a box (seed 002's setting) -----------------------------------------
-def _tip_path(t, *, x0, speed, ramp, push_until, stop):
-    """Fingertip x [m] (jax.numpy, smooth): speeds up over `ramp` [s] as (1 − cos)/2,
-    moves at `speed` [m/s] until `push_until` [s], stops over `stop` [s] as (1 + cos)/2."""
-    import jax.numpy as jnp
+def _tip_path(t, *, x0, speed, ramp, push_until, stop, xp=np):
+    """Fingertip x [m] (smooth; `xp` the array module: ``jax.numpy`` inside a traced run,
+    NumPy at build and for the figure, where each jax.numpy call would compile a program of
+    its own): speeds up over `ramp` [s] as (1 − cos)/2, moves at `speed` [m/s] until
+    `push_until` [s], stops over `stop` [s] as (1 + cos)/2."""
+    jnp = xp
 
     def up(s):                       # ∫ (1 − cos(π s/T))/2 ds
         return speed * (s / 2 - ramp / (2 * jnp.pi) * jnp.sin(jnp.pi * s / ramp))
@@ -163,10 +165,11 @@ def _tip_path(t, *, x0, speed, ramp, push_until, stop):
     return x0 + up(tr) + speed * tc + down(td)
 
 
-def _arm_angles(x, z, l1, l2):
+def _arm_angles(x, z, l1, l2, xp=np):
     """Shoulder and elbow angles [rad] (about −y: from +x towards +z; elbow up) that put the
-    tip of a 2-link arm with its shoulder at the origin at (x, z) [m] (jax.numpy)."""
-    import jax.numpy as jnp
+    tip of a 2-link arm with its shoulder at the origin at (x, z) [m] (`xp` as in
+    :func:`_tip_path`)."""
+    jnp = xp
 
     c2 = (x ** 2 + z ** 2 - l1 ** 2 - l2 ** 2) / (2 * l1 * l2)
     q2 = -jnp.arccos(jnp.clip(c2, -1.0, 1.0))
@@ -204,7 +207,10 @@ def arm_and_box(*, box_mass=1.0, box_size=0.1, box_x=0.5, mu_ground=0.3, mu_tip=
     q10, q20 = (float(v) for v in _arm_angles(x0 - sx, tip_z - sz, l1, l2))
 
     def angles(t):
-        return _arm_angles(_tip_path(t, x0=x0, **push) - sx, tip_z - sz, l1, l2)
+        import jax.numpy as jnp
+
+        return _arm_angles(_tip_path(t, x0=x0, xp=jnp, **push) - sx, tip_z - sz, l1, l2,
+                           xp=jnp)
 
     m = SpatialModel(gravity=(0.0, 0.0, -G))
     m.add_body("box", mass=box_mass, shape=Box(box_size, box_size, box_size),
