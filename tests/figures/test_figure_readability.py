@@ -105,7 +105,7 @@ def _title_calls(path: Path):
 def test_figure_titles_name_their_source_in_words():
     # "SPEC §7" is the project's own section map; a title says what the source is
     sources = [*(ROOT / "src" / "stickslip" / "figures").glob("_*.py"),
-               ROOT / "src" / "stickslip" / "planar" / "examples.py",
+               *(ROOT / "src" / "stickslip" / "planar").glob("_examples_*.py"),
                ROOT / "src" / "stickslip" / "planar" / "_contact_examples.py",
                *(ROOT / "src" / "stickslip" / "spatial").glob("_examples_*.py")]
     titles = [(path.name, text) for path in sources for text in _title_calls(path)]

@@ -14,11 +14,12 @@ import numpy as np
 from ..errors import ModelError, ParameterError
 from ._base import evolve
 from ._body import Body, Ground
-from ._elements import AbstractConstraint
+from ._constraint_base import AbstractConstraint
 from ._forces import AbstractForceElement
 from ._friction import AbstractJointFriction, LuGreFriction
 from ._impact import AbstractStop, PointLineStop
-from ._system import Layout, PlanarSystem, joint_frictions
+from ._layout import Layout
+from ._system import PlanarSystem, joint_frictions
 
 __all__ = ["Builder"]
 

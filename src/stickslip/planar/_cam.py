@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ._body import global_point, rotation
-from ._elements import AbstractConstraint, _name
+from ._constraint_base import AbstractConstraint, _name
 
 __all__ = ["CamFollowerJoint", "trigonometric_profile"]
 

@@ -23,7 +23,7 @@ import numpy as np
 from .._rules import check_friction_pair
 from .._validation import check_nonnegative, check_positive, check_scalar, keyword_alias
 from ..errors import ParameterError
-from ._elements import _name
+from ._constraint_base import _name
 
 __all__ = ["AbstractFrictionalContact", "PointLineContact", "ClearanceSlider", "STATIC_SPEED"]
 

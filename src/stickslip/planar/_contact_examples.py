@@ -8,8 +8,10 @@ import math
 import numpy as np
 
 from ._contact import ClearanceSlider, PointLineContact
-from ._elements import RevoluteJoint, RotationalDriver, constant_speed
+from ._drivers import RotationalDriver
+from ._joints import RevoluteJoint
 from ._model import Model
+from ._motions import constant_speed
 
 __all__ = ["clearance_slider_crank", "block_on_incline", "painleve_rod"]
 

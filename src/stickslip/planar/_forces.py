@@ -154,7 +154,7 @@ class RotationalSpringDamper(AbstractForceElement):
     def __init__(self, body_i, body_j, *, stiffness: float = 0.0, damping: float = 0.0,
                  free_angle: float = 0.0, actuator: Callable | None = None,
                  name: str | None = None):
-        from ._elements import _finite
+        from ._constraint_base import _finite
 
         self.name = name
         self.body_i, self.body_j = body_i, body_j

@@ -49,8 +49,8 @@ from ..laws._base import AbstractFrictionLaw
 from ..nonsmooth import safe_norm
 from ._base import AbstractElement, evolve
 from ._body import cross2, rotation
+from ._constraint_base import AbstractConstraint
 from ._dynamics import eliminate_solve
-from ._elements import AbstractConstraint
 
 __all__ = ["AbstractJointFriction", "JointFriction", "LuGreFriction", "NEWTON_ITERATIONS",
            "newton_solve", "stored_energy"]

@@ -144,7 +144,7 @@ class _AbstractJointStop(AbstractStop):
     joint_type: ClassVar[str]
 
     def _setup(self, joint, lower, upper, restitution, law, name):
-        from ._elements import AbstractConstraint, _finite
+        from ._constraint_base import AbstractConstraint, _finite
 
         self.name = name
         self.joint = joint

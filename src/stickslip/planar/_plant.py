@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import ModelError, ParameterError
 from ..control import AbstractPlant
-from ._elements import AbstractConstraint
+from ._constraint_base import AbstractConstraint
 from ._forces import AbstractForceElement
 from ._model import Model
 from ._system import PlanarSystem

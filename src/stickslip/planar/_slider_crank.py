@@ -16,9 +16,11 @@ from __future__ import annotations
 import math
 
 from ..laws import CoulombODE
-from ._elements import RevoluteJoint, RotationalDriver, TranslationalJoint, constant_speed
+from ._drivers import RotationalDriver
 from ._forces import RotationalSpringDamper
+from ._joints import RevoluteJoint, TranslationalJoint
 from ._model import Model
+from ._motions import constant_speed
 
 __all__ = ["slider_crank", "slider_crank_squeal"]
 

@@ -20,7 +20,7 @@ import math
 
 from ..laws import CoulombODE, UnilateralODE
 from ..control import PIDParams, PSMCParams
-from ._elements import RevoluteJoint
+from ._joints import RevoluteJoint
 from ._model import Model
 from ._plant import JointActuator, MechanismPlant
 from ._impact import RevoluteStop

@@ -1,0 +1,183 @@
+"""The base of joints and drivers — :class:`AbstractConstraint`, the contract of a
+kinematic or driving constraint Φ(q, t) = 0 (SPEC §9) — and the host-side argument checks
+they share.
+
+Contract for a constraint element (one final class, a re-export, an entry in the tests'
+list — the conformance suite in tests/planar/test_element_conformance.py then checks it):
+
+* ``n_equations`` (class variable): rows it adds to Φ.  ``is_driver``: a driving constraint
+  (its multiplier is reported as ``<name>.effort``) or a kinematic one (reported as the
+  reaction ``<name>.Fx``, ``<name>.Fy``, ``<name>.T``).
+* ``residual(qi, qj, t)``: pure ``jax.numpy``; Φ of this element for the poses
+  ``qi`` = (x_i, y_i, φ_i) of body i and ``qj`` of body j (the ground's pose is (0, 0, 0)).
+  Φ_q, ν and γ come from JAX's forward-mode derivatives of this one function.
+* ``slide(qi, qj)`` (joints with ``slide_unit``): the joint's one free relative coordinate —
+  what joint friction acts along and what joint stops limit. Written once, here.
+* ``_frozen(pose_i, pose_j)``: reference constants (a translational joint's relative angle,
+  a gear's phase) from the poses at :meth:`Model.add` time.
+* ``point_i`` and ``frame_i`` (angle of the joint frame in body i): where and in which frame
+  the reaction on body i is reported (SPEC §9: F = −Cᵀ Aᵀ Φ_rᵀ λ, T = (s'ᵀ Bᵀ Φ_rᵀ − Φ_φᵀ) λ).
+
+Elements are immutable ``equinox`` modules (see :mod:`._base`): their array fields are the
+traced parameters, bodies and names are static. The families: ``_joints`` (revolute,
+translational, coupler, gear), ``_absolute_constraints`` (a body fixed to the ground in
+x, y, φ or distance), ``_drivers`` (prescribed motions, with ``_motions``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..errors import ParameterError
+from ._base import AbstractElement, evolve, host_array
+from ._body import global_point
+from ._motions import _ConstantSpeed
+
+__all__ = ["AbstractConstraint"]
+
+
+def _positive(owner: str, name: str, value: float, unit: str) -> jnp.ndarray:
+    v = float(value)
+    if not (math.isfinite(v) and v > 0):
+        raise ParameterError(f"`{owner}.{name}` must be a finite number > 0 [{unit}]; got "
+                             f"{name}={value!r}.")
+    return host_array(v)
+
+
+def _finite(owner: str, name: str, value, unit: str) -> jnp.ndarray:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = float("nan")
+    if not math.isfinite(v):
+        raise ParameterError(f"`{owner}.{name}` must be a finite number [{unit}]; got "
+                             f"{name}={value!r}.")
+    return host_array(v)
+
+
+def _unit_axis(owner: str, axis) -> jnp.ndarray:
+    try:
+        arr = np.asarray(axis, dtype=float)
+    except (TypeError, ValueError):
+        arr = np.full(3, np.nan)
+    if arr.shape != (2,) or not np.all(np.isfinite(arr)) or np.linalg.norm(arr) == 0:
+        raise ParameterError(f"`{owner}.axis_i` must be a non-zero direction (ux, uy) in body "
+                             f"i's frame; got {axis!r}. Pass e.g. axis_i=(1, 0).")
+    arr = arr / np.max(np.abs(arr))        # first: the norm of (1e308, 1e308) overflows
+    return host_array(arr / np.linalg.norm(arr))
+
+
+def _time_function(owner: str, name: str, fn) -> Callable:
+    from ..systems._base import check_time_function
+
+    if not callable(fn):
+        return _ConstantSpeed(0.0, float(_finite(owner, name, fn, "constant value")))
+    check_time_function(owner, name, fn, ())        # traces it too (no Python `if` on t)
+    return fn
+
+
+def _name(owner: str, name):
+    if name is not None and (not isinstance(name, str) or not name or "." in name):
+        raise ParameterError(f"`{owner}.name` must be a non-empty string without '.'; got "
+                             f"{name!r}.")
+    return name
+
+
+class AbstractConstraint(AbstractElement):
+    """Base of joints and drivers; see the module docstring for the contract."""
+
+    n_equations: ClassVar[int]
+    is_driver: ClassVar[bool] = False
+    prefix: ClassVar[str] = "joint"
+    supports_friction: ClassVar[bool] = False     # takes friction= and LuGreFriction
+    slide_unit: ClassVar[str | None] = None       # "rad" or "m" when it has a slide(qi, qj)
+    effort_unit: ClassVar[str] = "N"
+
+    body_i: eqx.AbstractVar[Any]
+    body_j: eqx.AbstractVar[Any]
+    point_i: eqx.AbstractVar[Any]
+    point_j: eqx.AbstractVar[Any]
+
+    # host side -----------------------------------------------------------------------
+    def bodies(self) -> tuple:
+        return (self.body_i, self.body_j)
+
+    @property
+    def frame_i(self):
+        """Angle of the joint frame in body i [rad] (where reactions are reported)."""
+        return 0.0
+
+    def bind(self, body_i, body_j, name: str):
+        """The element bound to resolved bodies: points as arrays, reference constants from
+        the current poses, its name (raises ParameterError for an unknown point)."""
+        point_i = body_i.resolve_point(self.owner, "point_i", self.point_i)
+        point_j = body_j.resolve_point(self.owner, "point_j", self.point_j)
+        bound = evolve(self, body_i=body_i, body_j=body_j, point_i=host_array(point_i),
+                       point_j=host_array(point_j), name=name)
+        # poses as NumPy: the reference constants are host arithmetic, not small compiles
+        frozen = bound._frozen(np.asarray(body_i.pose, dtype=float),
+                               np.asarray(body_j.pose, dtype=float))
+        return evolve(bound, **{k: host_array(v) for k, v in frozen.items()})
+
+    def _frozen(self, pose_i, pose_j) -> dict:
+        """Reference constants from the poses at `Model.add` time (default: none)."""
+        return {}
+
+    def describe(self) -> str:
+        return (f"{type(self).__name__} {self.name!r} between "
+                f"{getattr(self.body_i, 'name', self.body_i)!r} and "
+                f"{getattr(self.body_j, 'name', self.body_j)!r}")
+
+    def __repr__(self) -> str:
+        bodies = [getattr(b, "name", b) for b in (self.body_i, self.body_j) if b is not None]
+        return f"{type(self).__name__}({self.name!r}: {' – '.join(map(str, bodies))})"
+
+    # traced side ---------------------------------------------------------------------
+    def residual(self, qi: jnp.ndarray, qj: jnp.ndarray, t: jnp.ndarray) -> jnp.ndarray:
+        raise NotImplementedError
+
+    def slide(self, qi: jnp.ndarray, qj: jnp.ndarray) -> jnp.ndarray:
+        raise NotImplementedError(f"{type(self).__name__} has no slide coordinate.")
+
+    # derivatives of `residual` (local: 3 + 3 coordinates and t). Forward-mode autodiff
+    # here; the commonest joints override them with hand-written forms (fewer traced ops).
+    def jacobians(self, qi, qj, t):
+        """(∂Φ/∂q_i, ∂Φ/∂q_j), each (n_equations × 3)."""
+        return jax.jacfwd(self.residual, argnums=(0, 1))(qi, qj, t)
+
+    def time_derivative(self, qi, qj, t):
+        """Φ_t (n_equations,)."""
+        return jax.jvp(lambda s: self.residual(qi, qj, s), (t,), (jnp.ones_like(t),))[1]
+
+    def gamma(self, qi, qj, qdi, qdj, t):
+        """γ = −(Φ_q q̇)_q q̇ − 2Φ_qt q̇ − Φ_tt = −d²/ds² Φ(q + s q̇, t + s) at s = 0."""
+        def along(s):
+            return self.residual(qi + s * qdi, qj + s * qdj, t + s)
+
+        def rate(s):
+            return jax.jvp(along, (s,), (jnp.ones_like(s),))[1]
+
+        zero = jnp.zeros_like(t)
+        return -jax.jvp(rate, (zero,), (jnp.ones_like(zero),))[1]
+
+    def kinematic_terms(self, qi, qj, qdi, qdj, t):
+        """(Φ, ∂Φ/∂q_i, ∂Φ/∂q_j, Φ_t, γ) in one call — what the equations of motion need
+        per step (the commonest joints override it to share their rotations)."""
+        Ji, Jj = self.jacobians(qi, qj, t)
+        return (self.residual(qi, qj, t), Ji, Jj, self.time_derivative(qi, qj, t),
+                self.gamma(qi, qj, qdi, qdj, t))
+
+    def slide_jacobians(self, qi, qj):
+        """(∂s/∂q_i, ∂s/∂q_j) of the joint's ``slide``, each (3,)."""
+        return jax.jacfwd(self.slide, argnums=(0, 1))(qi, qj)
+
+    def _d(self, qi, qj):
+        """d_ij = r_jᴾ − r_iᴾ in the ground frame."""
+        return global_point(qj, self.point_j) - global_point(qi, self.point_i)

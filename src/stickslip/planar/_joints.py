@@ -1,0 +1,333 @@
+"""Joints: the kinematic constraints between two bodies (SPEC §9) — revolute, translational,
+revolute–revolute (a massless coupler), revolute–translational and gear pairs.
+
+The revolute and translational joints carry the friction slot (``friction=``, see
+docs/joint_friction.md) and hand-written derivatives of Φ; the others use the forward-mode
+defaults of :class:`~._constraint_base.AbstractConstraint`, whose docstring holds the
+contract.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import equinox as eqx
+import jax.numpy as jnp
+
+from ._base import host_array
+from ._body import cross2, perp, rotation
+from ._constraint_base import AbstractConstraint, _finite, _name, _positive, _unit_axis
+from ._friction_slot import check_friction_slot
+
+__all__ = ["GearJoint", "RevoluteJoint", "RevoluteRevoluteJoint",
+           "RevoluteTranslationalJoint", "TranslationalJoint"]
+
+
+def _friction_slot(owner, law, pin_radius, viscous, preload, slider_length, rotational):
+    """Checked friction arguments of a revolute or translational joint."""
+    return check_friction_slot(owner, law, pin_radius, viscous, preload, slider_length,
+                               rotational)
+
+
+class RevoluteJoint(AbstractConstraint):
+    """Pin joint: point_i of body i and point_j of body j coincide (removes 2 DOF).
+
+    Φ = r_i + A_i s_i'ᴾ − r_j − A_j s_j'ᴾ = 0 (SPEC §9). Points are in the body frames [m].
+    Reaction ``Fx, Fy`` [N] on body i in body i's frame, ``T`` [N·m] (zero for a pin) about
+    the pin. Its slide is the relative rotation φ_j − φ_i [rad]; ``friction=`` (a friction
+    law, with ``pin_radius`` a [m]) acts along it (see docs/joint_friction.md).
+
+    Examples
+    --------
+    >>> import stickslip as ss
+    >>> m = ss.planar.Model()
+    >>> crank = m.add_body("crank", mass=1.0, inertia=1e-3, x=0.05)
+    >>> j = m.add(ss.planar.RevoluteJoint(m.ground, crank, point_j=(-0.05, 0.0)))
+    >>> m.dof()
+    1
+    """
+
+    n_equations: ClassVar[int] = 2
+    prefix: ClassVar[str] = "revolute"
+    supports_friction: ClassVar[bool] = True
+    slide_unit: ClassVar[str] = "rad"
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    name: str | None = eqx.field(static=True)
+    friction: Any
+    pin_radius: Any
+    viscous: Any
+    preload: Any
+
+    def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), *,
+                 name: str | None = None, friction=None, pin_radius: float | None = None,
+                 viscous: float = 0.0, preload: float = 0.0):
+        self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
+        self.name = _name(type(self).__name__, name)
+        self.friction, self.pin_radius, self.viscous, self.preload, _ = _friction_slot(
+            self.owner, friction, pin_radius, viscous, preload, None, rotational=True)
+
+    @property
+    def slider_length(self):
+        return None
+
+    def residual(self, qi, qj, t):
+        return -self._d(qi, qj)
+
+    def slide(self, qi, qj):
+        return qj[2] - qi[2]
+
+    # hand-written derivatives (SPEC §9): Φ = r_i + A_i s_i' − r_j − A_j s_j', so
+    # Φ_qi = [I, B_i s_i'], Φ_qj = −[I, B_j s_j'] with B = dA/dφ = A R, and
+    # γ = A_i s_i' φ̇_i² − A_j s_j' φ̇_j²
+    def jacobians(self, qi, qj, t):
+        eye = jnp.eye(2, dtype=qi.dtype)
+        bi = rotation(qi[2]) @ perp(self.point_i)
+        bj = rotation(qj[2]) @ perp(self.point_j)
+        return (jnp.concatenate([eye, bi[:, None]], axis=1),
+                -jnp.concatenate([eye, bj[:, None]], axis=1))
+
+    def time_derivative(self, qi, qj, t):
+        return jnp.zeros(2, dtype=qi.dtype)
+
+    def gamma(self, qi, qj, qdi, qdj, t):
+        return ((rotation(qi[2]) @ self.point_i) * qdi[2] ** 2
+                - (rotation(qj[2]) @ self.point_j) * qdj[2] ** 2)
+
+    def kinematic_terms(self, qi, qj, qdi, qdj, t):
+        # the same formulas as above, with the arms s_i = A_i s_i', s_j = A_j s_j' shared
+        si, sj = rotation(qi[2]) @ self.point_i, rotation(qj[2]) @ self.point_j
+        eye = jnp.eye(2, dtype=qi.dtype)
+        Ji = jnp.concatenate([eye, perp(si)[:, None]], axis=1)
+        Jj = -jnp.concatenate([eye, perp(sj)[:, None]], axis=1)
+        phi = qi[:2] + si - qj[:2] - sj
+        gamma = si * qdi[2] ** 2 - sj * qdj[2] ** 2
+        return phi, Ji, Jj, jnp.zeros(2, dtype=qi.dtype), gamma
+
+    def slide_jacobians(self, qi, qj):
+        e = jnp.array([0.0, 0.0, 1.0], dtype=qi.dtype)
+        return -e, e
+
+
+class TranslationalJoint(AbstractConstraint):
+    """Prismatic joint: body j slides along the axis through point_i of body i (2 DOF removed).
+
+    Φ = [n_iᵀ d_ij, φ_j − φ_i − θ₀] with n_i = R A_i u_i the normal of the axis u_i
+    (``axis_i``, body i's frame) and d_ij = r_jᴾ − r_iᴾ (SPEC §9). θ₀ is the relative angle
+    at :meth:`Model.add` time unless ``angle=`` is given. Its slide is s = u_iᵀ d_ij [m];
+    ``friction=`` acts along it (``slider_length`` L spreads the reaction moment over two
+    edges, SPEC §9 9-2).
+    Reaction on body i in the joint frame (x' along the axis): ``Fx`` (zero without
+    friction), ``Fy`` the normal force [N], ``T`` the moment about point_i [N·m].
+    """
+
+    n_equations: ClassVar[int] = 2
+    prefix: ClassVar[str] = "translational"
+    supports_friction: ClassVar[bool] = True
+    slide_unit: ClassVar[str] = "m"
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    axis_i: Any
+    angle: Any
+    name: str | None = eqx.field(static=True)
+    friction: Any
+    slider_length: Any
+    viscous: Any
+    preload: Any
+
+    def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0),
+                 axis_i=(1.0, 0.0), *, angle: float | None = None, name: str | None = None,
+                 friction=None, slider_length: float | None = None, viscous: float = 0.0,
+                 preload: float = 0.0):
+        self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
+        self.name = _name(type(self).__name__, name)
+        self.axis_i = _unit_axis(self.owner, axis_i)
+        self.angle = None if angle is None else _finite(self.owner, "angle", angle, "rad")
+        self.friction, _, self.viscous, self.preload, self.slider_length = _friction_slot(
+            self.owner, friction, None, viscous, preload, slider_length, rotational=False)
+
+    @property
+    def pin_radius(self):
+        return None
+
+    @property
+    def frame_i(self):
+        return jnp.arctan2(self.axis_i[1], self.axis_i[0])
+
+    def _frozen(self, pose_i, pose_j):
+        return {} if self.angle is not None else {"angle": pose_j[2] - pose_i[2]}
+
+    def residual(self, qi, qj, t):
+        n = perp(rotation(qi[2]) @ self.axis_i)
+        return jnp.stack([n @ self._d(qi, qj), qj[2] - qi[2] - self.angle])
+
+    def slide(self, qi, qj):
+        return (rotation(qi[2]) @ self.axis_i) @ self._d(qi, qj)
+
+    # hand-written derivatives: with n = A_i R u (the axis normal) and d = d_ij,
+    # ∂(nᵀd)/∂q_i = [−nᵀ, −(A_i u)ᵀd − uᵀs_i'], ∂(nᵀd)/∂q_j = [nᵀ, nᵀA_j R s_j'];
+    # γ₁ = φ̇_i² nᵀd + 2φ̇_i (A_i u)ᵀḋ − nᵀ(A_i s_i' φ̇_i² − A_j s_j' φ̇_j²), γ₂ = 0
+    def jacobians(self, qi, qj, t):
+        Ai, Aj = rotation(qi[2]), rotation(qj[2])
+        n, ui, d = Ai @ perp(self.axis_i), Ai @ self.axis_i, self._d(qi, qj)
+        zero = jnp.zeros((), qi.dtype)
+        one = jnp.ones((), qi.dtype)
+        row_i = jnp.stack([-n[0], -n[1], -(ui @ d) - self.axis_i @ self.point_i])
+        row_j = jnp.stack([n[0], n[1], n @ (Aj @ perp(self.point_j))])
+        return (jnp.stack([row_i, jnp.stack([zero, zero, -one])]),
+                jnp.stack([row_j, jnp.stack([zero, zero, one])]))
+
+    def time_derivative(self, qi, qj, t):
+        return jnp.zeros(2, dtype=qi.dtype)
+
+    def gamma(self, qi, qj, qdi, qdj, t):
+        Ai, Aj = rotation(qi[2]), rotation(qj[2])
+        n, ui, d = Ai @ perp(self.axis_i), Ai @ self.axis_i, self._d(qi, qj)
+        wi, wj = qdi[2], qdj[2]
+        si, sj = Ai @ self.point_i, Aj @ self.point_j
+        d_dot = qdj[:2] + perp(sj) * wj - qdi[:2] - perp(si) * wi
+        g1 = wi ** 2 * (n @ d) + 2 * wi * (ui @ d_dot) - n @ (si * wi ** 2 - sj * wj ** 2)
+        return jnp.stack([g1, jnp.zeros((), qi.dtype)])
+
+    def kinematic_terms(self, qi, qj, qdi, qdj, t):
+        # the formulas of `residual`, `jacobians` and `gamma` with A_i, A_j, n, u_i, d and
+        # the arms s_i = A_i s_i', s_j = A_j s_j' computed once
+        Ai, Aj = rotation(qi[2]), rotation(qj[2])
+        ui = Ai @ self.axis_i
+        n = perp(ui)
+        si, sj = Ai @ self.point_i, Aj @ self.point_j
+        d = qj[:2] + sj - qi[:2] - si
+        wi, wj = qdi[2], qdj[2]
+        nd = n @ d
+        zero, one = jnp.zeros((), qi.dtype), jnp.ones((), qi.dtype)
+        Ji = jnp.stack([jnp.concatenate([-n, (-(ui @ d) - self.axis_i @ self.point_i)[None]]),
+                        jnp.stack([zero, zero, -one])])
+        Jj = jnp.stack([jnp.concatenate([n, (n @ perp(sj))[None]]),
+                        jnp.stack([zero, zero, one])])
+        phi = jnp.stack([nd, qj[2] - qi[2] - self.angle])
+        d_dot = qdj[:2] + perp(sj) * wj - qdi[:2] - perp(si) * wi
+        g1 = wi ** 2 * nd + 2 * wi * (ui @ d_dot) - n @ (si * wi ** 2 - sj * wj ** 2)
+        return phi, Ji, Jj, jnp.zeros(2, dtype=qi.dtype), jnp.stack([g1, zero])
+
+    def slide_jacobians(self, qi, qj):
+        # s = uᵀd with u = A_i u_i': ∂s/∂r_i = −u, ∂s/∂φ_i = (R u)ᵀd − uᵀR s_i,
+        # ∂s/∂r_j = u, ∂s/∂φ_j = uᵀR s_j (s_i = A_i s_i', R the +90° turn)
+        Ai, Aj = rotation(qi[2]), rotation(qj[2])
+        u = Ai @ self.axis_i
+        si, sj = Ai @ self.point_i, Aj @ self.point_j
+        d = qj[:2] + sj - qi[:2] - si
+        return (jnp.concatenate([-u, (perp(u) @ d - u @ perp(si))[None]]),
+                jnp.concatenate([u, (u @ perp(sj))[None]]))
+
+
+class RevoluteRevoluteJoint(AbstractConstraint):
+    """Massless coupler of length C between point_i and point_j (removes 1 DOF).
+
+    Φ = (d_ijᵀ d_ij − C²) / (2C) (SPEC §9, scaled so that its multiplier is the coupler's
+    compression force [N]).
+    """
+
+    n_equations: ClassVar[int] = 1
+    prefix: ClassVar[str] = "coupler"
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    length: Any
+    name: str | None = eqx.field(static=True)
+
+    def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), *,
+                 length: float, name: str | None = None):
+        self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
+        self.name = _name(type(self).__name__, name)
+        self.length = _positive(self.owner, "length", length, "m")
+
+    def residual(self, qi, qj, t):
+        d = self._d(qi, qj)
+        return jnp.atleast_1d((d @ d - self.length ** 2) / (2 * self.length))
+
+
+class RevoluteTranslationalJoint(AbstractConstraint):
+    """Point_j of body j stays at distance C from the line through point_i along axis_i of
+    body i (removes 1 DOF): Φ = n_iᵀ d_ij − C (SPEC §9)."""
+
+    n_equations: ClassVar[int] = 1
+    prefix: ClassVar[str] = "revolute_translational"
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    axis_i: Any
+    distance: Any
+    name: str | None = eqx.field(static=True)
+
+    def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0),
+                 axis_i=(1.0, 0.0), *, distance: float = 0.0, name: str | None = None):
+        self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
+        self.name = _name(type(self).__name__, name)
+        self.axis_i = _unit_axis(self.owner, axis_i)
+        self.distance = _finite(self.owner, "distance", distance, "m")
+
+    @property
+    def frame_i(self):
+        return jnp.arctan2(self.axis_i[1], self.axis_i[0])
+
+    def residual(self, qi, qj, t):
+        n = perp(rotation(qi[2]) @ self.axis_i)
+        return jnp.atleast_1d(n @ self._d(qi, qj) - self.distance)
+
+
+class GearJoint(AbstractConstraint):
+    """Pitch circles of radii ``radius_i``, ``radius_j`` centred at point_i, point_j roll
+    without slip (removes 1 DOF; SPEC §9 gear).
+
+    External gears: ρ_i(φ_i − θ) + ρ_j(φ_j − θ) = c; internal (body j the ring, ``internal=
+    True``): ρ_i(φ_i − θ) − ρ_j(φ_j − θ) = c, with θ the direction of the line of centres
+    and c frozen at :meth:`Model.add` time. The centre distance must be held by other joints
+    (a carrier or the ground). θ is an ``atan2``: a carrier may not turn by more than ±180°
+    from its initial position.
+    """
+
+    n_equations: ClassVar[int] = 1
+    prefix: ClassVar[str] = "gear"
+    config_fields: ClassVar[tuple[str, ...]] = ("internal",)
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_i: Any
+    point_j: Any
+    radius_i: Any
+    radius_j: Any
+    internal: bool = eqx.field(static=True)
+    phase: Any
+    theta0: Any
+    name: str | None = eqx.field(static=True)
+
+    def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), *,
+                 radius_i: float, radius_j: float, internal: bool = False,
+                 name: str | None = None):
+        self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
+        self.name = _name(type(self).__name__, name)
+        self.radius_i = _positive(self.owner, "radius_i", radius_i, "m")
+        self.radius_j = _positive(self.owner, "radius_j", radius_j, "m")
+        self.internal = bool(internal)
+        self.phase = host_array(0.0)
+        self.theta0 = host_array(0.0)
+
+    def _raw(self, qi, qj, theta0):
+        d = self._d(qi, qj)
+        e0 = jnp.stack([jnp.cos(theta0), jnp.sin(theta0)])
+        theta = theta0 + jnp.arctan2(cross2(e0, d), e0 @ d)
+        sign = -1.0 if self.internal else 1.0
+        return self.radius_i * (qi[2] - theta) + sign * self.radius_j * (qj[2] - theta)
+
+    def _frozen(self, pose_i, pose_j):
+        d = self._d(pose_i, pose_j)
+        theta0 = jnp.arctan2(d[1], d[0])
+        return {"theta0": theta0, "phase": self._raw(pose_i, pose_j, theta0)}
+
+    def residual(self, qi, qj, t):
+        return jnp.atleast_1d(self._raw(qi, qj, self.theta0) - self.phase)
