@@ -68,7 +68,7 @@ def main(n: int, backend: str, store: Path | None, out: Path):
         t.drop(columns="error").to_csv(out / f"fig8_{friction}.csv", index=False)
     ax.set_xlabel("horizontal force $f_x$ [N]")
     ax.set_ylabel(r"normal-axis torque $\tau_z$ [N m]")
-    ax.set_title("Static-friction region (SPEC §7, Fig. 8) by ss.sweep")
+    ax.set_title("Static-friction region (Wakisaka & Sugihara, Fig. 8) by ss.sweep")
     ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(out / "fig8_sweep.png", dpi=120)

@@ -22,7 +22,9 @@ class FigureSpec:
 
     name: file stem and the name ``stickslip figures --only`` takes.
     title: one line saying what the figure shows.
-    source: the document (and SPEC section, see docs/sources.md) the figure reproduces.
+    source: the published source the figure reproduces, as a reader can look it up: authors,
+        figure or equation number and the topic in words (``stickslip figures --list`` and
+        ``summary.json`` show it; a pip user has no SPEC.md, so no "SPEC §n" here).
     module: the module of ``stickslip.figures`` whose ``make(out_dir) -> dict`` draws it.
     """
 
@@ -39,38 +41,47 @@ class FigureSpec:
 
 FIGURES: list[FigureSpec] = [
     FigureSpec("fig3_stiction", "Sub-static oscillating load: eq. 10 vs LuGre vs tanh",
-               "Xiong, Kikuuwe & Yamamoto, Fig. 3 (SPEC §2)", "_fig3_stiction"),
+               "Xiong, Kikuuwe & Yamamoto, Fig. 3: Coulomb friction as an ODE, eq. 10",
+               "_fig3_stiction"),
     FigureSpec("fig5_restitution", "Drop on a wall, α = β, 0.7β, 0.5β, 0.1β",
-               "Xiong, Kikuuwe & Yamamoto, Fig. 5 (SPEC §3)", "_fig5_restitution"),
+               "Xiong, Kikuuwe & Yamamoto, Fig. 5: rigid contact as an ODE, eq. 16",
+               "_fig5_restitution"),
     FigureSpec("example1_plane", "Point on a frictional plane: slide to rest, push in cone",
-               "Xiong, Kikuuwe & Yamamoto, example 1 (SPEC §5)", "_example1_plane"),
+               "Xiong, Kikuuwe & Yamamoto, worked example 1, eq. 20–22", "_example1_plane"),
     FigureSpec("example2_conveyor", "Two blocks, a wall and a conveyor",
-               "Xiong, Kikuuwe & Yamamoto, example 2 (SPEC §5)", "_example2_conveyor"),
+               "Xiong, Kikuuwe & Yamamoto, worked example 2, eq. 23–33", "_example2_conveyor"),
     FigureSpec("spatial_fig8", "Static-friction region: pyramidal LP vs previous method",
-               "Wakisaka & Sugihara, Fig. 8 (SPEC §7)", "_spatial_fig8"),
+               "Wakisaka & Sugihara, Fig. 8: rigid contact force from the contact volume "
+               "with a pyramidal friction constraint", "_spatial_fig8"),
     FigureSpec("psmc_chattering", "Naive SMC chatters, PSMC does not",
-               "Kikuuwe, slides: sliding mode control (SPEC §6)", "_psmc_chattering"),
+               "Kikuuwe & Fujimoto, ICRA 2006: proxy-based sliding mode control; Kikuuwe, "
+               "slides: sliding mode control", "_psmc_chattering"),
     FigureSpec("psmc_step_response", "PSMC vs PID: small and large step",
-               "Kikuuwe, slides: advantages of PSMC (SPEC §6)", "_psmc_step_response"),
+               "Kikuuwe & Fujimoto, ICRA 2006: proxy-based sliding mode control; Kikuuwe, "
+               "slides: advantages of PSMC", "_psmc_step_response"),
     FigureSpec("psmc_arm", "PSMC vs PID on a two-link arm with pin friction: a 1 rad step",
-               "Kikuuwe, slides: advantages of PSMC, on a mechanism (SPEC §6; issue 22)",
-               "_psmc_arm"),
+               "Kikuuwe & Fujimoto, ICRA 2006: proxy-based sliding mode control; Kikuuwe, "
+               "slides: advantages of PSMC, here on a mechanism", "_psmc_arm"),
     FigureSpec("da_stick_slip", "Stick–slip of blocks pulled through springs, DA relaxation",
-               "Kikuuwe, slides: DA relaxation (SPEC §6)", "_da_stick_slip"),
+               "Kikuuwe, slides: differential-algebraic (DA) relaxation of friction",
+               "_da_stick_slip"),
     FigureSpec("needle_insertion", "Needle insertion: tissue friction rendered by DA "
-               "relaxation vs naive Coulomb", "Kikuuwe, slides: DA relaxation, needle-insertion "
-               "haptics (SPEC §6)", "_needle_insertion"),
+               "relaxation vs naive Coulomb", "Kikuuwe, slides: differential-algebraic (DA) "
+               "relaxation of friction, needle-insertion haptics", "_needle_insertion"),
     FigureSpec("brush_tire", "Brush tire: force vs slip ratio, stick and slide regions",
-               "Kikuuwe, slides: vehicle simulation, SI2007 (SPEC §6)", "_brush_tire"),
+               "Kikuuwe et al., SI2007: brush tire as a partial differential-algebraic "
+               "inclusion; Kikuuwe, slides: vehicle simulation", "_brush_tire"),
     FigureSpec("brush_tire_combined", "Brush tire, combined slip: Fy and Mz vs slip angle, "
-               "Fx–Fy in the friction circle", "Kikuuwe, slides: vehicle simulation, SI2007 "
-               "(SPEC §6; issue 22)", "_brush_tire_combined"),
+               "Fx–Fy in the friction circle", "Kikuuwe et al., SI2007: brush tire as a "
+               "partial differential-algebraic inclusion, extended to combined slip; reference: "
+               "Pacejka, Tire and Vehicle Dynamics, §3.2", "_brush_tire_combined"),
     FigureSpec("stick_slip_oscillator", "Stick–slip oscillator, static above kinetic: "
-               "CoulombODE vs LuGre vs tanh vs one level", "the classic belt oscillator "
-               "(issue 22; closed form in the module)", "_stick_slip_oscillator"),
+               "CoulombODE vs LuGre vs tanh vs one level", "the classic stick–slip "
+               "oscillator, a mass on a spring over a moving belt (e.g. Popp & Stelter 1990), "
+               "against its closed-form stick and slip times", "_stick_slip_oscillator"),
     FigureSpec("sliding_block_lugre", "Sliding block: LuGre element vs CoulombODE joint "
-               "friction, μs raised at 4 s", "MotionSolve tutorial MV-9003 (SPEC §8)",
-               "_sliding_block_lugre"),
+               "friction, μs raised at 4 s", "Altair MotionSolve tutorial MV-9003: LuGre "
+               "friction element (Canudas de Wit et al. 1995)", "_sliding_block_lugre"),
 ]
 FIGURE_NAMES: list[str] = [spec.name for spec in FIGURES]
 

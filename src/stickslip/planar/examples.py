@@ -52,32 +52,38 @@ __all__ = ["four_bar", "freudenstein", "slider_crank", "double_pendulum", "quick
 EXAMPLES = {
     # frictional contacts (SPEC §6; runners in _contact_examples.py)
     "clearance_slider": ("Slider–crank with a clearance slider (c = 1 mm, μ = 0.01): corner "
-                         "gaps and forces, SPEC §6", lambda out: _contact_run("clearance_slider", out)),
-    "incline": ("Block on an incline: sticks at 20°, slides at 35° (SPEC §6)",
+                         "gaps and forces (frictional unilateral contacts, Kikuuwe, slides)",
+                         lambda out: _contact_run("clearance_slider", out)),
+    "incline": ("Block on an incline: sticks at 20°, slides at 35° (Kikuuwe, slides: "
+                "friction as a differential inclusion)",
                 lambda out: _contact_run("incline", out)),
     "painleve_rod": ("Rod sliding on a floor: Painlevé error at μ = 2.5, run at μ = 0.3",
                      lambda out: _contact_run("painleve", out)),
     "box_on_ground": ("3-D box with point contacts, pushed: holds then slides",
                       lambda out: _contact_run("box", out)),
+    # planar mechanisms (SPEC §9: textbook chapter 5, "Mechanisms and dynamics")
     "four_bar": ("Four-bar linkage driven at 1 rev/s: kinematics vs Freudenstein, inverse "
-                 "dynamics (SPEC §9 8-1)", _run_four_bar),
+                 "dynamics (textbook ch. 5 “Mechanisms and dynamics”, example 8-1)",
+                 _run_four_bar),
     "slider_crank": ("Slider-crank released at 60° under gravity, 10 s forward dynamics "
                      "(the slider–crank benchmark's model)", _run_slider_crank),
-    "double_pendulum": ("Double pendulum as a DAE, 5 s (SPEC §9 8-2)", _run_double_pendulum),
+    "double_pendulum": ("Double pendulum as a DAE, 5 s (textbook ch. 5, example 8-2)",
+                        _run_double_pendulum),
     "quick_return": ("Quick-return mechanism of a shaper, 6 bodies, DOF 18 − 17 = 1 "
-                     "(SPEC §9 7-1)", _run_quick_return),
-    "gear_slider": ("Gear–slider mechanism, 6 bodies, DOF 18 − 16 = 2 (SPEC §9 7-2)",
-                    _run_gear_slider),
+                     "(textbook ch. 5, example 7-1)", _run_quick_return),
+    "gear_slider": ("Gear–slider mechanism, 6 bodies, DOF 18 − 16 = 2 (textbook ch. 5, "
+                    "example 7-2)", _run_gear_slider),
     "cam_follower": ("Eccentric cam lifting a spring-loaded flat-faced follower: kinematics "
                      "and contact force", _run_cam),
-    "sliding_block": ("LuGre tutorial (SPEC §8): sliding block, μs raised from 0.3 to 0.5 at "
-                      "4 s, 8 s in two segments", _run_sliding_block),
+    "sliding_block": ("LuGre tutorial (Altair MotionSolve MV-9003): sliding block, μs raised "
+                      "from 0.3 to 0.5 at 4 s, 8 s in two segments", _run_sliding_block),
     "slider_end_stop": ("Slider between travel limits, impacts with restitution 0.7 "
-                        "(SPEC §9 9-1)", _run_slider_end_stop),
+                        "(textbook ch. 5, example 9-1)", _run_slider_end_stop),
     "ball_on_paddle": ("Ball bouncing on a driven rocking paddle, restitution 0.8, impulse "
-                       "through the constraint matrix (SPEC §9 9-1)", _run_ball_on_paddle),
-    "ball_in_box": ("Ball bouncing in a box, restitution 0.9, impact events (SPEC §9 9-1)",
-                    _run_ball_in_box),
+                       "through the constraint matrix (textbook ch. 5, example 9-1)",
+                       _run_ball_on_paddle),
+    "ball_in_box": ("Ball bouncing in a box, restitution 0.9, impact events (textbook ch. 5, "
+                    "example 9-1)", _run_ball_in_box),
 }
 
 

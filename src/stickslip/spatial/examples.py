@@ -30,13 +30,15 @@ __all__ = ["Example", "EXAMPLES", "run_example", "sphere_on_ground", "gripper", 
 # --- registry -----------------------------------------------------------------------------------
 EXAMPLES = {
     "sphere_slip_roll": ("Sphere launched sliding without spin: slips, then rolls at 5/7 v0 "
-                         "(seed 001)", sphere_slip_roll),
+                         "(the slip-to-rolling transition of Kikuuwe, slides)",
+                         sphere_slip_roll),
     "gripper": ("Two fingers on prismatic joints hold a box by friction; a weaker grip lets "
                 "it slide at g − 2μG/m", gripper_hold_and_slip),
     "four_bar_friction": ("3-D four-bar released under gravity, Coulomb friction μ·a·N in the "
                           "crank pin: swings, then sticks", four_bar_friction),
     "arm_pushes_box": ("2-link arm on position-driven hinges pushes a box on the ground "
-                       "(seed 002's setting)", arm_pushes_box),
+                       "(robot–object contact, the setting of Wakisaka & Sugihara)",
+                       arm_pushes_box),
 }
 
 

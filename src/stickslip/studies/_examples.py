@@ -55,7 +55,7 @@ SPEC_EXAMPLES: dict[str, SpecExample] = {
         "sweep", "stick fraction of a Coulomb block over friction level × push amplitude "
                  "(eq. 10, 20 points)"),
     "lugre_breakaway": SpecExample(
-        "sweep", "breakaway of a LuGre block as the push amplitude grows (SPEC §8, 9 points)"),
+        "sweep", "breakaway of a LuGre block as the push amplitude grows (LuGre element of Altair MotionSolve tutorial MV-9003, 9 points)"),
     "coulomb_fit": SpecExample(
         "fit", "friction level F and mass M of a Coulomb block from its position "
                "(true F = 0.4 N, M = 1 kg)",

@@ -78,6 +78,6 @@ class ModelEntry(NamedTuple):
 
 
 MODELS: dict[str, ModelEntry] = {
-    "friction_mass": ModelEntry(friction_mass, "mass with CoulombODE friction (SPEC §2, eq. 10)"),
-    "lugre_block": ModelEntry(lugre_block, "LuGre sliding block (SPEC §8)"),
+    "friction_mass": ModelEntry(friction_mass, "mass with CoulombODE friction (Xiong, Kikuuwe & Yamamoto, eq. 10)"),
+    "lugre_block": ModelEntry(lugre_block, "LuGre sliding block (Altair MotionSolve tutorial MV-9003)"),
 }
