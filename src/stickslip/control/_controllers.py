@@ -437,7 +437,7 @@ class RenderedFriction(_StatefulController):
 
 _PSMC = CTemplate(
     name="psmc",
-    summary="Proxy-based sliding mode control (SPEC §6; Kikuuwe & Fujimoto, ICRA 2006)",
+    summary="Proxy-based sliding mode control (Kikuuwe & Fujimoto, ICRA 2006)",
     params=(("F", "force limit [N] > 0; |f| <= F always"),
             ("H", "sliding-surface time constant [s] > 0"),
             ("K", "proportional coupling gain K_p [N/m] > 0"),

@@ -62,5 +62,5 @@ def bound_problem(chi: sp.Expr, term: sp.Expr, where: str, di: DifferentialInclu
         hint += "; parameter(s) " + ", ".join(f"`{s}` = {parameters[s]:g}"
                                                for s in negative_params) + " are negative"
     return (f"{where}: the bound χ = `{chi}` of the friction term `{term}` cannot be shown to "
-            f"be >= 0 (SPEC §4, Step 2 needs χ >= 0 for every state): {shown} may be "
-            f"negative. {hint}.")
+            f"be >= 0 (Step 2 of Xiong et al. §3.3 needs χ >= 0 for every state): {shown} "
+            f"may be negative. {hint}.")

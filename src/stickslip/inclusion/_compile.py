@@ -105,7 +105,7 @@ class _Analysis:
             if len(sgns) > 1:
                 shown = " and ".join(f"`{s}`" for s in sgns)
                 self.problems.append(
-                    f"{where}: the product `{expr}` multiplies {shown}; SPEC §4 cannot "
+                    f"{where}: the product `{expr}` multiplies {shown}; Xiong et al. §3.3 cannot "
                     "convert a product of Sgn with another discontinuous function. Write each "
                     "friction force as its own term χ·Sgn(θ) with a continuous bound χ.")
                 return expr
@@ -117,7 +117,8 @@ class _Analysis:
         inner = sorted(expr.atoms(Dio, Sgn, SgnComponent), key=sp.default_sort_key)
         shown = ", ".join(f"`{s}`" for s in inner)
         self.problems.append(
-            f"{where}: {shown} sits inside `{expr}` ({type(expr).__name__}); SPEC §4 covers "
+            f"{where}: {shown} sits inside `{expr}` ({type(expr).__name__}); "
+            f"Xiong et al. §3.3 covers "
             "Dio(ψ) and χ·Sgn(θ) only as terms of sums and products (forces entering the "
             "rates linearly). Rewrite so that they are not nested inside other functions, "
             "powers or denominators.")
@@ -129,7 +130,7 @@ class _Analysis:
             self.problems.append(
                 f"{where}: `{dio}` has Dio/Sgn inside its argument; the gap ψ of Dio(ψ) must "
                 "be a function of the states, parameters, inputs and time only (unsupported "
-                "nesting, SPEC §4).")
+                "nesting, Xiong et al. §3.3).")
             return dio
         if psi not in self.contacts:
             self.contacts[psi] = _Contact(psi, sp.Dummy(f"f{len(self.contacts) + 1}"),
@@ -156,7 +157,7 @@ class _Analysis:
             self.problems.append(
                 f"{where}: `{sgn}` has Dio/Sgn inside its argument; the slip θ of Sgn(θ) must "
                 "be a velocity, a function of the states, parameters, inputs and time only "
-                "(unsupported nesting, SPEC §4).")
+                "(unsupported nesting, Xiong et al. §3.3).")
             return term
         numer, denom = sp.fraction(cofactor)
         sign = sp.Integer(1)
@@ -165,20 +166,22 @@ class _Analysis:
         chi = numer
         if chi.has(Sgn, SgnComponent):
             self.problems.append(
-                f"{where}: in `{term}` the bound χ = `{chi}` contains another Sgn; SPEC §4 "
+                f"{where}: in `{term}` the bound χ = `{chi}` contains another Sgn; "
+                f"Xiong et al. §3.3 "
                 "cannot convert a product of Sgn with a discontinuous function. Write each "
                 "friction force as its own term χ·Sgn(θ).")
             return term
         if denom.has(Sgn, SgnComponent, Dio):
             self.problems.append(
                 f"{where}: in `{term}` the denominator `{denom}` contains Dio/Sgn "
-                "(unsupported nesting, SPEC §4).")
+                "(unsupported nesting, Xiong et al. §3.3).")
             return term
         disc = sorted(chi.atoms(*_DISCONTINUOUS), key=sp.default_sort_key)
         if disc:
             shown = ", ".join(f"`{d}`" for d in disc)
             self.problems.append(
-                f"{where}: in `{term}` Sgn is multiplied by the discontinuous {shown}; SPEC §4 "
+                f"{where}: in `{term}` Sgn is multiplied by the discontinuous {shown}; "
+                f"Xiong et al. §3.3 "
                 "cannot convert a product of Sgn with a discontinuous function other than Dio. "
                 "Use Dio for contact forces, or a continuous bound (Abs, Max, sqrt, ...).")
             return term
@@ -345,7 +348,7 @@ def compile_inclusion(di: DifferentialInclusion, K: float | Mapping | None = Non
         if problem:
             problems.append(problem)
     if problems:
-        raise InclusionError(_join(f"cannot compile {di.name} (SPEC §4)", problems))
+        raise InclusionError(_join(f"cannot compile {di.name} (Xiong et al. §3.3)", problems))
 
     _warn_split_reactions(frictions, di.parameters)
 

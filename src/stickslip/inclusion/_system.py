@@ -411,7 +411,7 @@ class CompiledInclusion(AbstractSystem):
         """The compiled ODE (eq. 18) as readable text, with its definitions and constants."""
         rows, definitions, constants, params, t = self.program.display(self)
         width = max(len(str(x)) for x, _ in rows)
-        lines = [f"{self.program.name} compiled to an ODE (SPEC §4, eq. 18):"]
+        lines = [f"{self.program.name} compiled to an ODE (Xiong, Kikuuwe & Yamamoto, eq. 18):"]
         for x, r in rows:
             lines.append(f"  d({x})/dt{' ' * (width - len(str(x)))} = {sp.sstr(r)}")
         if definitions:

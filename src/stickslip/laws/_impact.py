@@ -18,7 +18,7 @@ __all__ = ["NewtonImpact"]
 _ROUTES = ("`NewtonImpact` is a rigid contact without a force law: it runs only under the "
            "time-stepping route ss.simulate(..., method='moreau_jean', dt=...) and the "
            "event-driven route method='events'. For an ODE method (rk4, tsit5, …) "
-           "use UnilateralODE (SPEC §3) or a penalty law instead.")
+           "use UnilateralODE (rigid contact as an ODE) or a penalty law instead.")
 
 
 class NewtonImpact(AbstractContactLaw):
