@@ -33,7 +33,8 @@ class CTemplate:
     """The C99 of one algorithm: its parameter and state fields and three function bodies
     (``check``: 0 or the 1-based index of the first bad parameter; ``init``; ``step``), and
     optionally a fourth, ``start``: the state's start value from the parameters (a system's
-    initial position and velocity), called once the parameters are set."""
+    initial position and velocity), called once the parameters are set; and ``helpers``:
+    static C functions the bodies call (written once into the source, before them)."""
 
     name: str
     summary: str
@@ -45,6 +46,7 @@ class CTemplate:
     check_body: str
     step_body: str
     start_body: str = ""                     # empty: init alone sets the start state
+    helpers: str = ""                        # static functions the bodies call
 
 
 _SAT = """static double stickslip_sat(double Z, double x)
@@ -55,7 +57,8 @@ _SAT = """static double stickslip_sat(double Z, double x)
 """
 
 ALGORITHMS: dict[str, CTemplate] = {}
-"""The exportable algorithms by name (psmc, coulomb_mass, da_relaxation, sign_inclusion),
+"""The exportable algorithms by name (psmc, coulomb_mass, da_relaxation, sign_inclusion,
+their static-level variants coulomb_mass_static and da_relaxation_static, …),
 filled by :func:`register_c` as their modules are imported (``import stickslip`` imports
 them all)."""
 
@@ -66,25 +69,34 @@ them all)."""
 _PROVIDERS = ("stickslip.discrete._friction", "stickslip.discrete._system_templates",
               "stickslip.control._controllers")
 
+ParametersOf = Callable[[Any], dict[str, float] | None]
+
 _BY_FUNCTION: dict[Any, str] = {}
-_BY_TYPE: dict[type, tuple[str, Callable[[Any], dict[str, float]]]] = {}
+_BY_TYPE: dict[type, list[tuple[str, ParametersOf]]] = {}
+"""{type: [(template name, parameters_of), ...]}: the templates a configured object may
+export as (a type may have several, e.g. ``CoulombMass`` without and with a static level)."""
 
 
 def register_c(template: CTemplate, *, functions: tuple = (),
-               objects: dict[type, Callable[[Any], dict[str, float]]] | None = None
-               ) -> CTemplate:
+               objects: dict[type, ParametersOf] | None = None) -> CTemplate:
     """Register `template` for :func:`export_c` under ``template.name``.
 
     functions: the Python step functions it mirrors (``export_c(step_fn, path)`` works).
     objects: ``{type: parameters_of}`` — configured objects that export with their
         parameters; ``parameters_of(obj)`` returns ``{param: value}`` for every
-        ``template.params`` field.
+        ``template.params`` field, or ``None`` when this object is not exported by this
+        template but by another one registered for the same type (a variant: a
+        ``CoulombMass`` with a static level exports as ``coulomb_mass_static``). Every
+        parameter of the object that changes its step must reach the C; one the template
+        cannot carry must make ``parameters_of`` raise a ``ParameterError`` (never be
+        dropped).
     """
     ALGORITHMS[template.name] = template
     for fn in functions:
         _BY_FUNCTION[fn] = template.name
     for cls, getter in (objects or {}).items():
-        _BY_TYPE[cls] = (template.name, getter)
+        entries = [e for e in _BY_TYPE.get(cls, []) if e[0] != template.name]
+        _BY_TYPE[cls] = [*entries, (template.name, getter)]
     return template
 
 
@@ -103,11 +115,14 @@ def _resolve(algorithm: Any) -> tuple[CTemplate, dict[str, float] | None]:
         name = None
     if name is not None:
         return ALGORITHMS[name], None
-    for cls, (name, parameters_of) in _BY_TYPE.items():
-        if isinstance(algorithm, cls):
-            template = ALGORITHMS[name]
+    for cls, entries in _BY_TYPE.items():
+        if not isinstance(algorithm, cls):
+            continue
+        for name, parameters_of in entries:
             values = parameters_of(algorithm)
-            return template, {k: float(values[k]) for k, _ in template.params}
+            if values is not None:          # None: a variant registered beside it takes it
+                template = ALGORITHMS[name]
+                return template, {k: float(values[k]) for k, _ in template.params}
     objects = ", ".join(sorted({cls.__name__ for cls in _BY_TYPE}))
     raise ParameterError(
         f"`export_c` cannot export {algorithm!r}, a {type(algorithm).__name__}; pass one of "
@@ -184,6 +199,7 @@ def _source(alg: CTemplate) -> str:
     n = alg.name
     uses_sat = "stickslip_sat" in alg.check_body + alg.init_body + alg.step_body
     sat = _SAT if uses_sat else ""          # no unused static function (-Werror builds)
+    sat += alg.helpers
     start = "" if not alg.start_body else (
         f"\nvoid stickslip_{n}_start(stickslip_{n}_state *s, const stickslip_{n}_params *prm)"
         f"\n{{\n{alg.start_body}}}\n")
@@ -216,11 +232,15 @@ def export_c(algorithm: Any, path: str | os.PathLike) -> tuple[Path, Path]:
     Parameters
     ----------
     algorithm:
-        ``"psmc"``, ``"coulomb_mass"``, ``"da_relaxation"`` or ``"sign_inclusion"``; or the
-        step function itself (``ss.control.psmc_step``, ``ss.discrete.coulomb_mass_step``, …);
-        or a configured ``ss.control.PSMC`` / ``PSMCParams``, ``ss.discrete.CoulombMass`` or
+        ``"psmc"``, ``"coulomb_mass"``, ``"da_relaxation"`` or ``"sign_inclusion"`` (or
+        ``"coulomb_mass_static"``, ``"da_relaxation_static"``: the same steps with a static
+        friction level ``F_s`` above the kinetic ``F``); or the step function itself
+        (``ss.control.psmc_step``, ``ss.discrete.coulomb_mass_step``, …); or a configured
+        ``ss.control.PSMC`` / ``PSMCParams``, ``ss.discrete.CoulombMass`` or
         ``ss.discrete.DARelaxation``, whose parameters are also written as
-        ``STICKSLIP_<NAME>_DEFAULT_PARAMS``.
+        ``STICKSLIP_<NAME>_DEFAULT_PARAMS`` (a ``CoulombMass`` or ``DARelaxation`` with
+        ``F_s``, or a ``CoulombMass`` that does not start at rest, exports as the
+        ``*_static`` template, which carries ``F_s`` and the start state).
     path:
         A directory (the files are ``stickslip_<name>.h`` and ``.c`` inside it, created if
         needed) or a file path ending in ``.c``/``.h`` (its directory is used).

@@ -40,7 +40,7 @@ from typing import Any
 
 from .._version import __version__
 from ..errors import ParameterError
-from ._export_c import _BY_TYPE, CTemplate, _header, _resolve, _source
+from ._export_c import _BY_TYPE, ALGORITHMS, CTemplate, _header, _resolve, _source
 from ._fmu_build import write_fmu
 from ._fmu_documentation import documentation
 from ._fmu_model_description import model_description
@@ -63,6 +63,12 @@ def _parameter_values(algorithm: Any, alg: CTemplate, defaults: dict[str, float]
                 close = ([n for n in names if n.lower() == str(key).lower()]
                          or difflib.get_close_matches(str(key), names, n=1))
                 hint = f" Did you mean {close[0]!r}?" if close else ""
+                variants = [other.name for other in ALGORITHMS.values()
+                            if other.name.startswith(f"{alg.name}_")
+                            and key in [n for n, _ in other.params]]
+                if variants:      # e.g. F_s: the static-level variant carries it
+                    hint = (f" {variants[0]!r} has it: export that name, or the configured "
+                            f"object with {key}=...")
                 raise ParameterError(f"`export_fmu(params=)`: {alg.name!r} has no parameter "
                                      f"{key!r}; its parameters are {names}.{hint}")
             try:
@@ -88,8 +94,8 @@ def _parameter_values(algorithm: Any, alg: CTemplate, defaults: dict[str, float]
         raise ParameterError(f"`export_fmu`: the sample period T must be > 0; got "
                              f"T={values['T']}. Pass the period in seconds.")
     # The same rules as the Python objects (each names the offending parameter).
-    for cls, (name, _) in _BY_TYPE.items():
-        if name == alg.name:
+    for cls, entries in _BY_TYPE.items():
+        if any(name == alg.name for name, _ in entries):
             try:
                 cls(**values)
             except TypeError:        # a constructor with other arguments: try the next one
@@ -129,9 +135,12 @@ def export_fmu(algorithm: Any, path: str | os.PathLike, *,
     ----------
     algorithm:
         What :func:`export_c` exports: ``"psmc"``, ``"coulomb_mass"``, ``"da_relaxation"``,
-        ``"sign_inclusion"``, the step function itself, or a configured
+        ``"sign_inclusion"`` (``"coulomb_mass_static"``, ``"da_relaxation_static"``: with a
+        static level ``F_s``), the step function itself, or a configured
         ``ss.control.PSMC`` / ``PSMCParams``, ``ss.discrete.CoulombMass``,
-        ``ss.discrete.DARelaxation``, ``ss.systems.FrictionMass`` (``CoulombODE`` law, no
+        ``ss.discrete.DARelaxation`` (with ``F_s``, or a ``CoulombMass`` not starting at
+        rest: the ``*_static`` FMU, parameter ``F_s``, and ``p0``, ``v0`` for the mass),
+        ``ss.systems.FrictionMass`` (``CoulombODE`` law, no
         Stribeck drop) or ``ss.systems.ContactMass`` (``NewtonImpact``): a system exports
         its ``method="moreau_jean"`` step with the applied force as the input ``fe``
         (:mod:`._system_templates`; T defaults to 1e-3 s, θ to 0.5).

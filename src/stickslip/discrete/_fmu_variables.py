@@ -47,6 +47,9 @@ CHANNELS: dict[str, dict[str, Any]] = {
         "result": ("f", "mean contact force on the mass over the last step [N] (>= 0)", "N"),
     },
 }
+# The static-level variants (F_s above F) read as their plain steps.
+CHANNELS["coulomb_mass_static"] = CHANNELS["coulomb_mass"]
+CHANNELS["da_relaxation_static"] = CHANNELS["da_relaxation"]
 
 
 @dataclass(frozen=True)

@@ -132,14 +132,16 @@ def coulomb_mass_step(v_prev: ArrayLike, h: ArrayLike, M: ArrayLike, F: ArrayLik
         f = sat(F, M * v_prev / T + h)
         return v_prev + T * (h - f) / M, f
     w = M * v_prev / T + h
-    f = _curve_force("coulomb_mass_step", w, M / T, F, F_s, v_stribeck, stribeck_exponent,
-                     viscous)
-    return T * (w - f) / M, f              # = v_{k−1} + T(h − f)/M; exactly 0 when stuck
+    f, sliding = _curve_force("coulomb_mass_step", w, M / T, F, F_s, v_stribeck,
+                              stribeck_exponent, viscous)
+    # v_k = v_{k−1} + T(h − f)/M as on the plain path (not T(w − f)/M: w carries M/T·v_{k−1},
+    # whose rounding XLA and the C export differ in), and exactly 0 when stuck
+    return jnp.where(sliding, v_prev + T * (h - f) / M, 0.0), f
 
 
 def _curve_force(owner, w, damping, F, F_s, v_stribeck, exponent, viscous):
     """The friction force of a backward-Euler step with a friction curve: w if |w| ≤ F_s
-    (stick), else F(s)·w/|w| with F(s) + damping·s = |w| (slide)."""
+    (stick), else F(s)·w/|w| with F(s) + damping·s = |w| (slide); and whether it slides."""
     static = F if F_s is None else F_s
     check_parameters(owner, _CURVE_RULES, F_s=F_s, v_stribeck=v_stribeck, viscous=viscous)
     check_friction_pair(owner, F_s, F, names=("F_s", "F"), each=False)
@@ -149,7 +151,7 @@ def _curve_force(owner, w, damping, F, F_s, v_stribeck, exponent, viscous):
     s = curve_slip_speed(jnp.where(positive, r, 0.0), F, static, damping, v_stribeck,
                          exponent, viscous)
     level = friction_curve(s, F, static, v_stribeck, exponent, viscous)
-    return jnp.where(s > 0.0, level * w / r, w)
+    return jnp.where(s > 0.0, level * w / r, w), s > 0.0
 
 
 def da_relaxation_step(e_prev: ArrayLike, v: ArrayLike, F: ArrayLike, K: ArrayLike,
@@ -203,8 +205,8 @@ def da_relaxation_step(e_prev: ArrayLike, v: ArrayLike, F: ArrayLike, K: ArrayLi
     if F_s is None and v_stribeck is None and viscous is None:
         f = sat(F, gain * v + K * e_prev)
     else:
-        f = _curve_force("da_relaxation_step", gain * v + K * e_prev, gain, F, F_s,
-                         v_stribeck, stribeck_exponent, viscous)
+        f, _ = _curve_force("da_relaxation_step", gain * v + K * e_prev, gain, F, F_s,
+                            v_stribeck, stribeck_exponent, viscous)
     e = (B * e_prev + T * f) / gain
     return f, e
 
@@ -235,6 +237,9 @@ class CoulombMass(_Loop):
     ``sim = CoulombMass(M=1.0, F=0.5, T=1e-3)``; each ``sim.step(h)`` applies the force h
     [N] for one period and returns the friction force f_k [N]; ``sim.p``, ``sim.v`` hold the
     position [m] and velocity [m/s]. ``F_s=`` (≥ F) adds a static level above the kinetic F.
+    :func:`~stickslip.discrete.export_c` and ``export_fmu`` export it as ``coulomb_mass``, or
+    as ``coulomb_mass_static`` (which carries F_s, p0 and v0) when F_s is given or it does
+    not start at rest.
     """
 
     def __init__(self, M: float, F: float, T: float, p0: float = 0.0, v0: float = 0.0, *,
@@ -244,7 +249,8 @@ class CoulombMass(_Loop):
         check_friction_pair("CoulombMass", F_s, F, names=("F_s", "F"), each=False)
         self.M, self.F, self.T = float(M), float(F), float(T)
         self.F_s = None if F_s is None else float(F_s)
-        self.p, self.v, self.k = float(p0), float(v0), 0
+        self.p0, self.v0 = float(p0), float(v0)          # the start state (export_c needs it)
+        self.p, self.v, self.k = self.p0, self.v0, 0
         self._step = jax.jit(lambda v, h: coulomb_mass_step(v, h, self.M, self.F, self.T,
                                                             F_s=self.F_s))
 
@@ -262,7 +268,7 @@ class DARelaxation(_Loop):
     :func:`da_relaxation_step`): ``fr = DARelaxation(F=2.0, K=1e4, B=50.0, T=1e-3)``; each
     ``fr.step(v)`` returns the friction force f_k [N] to resist the measured velocity v [m/s]
     with (apply ``−f_k``); ``fr.e`` is the proxy deflection [m]. ``F_s=`` (≥ F) adds a static
-    level above the kinetic F."""
+    level above the kinetic F (exported as ``da_relaxation_static``, which carries it)."""
 
     def __init__(self, F: float, K: float, B: float, T: float, *, F_s: float | None = None):
         check_parameters("DARelaxation", _WRAPPER_RULES, F=F, K=K, B=B, T=T)
@@ -368,8 +374,127 @@ _DA = CTemplate(
 """)
 
 
+# The same steps with a static level F_s above the kinetic F: ``_curve_force`` with no
+# Stribeck drop and no viscous term, operation by operation. Separate templates, so that the
+# params structs of coulomb_mass and da_relaxation (filled positionally by existing C code)
+# keep their fields. F_s = F is allowed (the Python F_s=F step, equal to the plain one).
+_STATIC_KINETIC = """
+static double stickslip_static_kinetic(double w, double damping, double F, double F_s,
+                                       double *speed)
+{
+    /* Friction of a backward-Euler step with the static level F_s >= F (SPEC 6;
+     * stickslip.discrete._friction._curve_force): w is the force that stops the motion in
+     * this step. Stick (f = w, *speed = 0) when |w| <= F_s, else slide at the speed
+     * *speed = (|w| - F)/damping with f = F w/|w|. |w| here; Python's sqrt(w*w) is the same
+     * number for 1e-154 < |w| < 1e154. */
+    const double r = w < 0.0 ? -w : (w > 0.0 ? w : 1.0);
+    const double drive = w != 0.0 ? r : 0.0;
+    const double excess = drive - F > 0.0 ? drive - F : 0.0;
+    *speed = drive > F_s ? excess / damping : 0.0;
+    return *speed > 0.0 ? F * w / r : w;
+}
+"""
+
+_COULOMB_STATIC = CTemplate(
+    name="coulomb_mass_static",
+    summary="Mass with static and kinetic Coulomb friction in discrete time (SPEC §6; "
+            "Kikuuwe et al., T-RO 2006)",
+    params=(("M", "mass [kg] > 0"),
+            ("F", "kinetic friction level [N] >= 0"),
+            ("F_s", "static friction level [N] >= F; sticks while |M v/T + h| <= F_s"),
+            ("T", "sample period [s] > 0"),
+            ("p0", "start position [m]"),
+            ("v0", "start velocity [m/s]")),
+    state=_COULOMB.state,
+    step_args="double h",
+    step_doc=_COULOMB.step_doc,
+    init_body=_COULOMB.init_body,
+    start_body="    s->p = prm->p0;\n    s->v = prm->v0;\n",
+    check_body="""    if (!(prm->M > 0.0) || !isfinite(prm->M)) return 1;
+    if (!(prm->F >= 0.0) || !isfinite(prm->F)) return 2;
+    if (!(prm->F_s >= prm->F) || !isfinite(prm->F_s)) return 3;
+    if (!(prm->T > 0.0) || !isfinite(prm->T)) return 4;
+    if (!isfinite(prm->p0)) return 5;
+    if (!isfinite(prm->v0)) return 6;
+    return 0;
+""",
+    step_body="""    const double M = prm->M, T = prm->T;
+    double f, speed;
+    if (!isfinite(h)) {
+        s->faults += 1;
+        return 0.0;
+    }
+    /* M v_{k-1}/T + h_k: the force that stops the mass in this step */
+    f = stickslip_static_kinetic(M * s->v / T + h, M / T, prm->F, prm->F_s, &speed);
+    s->v = speed > 0.0 ? s->v + T * (h - f) / M : 0.0;   /* v_k; exactly 0 when stuck */
+    s->p = s->p + T * s->v;
+    return f;
+""",
+    helpers=_STATIC_KINETIC)
+
+_DA_STATIC = CTemplate(
+    name="da_relaxation_static",
+    summary="Differential-algebraic relaxation of static and kinetic friction (SPEC §6; "
+            "Kikuuwe et al., T-RO 2006)",
+    params=(("F", "kinetic friction level [N] >= 0"),
+            ("F_s", "static friction level [N] >= F; holds while |(KT + B) v + K e| <= F_s"),
+            ("K", "relaxation stiffness [N/m] >= 0"),
+            ("B", "relaxation damping [N s/m] > 0"),
+            ("T", "sample period [s] > 0")),
+    state=_DA.state,
+    step_args="double v",
+    step_doc=_DA.step_doc,
+    init_body=_DA.init_body,
+    check_body="""    if (!(prm->F >= 0.0) || !isfinite(prm->F)) return 1;
+    if (!(prm->F_s >= prm->F) || !isfinite(prm->F_s)) return 2;
+    if (!(prm->K >= 0.0) || !isfinite(prm->K)) return 3;
+    if (!(prm->B > 0.0) || !isfinite(prm->B)) return 4;
+    if (!(prm->T > 0.0) || !isfinite(prm->T)) return 5;
+    return 0;
+""",
+    step_body="""    const double K = prm->K, B = prm->B, T = prm->T;
+    double gain, f, speed;
+    if (!isfinite(v)) {
+        s->faults += 1;
+        return 0.0;
+    }
+    gain = K * T + B;
+    f = stickslip_static_kinetic(gain * v + K * s->e, gain, prm->F, prm->F_s, &speed);
+    s->e = (B * s->e + T * f) / gain;
+    return f;
+""",
+    helpers=_STATIC_KINETIC)
+
+
+def _plain_coulomb(m: CoulombMass) -> dict[str, float] | None:
+    """coulomb_mass carries M, F, T: a CoulombMass without F_s that starts at rest."""
+    if m.F_s is not None or m.p0 != 0.0 or m.v0 != 0.0:
+        return None                                     # → coulomb_mass_static
+    return {"M": m.M, "F": m.F, "T": m.T}
+
+
+def _static_coulomb(m: CoulombMass) -> dict[str, float] | None:
+    if _plain_coulomb(m) is not None:
+        return None
+    # F_s=None with a start state: F_s = F (the same step; its C agrees to round-off)
+    return {"M": m.M, "F": m.F, "F_s": m.F if m.F_s is None else m.F_s, "T": m.T,
+            "p0": m.p0, "v0": m.v0}
+
+
+def _plain_da(r: DARelaxation) -> dict[str, float] | None:
+    if r.F_s is not None:
+        return None                                     # → da_relaxation_static
+    return {"F": r.F, "K": r.K, "B": r.B, "T": r.T}
+
+
+def _static_da(r: DARelaxation) -> dict[str, float] | None:
+    if r.F_s is None:
+        return None
+    return {"F": r.F, "F_s": r.F_s, "K": r.K, "B": r.B, "T": r.T}
+
+
 register_c(_SIGN, functions=(sign_inclusion_step,))
-register_c(_COULOMB, functions=(coulomb_mass_step,),
-           objects={CoulombMass: lambda m: {"M": m.M, "F": m.F, "T": m.T}})
-register_c(_DA, functions=(da_relaxation_step,),
-           objects={DARelaxation: lambda r: {"F": r.F, "K": r.K, "B": r.B, "T": r.T}})
+register_c(_COULOMB, functions=(coulomb_mass_step,), objects={CoulombMass: _plain_coulomb})
+register_c(_COULOMB_STATIC, objects={CoulombMass: _static_coulomb})
+register_c(_DA, functions=(da_relaxation_step,), objects={DARelaxation: _plain_da})
+register_c(_DA_STATIC, objects={DARelaxation: _static_da})
