@@ -51,7 +51,7 @@ class CTemplate:
 
 _SAT = """static double stickslip_sat(double Z, double x)
 {
-    /* sat(Z, x): x clipped to [-Z, Z] (SPEC §1, eq. 2); theorem (4) */
+    /* sat(Z, x): x clipped to [-Z, Z] (Kikuuwe, slides: the saturation function) */
     return x < -Z ? -Z : (x > Z ? Z : x);
 }
 """

@@ -291,7 +291,7 @@ class DARelaxation(_Loop):
 
 _SIGN = CTemplate(
     name="sign_inclusion",
-    summary="Backward Euler for x' in -sgn(x) - u (SPEC §6)",
+    summary="Backward Euler for x' in -sgn(x) - u (Kikuuwe, slides: implicit Euler)",
     params=(("T", "sample period [s] > 0"),),
     state=(("double", "x", "state x_{k-1}"),
            ("unsigned long", "faults", "samples rejected for a non-finite input")),
@@ -313,7 +313,7 @@ _SIGN = CTemplate(
 
 _COULOMB = CTemplate(
     name="coulomb_mass",
-    summary="Mass with Coulomb friction in discrete time (SPEC §6; Kikuuwe et al., T-RO 2006)",
+    summary="Mass with Coulomb friction in discrete time (Kikuuwe et al., T-RO 2006)",
     params=(("M", "mass [kg] > 0"),
             ("F", "friction force level [N] >= 0"),
             ("T", "sample period [s] > 0")),
@@ -343,7 +343,7 @@ _COULOMB = CTemplate(
 
 _DA = CTemplate(
     name="da_relaxation",
-    summary="Differential-algebraic relaxation of friction (SPEC §6; Kikuuwe et al., "
+    summary="Differential-algebraic relaxation of friction (Kikuuwe et al., "
             "T-RO 2006)",
     params=(("F", "friction force level [N] >= 0"),
             ("K", "relaxation stiffness [N/m] >= 0"),
@@ -397,7 +397,7 @@ static double stickslip_static_kinetic(double w, double damping, double F, doubl
 
 _COULOMB_STATIC = CTemplate(
     name="coulomb_mass_static",
-    summary="Mass with static and kinetic Coulomb friction in discrete time (SPEC §6; "
+    summary="Mass with static and kinetic Coulomb friction in discrete time ("
             "Kikuuwe et al., T-RO 2006)",
     params=(("M", "mass [kg] > 0"),
             ("F", "kinetic friction level [N] >= 0"),
@@ -434,7 +434,7 @@ _COULOMB_STATIC = CTemplate(
 
 _DA_STATIC = CTemplate(
     name="da_relaxation_static",
-    summary="Differential-algebraic relaxation of static and kinetic friction (SPEC §6; "
+    summary="Differential-algebraic relaxation of static and kinetic friction ("
             "Kikuuwe et al., T-RO 2006)",
     params=(("F", "kinetic friction level [N] >= 0"),
             ("F_s", "static friction level [N] >= F; holds while |(KT + B) v + K e| <= F_s"),

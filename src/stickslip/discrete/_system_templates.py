@@ -45,7 +45,7 @@ _FAULT = """    if (!isfinite(fe)) {
 
 FRICTION_MASS = CTemplate(
     name="friction_mass",
-    summary="FrictionMass with Coulomb friction, one Moreau-Jean step (SPEC §2, §6)",
+    summary="FrictionMass with Coulomb friction, one Moreau-Jean step (Acary & Brogliato 2008)",
     params=(("M", "mass [kg] > 0"),
             ("F", "kinetic friction level F or mu*N [N] >= 0"),
             ("F_s", "static friction level F_s or mu_s*N [N] >= F"),
@@ -108,7 +108,7 @@ FRICTION_MASS = CTemplate(
 
 CONTACT_MASS = CTemplate(
     name="contact_mass",
-    summary="ContactMass with a Newton impact, one Moreau-Jean step (SPEC §3, §6)",
+    summary="ContactMass with a Newton impact, one Moreau-Jean step (Acary & Brogliato 2008)",
     params=(("M", "mass [kg] > 0"),
             ("e", "Newton coefficient of restitution, 0 <= e <= 1"),
             ("g", "gravitational acceleration towards the wall [m/s2] >= 0"),
