@@ -10,10 +10,10 @@ contacts):
 * anything else (joints, drivers, loads, contact pairs, spheres, ``contact="point"``): the
   link system frozen by :meth:`SpatialModel.link_system` and run by ``ss.simulate``.
 
-Starting overlaps are refused here (`ModelError` naming the bodies and the volume);
-the argument checks are in :mod:`._model_rules`. With a `restitution`, eq. 3's target is
-split into a velocity part e·v_in and a position-only part k h (see `SpatialModel` and
-docs/spatial.md).
+The routing of `simulate` is in :mod:`._model_routes`; starting overlaps are refused by
+:mod:`._model_overlaps` (`ModelError` naming the bodies and the volume); the argument checks
+are in :mod:`._model_rules`. With a `restitution`, eq. 3's target is split into a velocity
+part e·v_in and a position-only part k h (see `SpatialModel` and docs/spatial.md).
 """
 
 from __future__ import annotations
@@ -25,19 +25,19 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import keyword_alias, warn_renamed
-from ..errors import ModelError, PainleveError, ParameterError
-from ..integrate import FIXED_STEP_METHODS, check_time_arguments
+from ..errors import ModelError, ParameterError
 from ..results import Results
-from . import _volume_host, _volume_wrench
-from ._dynamics import quat_to_matrix
+from . import _volume_wrench
+from ._dynamics import quat_to_matrix  # noqa: F401 (tests and examples import it from here)
 from ._friction import check_pyramid_sides
+from ._model_overlaps import reject_overlaps
+from ._model_routes import route_simulate
 from ._model_rules import check_mu, check_restitution, check_scalar, check_vector
 from ._shapes import Polyhedron, Sphere
-from ._volume import ContactGeometry, intersect
+from ._volume import ContactGeometry
 from ._volume_wrench import ContactRecord
 
 __all__ = ["BodyState", "ContactRecord", "Model", "SpatialModel"]
-
 
 
 class BodyState(NamedTuple):
@@ -279,57 +279,9 @@ class SpatialModel:
         return self
 
     def _reject_overlaps(self, X: np.ndarray, *, where: str = "simulate") -> None:
-        """Raise `ModelError` when bodies start interpenetrating (each other or the ground) by
-        more than 1e-6 of the smaller body's volume. Checked when a run starts (not at
-        `add_body`: the model may be built in any order, and `contact_geometries` of
-        overlapping placements is a legitimate query). Rejected, not warned: the run's
-        result would be wrong from its first step. Eq. 3 would push them apart at k·depth
-        (tens of m/s for centimetres at k = 1000), and coincident bodies have no contact
-        normal (eq. 2 sums to zero) and pass through each other. A resting contact
-        (penetration λ g Δt / k ≈ 1e-8 m) is far below the threshold."""
-        if len(self.bodies) == 0:
-            return
-        R = quat_to_matrix(X[:, 3:7])
-        verts = [X[i, :3] + b.shape.vertices @ R[i].T for i, b in enumerate(self.bodies)]
-        for j, body in enumerate(self.bodies):
-            tol = 1e-6 * body.shape.volume
-            if self.ground is not None:
-                h = self.ground["height"]
-                depth = h - verts[j][:, 2].min()
-                if depth > 0:
-                    vol = intersect([verts[j][f] for f in body.shape.faces],
-                                    (np.array([[0.0, 0.0, 1.0]]), np.array([h])),
-                                    2.0 * body.shape.radius)
-                    v = 0.0 if vol is None else vol.volume
-                    if v > tol:
-                        raise ModelError(
-                            f"body {body.name!r} starts {depth:.4g} m inside the ground "
-                            f"(overlap volume {v:.3g} m^3, {v / body.shape.volume:.2%} of the "
-                            f"body; checked at `{where}`): eq. 3 would launch it at about "
-                            f"k·depth = {self.k * depth:.3g} m/s. Raise its position z by "
-                            f"{depth:.4g} m (to rest on the ground: its lowest point at "
-                            f"z = {h}).")
-            for i in range(j):
-                other = self.bodies[i]
-                gap = np.linalg.norm(X[i, :3] - X[j, :3])
-                if gap >= body.shape.radius + other.shape.radius:
-                    continue
-                nw = other.shape.normals @ R[i].T
-                vol = intersect([verts[j][f] for f in body.shape.faces],
-                                (nw, other.shape.offsets + nw @ X[i, :3]),
-                                2.0 * max(body.shape.radius, other.shape.radius))
-                v = 0.0 if vol is None else vol.volume
-                if v > 1e-6 * min(body.shape.volume, other.shape.volume):
-                    u = X[j, :3] - X[i, :3]
-                    u = u / gap if gap > 1e-12 else np.array([0.0, 0.0, 1.0])
-                    proj = np.concatenate(vol.faces) @ u
-                    raise ModelError(
-                        f"bodies {other.name!r} and {body.name!r} start overlapping (overlap "
-                        f"volume {v:.3g} m^3{', coincident centres' if gap <= 1e-12 else ''}; "
-                        f"checked at `{where}`): eq. 3 would push them apart at tens of m/s "
-                        "(or, coincident, see no contact at all). Move them apart: e.g. "
-                        f"{body.name!r} by {np.ptp(proj):.4g} m along "
-                        f"{np.round(u, 4).tolist()}.")
+        """Raise `ModelError` when bodies start interpenetrating (each other or the ground):
+        :func:`._model_overlaps.reject_overlaps`, checked when a run starts."""
+        reject_overlaps(self, X, where=where)
 
     # --- state helpers -------------------------------------------------------------------
     def initial_state(self) -> np.ndarray:
@@ -460,70 +412,8 @@ class SpatialModel:
             energy growing beyond everything the run was given: names the time, the body and
             the last sane state).
         """
-        if contact not in (None, "volume", "point"):
-            raise ParameterError(f"`simulate.contact` must be 'volume' or 'point'; got "
-                                 f"{contact!r}.")
-        # the core's step and span check, on both routes, before anything is built
-        times = check_time_arguments("SpatialModel.simulate", t_end, dt, dt_out, t0,
-                                     initial=initial,
-                                     fixed_step=method is None or method in FIXED_STEP_METHODS)
-        if contact == "point" or (contact is None and self.uses_link_route()):
-            return self._simulate_link(t_end, dt, method, forces, friction, dt_out,
-                                       lp_solver, initial, t0, contact_update, options)
-        if contact == "volume" and self.elements:       # the link system's volume contact
-            from ._volume_links import simulate_model
-            return simulate_model(self, times.t_end, times.dt, method, forces, friction,
-                                  dt_out, lp_solver, initial, t0, contact_update, options)
-        if options:
-            raise ParameterError(f"`simulate` got unknown options {sorted(options)} for the "
-                                 "volume route.")
-        return self._simulate(times.t_end, times.dt, "rk_gill" if method is None else method,
-                              forces, friction, dt_out, lp_solver, initial, t0, contact_update)
-
-    def _simulate_link(self, t_end, dt, method, forces, friction, dt_out, lp_solver,
-                       initial, t0, contact_update, options) -> Results:
-        from .. import integrate
-
-        for label, value, default in (("forces", forces, None), ("friction", friction,
-                                      "pyramid"), ("lp_solver", lp_solver, "nnls"),
-                                      ("contact_update", contact_update, "step")):
-            if value != default:
-                raise ParameterError(f"`simulate.{label}` belongs to the volume route; this "
-                                     "model runs as a link system. Use PointForce/BodyTorque "
-                                     "elements for loads.")
-        build = {k: options.pop(k) for k in ("delta", "zeta", "baumgarte", "formulation")
-                 if k in options}
-        system = self.link_system(**build)
-        if initial is not None and not isinstance(initial, Results):
-            X = np.asarray(initial, dtype=float)
-            if X.shape == (len(self.bodies), 13):
-                initial = np.concatenate([X.reshape(-1), np.asarray(system.s0),
-                                          np.asarray(system.revolute_angles(X)),
-                                          np.zeros(1 if system.layout.contacts else 0)])
-        if t0 is not None:
-            options["t0"] = t0
-        if initial is not None:
-            options["initial"] = initial
-        res = integrate.simulate(system, t_end, dt=dt, method=method or "rk4",
-                                 dt_out=dt_out, **options)
-        if "contact.unsolved_time" in res.names:
-            unsolved = res["contact.unsolved_time"]
-            hit = np.flatnonzero(unsolved > unsolved[0])
-            if hit.size:
-                k = int(hit[0])
-                raise PainleveError(
-                    f"the point contacts' λ-problem had no solution the solver could certify "
-                    f"before t={res.t[k]:.6g} s (contacts: "
-                    f"{[c[0] for c in system.layout.contacts]}; SPEC §6: the Painlevé "
-                    "paradox, or no convergence). Lower μ, raise delta, or use a smaller dt.",
-                    time=float(res.t[k]), contacts=tuple(c[0] for c in system.layout.contacts),
-                    reason="no solution (inconsistency)")
-        return res
-
-    def _simulate(self, t_end, dt, method, forces, friction, dt_out, lp_solver, initial, t0,
-                  contact_update) -> Results:
-        return _volume_host.run_host(self, t_end, dt, method, forces, friction, dt_out,
-                                     lp_solver, initial, t0, contact_update)
+        return route_simulate(self, t_end, dt, method, forces, friction, dt_out, lp_solver,
+                              initial, t0, contact_update, contact, options)
 
 
 Model = SpatialModel

@@ -3,13 +3,16 @@
 * :func:`intersect` — the intersection polytope C of A and B as face polygons, each tagged
   with the body it comes from (0 for A, 1 for B);
 * :func:`contact_geometry` — the normal (eq. 1–2), the contact plane through C's centroid,
-  its section polygon S, and Q, c of eq. 8–9 in closed form.
+  its section polygon S, and Q, c of eq. 8–9 in closed form;
+* :func:`ground_contact_geometry`, :func:`pair_contact_geometry` — the same for a body on
+  the ground and for two bodies, by the compiled fast path.
 
 Everything is in the world frame, on the host: NumPy for the general polyhedron–polyhedron
-clipping, and numba-compiled kernels for what every step of a simulation needs (the
-body–ground contact volume, the contact polygon, Q and c) — the benchmark of SPEC §7 showed
-the per-step cost spread over hundreds of small NumPy calls (DESIGN "Numerics": compiled code
-when the benchmark says so).
+clipping (here), and numba-compiled kernels for what every step of a simulation needs — the
+convex polygon (:mod:`._volume_hull`), Q and c of the contact plane (:mod:`._volume_plane`),
+the body–ground and body–body contact volumes (:mod:`._volume_fast`); this module holds
+their Python entries. The benchmark of SPEC §7 showed the per-step cost spread over hundreds
+of small NumPy calls (DESIGN "Numerics": compiled code when the benchmark says so).
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
-from ._dense import cross, dot, matmul, matmul_nt, matvec
 from ._shapes import cross3, next_rows, polyhedron_volume_centroid
+from ._volume_fast import _ground_kernel, _pair_kernel
+from ._volume_hull import _convex_polygon_kernel, _tangent_basis_kernel
+from ._volume_plane import _plane_kernel, polygon_moments
 
 __all__ = ["ContactVolume", "ContactGeometry", "intersect", "clip_faces",
            "contact_geometry", "normal_from_faces", "polygon_moments", "tangent_basis",
@@ -132,109 +136,6 @@ def _convex_polygon(points: np.ndarray, n: np.ndarray, tol: float) -> np.ndarray
     return poly if len(poly) else None
 
 
-@njit(cache=True)
-def _tangent_basis_kernel(n):
-    # scalar arithmetic: array expressions compile kernels of their own (compile time)
-    a0, a1 = (1.0, 0.0) if abs(n[0]) < 0.9 else (0.0, 1.0)
-    d = a0 * n[0] + a1 * n[1]
-    e1 = np.empty(3)
-    e1[0], e1[1], e1[2] = a0 - d * n[0], a1 - d * n[1], 0.0 - d * n[2]
-    norm = np.sqrt(e1[0] ** 2 + e1[1] ** 2 + e1[2] ** 2)
-    for j in range(3):
-        e1[j] = e1[j] / norm
-    e2 = np.empty(3)
-    e2[0] = n[1] * e1[2] - n[2] * e1[1]
-    e2[1] = n[2] * e1[0] - n[0] * e1[2]
-    e2[2] = n[0] * e1[1] - n[1] * e1[0]
-    return e1, e2
-
-
-@njit(cache=True)
-def _lex_order(u, v):
-    """Indices sorting the points by (u, v), ties kept in input order (insertion sort: the
-    point sets here are a few dozen)."""
-    n = len(u)
-    order = np.empty(n, dtype=np.int64)
-    for i in range(n):                      # a loop, not np.arange (its own kernel)
-        order[i] = i
-    for i in range(1, n):
-        k = order[i]
-        j = i - 1
-        while j >= 0 and (u[order[j]] > u[k] or (u[order[j]] == u[k] and v[order[j]] > v[k])):
-            order[j + 1] = order[j]
-            j -= 1
-        order[j + 1] = k
-    return order
-
-
-@njit(cache=True)
-def _hull_chain(order, u, v, tol):
-    out = np.empty(len(order), dtype=np.int64)
-    k = 0
-    tol2 = tol * tol
-    for i in order:
-        if k > 0 and (u[i] - u[out[k - 1]]) ** 2 + (v[i] - v[out[k - 1]]) ** 2 <= tol2:
-            continue
-        while k >= 2:
-            o, a = out[k - 2], out[k - 1]
-            turn = (u[a] - u[o]) * (v[i] - v[o]) - (v[a] - v[o]) * (u[i] - u[o])
-            if turn > tol2:
-                break
-            k -= 1
-        out[k] = i
-        k += 1
-    return out[:k]
-
-
-@njit(cache=True)
-def _convex_polygon_kernel(points, n, tol):
-    """Andrew's monotone chain on the in-plane coordinates (e1, e2) of `points`; an empty
-    (0, 3) array when the hull has no area."""
-    e1, e2 = _tangent_basis_kernel(n)
-    u = matvec(points, e1)
-    v = matvec(points, e2)
-    order = _lex_order(u, v)
-    lower = _hull_chain(order, u, v, tol)
-    rev = np.empty_like(order)              # reversed, C order: one specialisation
-    for i in range(len(order)):
-        rev[i] = order[len(order) - 1 - i]
-    upper = _hull_chain(rev, u, v, tol)
-    nh = len(lower) + len(upper) - 2
-    if nh < 3:
-        return np.empty((0, 3))
-    hull = np.empty(nh, dtype=np.int64)
-    for i in range(len(lower) - 1):         # loops: slice copies compile numba's shape
-        hull[i] = lower[i]                  # error messages (string code) into the kernel
-    for i in range(len(upper) - 1):
-        hull[len(lower) - 1 + i] = upper[i]
-    area2 = 0.0
-    o = hull[0]
-    for k in range(1, nh - 1):
-        a, b = hull[k], hull[k + 1]
-        area2 += (u[a] - u[o]) * (v[b] - v[o]) - (v[a] - v[o]) * (u[b] - u[o])
-    if area2 <= tol:
-        return np.empty((0, 3))
-    # drop vertices within 1000 tol of their predecessor (cyclically): the chain's own
-    # check only sees neighbours in sort order, and a near-zero edge has no direction for
-    # eq. 25's edge normal
-    dup2 = (1000.0 * tol) ** 2
-    keep = np.empty(nh, dtype=np.int64)
-    nk = 0
-    for i in hull:
-        if nk == 0 or (u[i] - u[keep[nk - 1]]) ** 2 + (v[i] - v[keep[nk - 1]]) ** 2 > dup2:
-            keep[nk] = i
-            nk += 1
-    while nk > 1 and (u[keep[nk - 1]] - u[keep[0]]) ** 2 + (v[keep[nk - 1]] - v[keep[0]]) ** 2 <= dup2:
-        nk -= 1
-    if nk < 3:
-        return np.empty((0, 3))
-    out = np.empty((nk, 3))             # a loop, not points[keep[:nk]] (fancy indexing)
-    for i in range(nk):
-        for j in range(3):
-            out[i, j] = points[keep[i], j]
-    return out
-
-
 def tangent_basis(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """In-plane unit vectors (e1, e2) with (n, e1, e2) right-handed: e1 is world x projected
     onto the plane (world y when n is close to x), e2 = n × e1."""
@@ -306,37 +207,6 @@ def section_polygon(volume: ContactVolume, n: np.ndarray, point: np.ndarray,
     return _convex_polygon(np.concatenate(pts), n, tol)
 
 
-@njit(cache=True)
-def polygon_moments(r: np.ndarray, n: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-    """Area, first moment ∫ r dA and second moment ∫ r rᵀ dA of a planar polygon whose
-    vertices `r` (L, 3), counter-clockwise about the unit normal `n`, are given relative to
-    the moment origin (closed form, triangle fan: ∫_T r rᵀ dA = A_T/12 (a aᵀ + b bᵀ + c cᵀ
-    + s sᵀ), s = a + b + c). The signed triangle areas are taken along `n`, so repeated or
-    collinear vertices only add triangles of zero area. (Taking the normal from the first
-    triangle instead made a 0.01 m² polygon whose first two vertices coincided to 1e-17 m
-    read 2e-5 m², and the contact force 10⁴ N.)"""
-    a = r[0]
-    area = 0.0
-    m1 = np.zeros(3)
-    m2 = np.zeros((3, 3))
-    ba, ca, s = np.empty(3), np.empty(3), np.empty(3)
-    for k in range(1, len(r) - 1):          # scalar loops: no array expressions (compile time)
-        b, c = r[k], r[k + 1]
-        for i in range(3):
-            ba[i], ca[i], s[i] = b[i] - a[i], c[i] - a[i], a[i] + b[i] + c[i]
-        at = 0.5 * dot(cross(ba, ca), n)
-        area += at
-        for i in range(3):
-            m1[i] += at * s[i]
-            for j in range(3):
-                m2[i, j] += at * (a[i] * a[j] + b[i] * b[j] + c[i] * c[j] + s[i] * s[j])
-    for i in range(3):
-        m1[i] /= 3.0
-        for j in range(3):
-            m2[i, j] /= 12.0
-    return area, m1, m2
-
-
 def contact_geometry(volume: ContactVolume, scale: float, eps_v: float = EPS_V,
                      patch: str = "projection") -> ContactGeometry | None:
     """Normal (eq. 1–2), contact plane and section polygon, Q and c (eq. 8–9) of one
@@ -392,82 +262,6 @@ def _plane_quantities(volume, n, pg, poly, patch, tol, vol_c=None, cen_c=None):
                            poly, Q, c, m, offsets, Qn)
 
 
-@njit(cache=True)
-def _skew_kernel(x):
-    out = np.zeros((3, 3))
-    out[0, 1], out[0, 2] = -x[2], x[1]
-    out[1, 0], out[1, 2] = x[2], -x[0]
-    out[2, 0], out[2, 1] = -x[1], x[0]
-    return out
-
-
-@njit(cache=True)
-def _plane_kernel(n, pg, poly, vol_c, cen_c):
-    """The plane quantities of SPEC §7 eq. 8–9 and 24–25 for the plane (n, p_g), polygon S
-    (`poly`, CCW about n) and the volume C' over S (`vol_c`, centroid `cen_c`):
-    Q = ∫_S JᵀJ dA, c = ∫_S h J dA = [V′1, −[m′×]], Qn = ∫_S J_nᵀJ_n dA, S's in-plane edge
-    normals and their distances from p_g (clamped at 0)."""
-    e1, e2 = _tangent_basis_kernel(n)
-    L = poly.shape[0]
-    r = np.empty((L, 3))
-    d = np.empty(3)
-    for i in range(L):                      # scalar loops: no array expressions (compile time)
-        for j in range(3):
-            d[j] = poly[i, j] - pg[j]
-        dn = dot(d, n)
-        for j in range(3):
-            r[i, j] = d[j] - dn * n[j]
-    area, m1, m2 = polygon_moments(r, n)
-    sk1 = _skew_kernel(m1)
-    Q = np.zeros((6, 6))
-    tr = m2[0, 0] + m2[1, 1] + m2[2, 2]
-    for i in range(3):
-        Q[i, i] = area
-        for j in range(3):
-            Q[i, 3 + j] = -sk1[i, j]
-            Q[3 + i, j] = sk1[i, j]
-            Q[3 + i, 3 + j] = -m2[i, j]
-        Q[3 + i, 3 + i] += tr
-    m = np.empty((L, 3))
-    offsets = np.empty(L)
-    edge = np.empty(3)
-    for i in range(L):
-        for j in range(3):
-            edge[j] = r[(i + 1) % L, j] - r[i, j]
-        mi = cross(edge, n)
-        norm = np.sqrt(dot(mi, mi))
-        for j in range(3):
-            m[i, j] = mi[j] / norm
-        offsets[i] = max(dot(m[i], r[i]), 0.0)
-    mom = np.empty(3)                              # ∫ proj(x - p_g) dV
-    for j in range(3):
-        mom[j] = vol_c * (cen_c[j] - pg[j])
-    mn = dot(mom, n)
-    for j in range(3):
-        mom[j] -= mn * n[j]
-    c = np.zeros((3, 6))
-    skm = _skew_kernel(mom)
-    for i in range(3):
-        c[i, i] = vol_c
-        for j in range(3):
-            c[i, 3 + j] = -skm[i, j]
-    sn = _skew_kernel(n)
-    rn = cross(m1, n)
-    Qn = np.zeros((6, 6))
-    m2n = matmul_nt(matmul(sn, m2), sn)
-    for i in range(3):
-        for j in range(3):
-            Qn[i, j] = area * n[i] * n[j]
-            Qn[i, 3 + j] = n[i] * rn[j]
-            Qn[3 + j, i] = n[i] * rn[j]
-            Qn[3 + i, 3 + j] = m2n[i, j]
-    poly_out = np.empty((L, 3))
-    for i in range(L):
-        for j in range(3):
-            poly_out[i, j] = pg[j] + r[i, j]
-    return e1, e2, poly_out, Q, c, Qn, m, offsets
-
-
 def ground_contact_geometry(shape, verts: np.ndarray, height: float, scale: float,
                             patch: str = "projection") -> ContactGeometry | None:
     """The contact of a convex body (world vertices `verts`) with the ground z <= `height`,
@@ -493,93 +287,6 @@ def ground_contact_geometry(shape, verts: np.ndarray, height: float, scale: floa
     return ContactGeometry(volume, n, pg, e1, e2, poly, Q, c, m, offsets, Qn)
 
 
-@njit(cache=True)
-def _tet(o, a, b, c, acc):
-    """Add the signed volume of the tetrahedron (o, a, b, c) and its first moment about o
-    (times 4) to acc[0], acc[1:4]."""
-    ca, aa, ba = np.empty(3), np.empty(3), np.empty(3)
-    for j in range(3):
-        ca[j], aa[j], ba[j] = c[j] - o[j], a[j] - o[j], b[j] - o[j]
-    v = dot(ca, cross(aa, ba)) / 6.0
-    acc[0] += v
-    for j in range(3):
-        acc[1 + j] += v * (ca[j] + aa[j] + ba[j])
-
-
-@njit(cache=True)
-def _ground_kernel(verts, ei, ej, ef, fp, height, scale):
-    """Volume and centroid of a body (world vertices) cut by the ground z <= height, and the
-    points whose hull is the projected polygon (C's vertices on the plane z = p_g's); volume
-    0 when they do not overlap (see ground_contact_geometry)."""
-    ne, nf = len(ei), len(fp)
-    # scalar loops throughout: each NumPy array expression in a kernel is compiled as its own
-    # subroutine (and slice copies pull in numba's shape-error string code)
-    s = np.empty(verts.shape[0])
-    for i in range(verts.shape[0]):
-        s[i] = verts[i, 2] - height
-    x = np.zeros((ne, 3))
-    x_leave = np.zeros((nf, 3))
-    x_enter = np.zeros((nf, 3))
-    cut = np.zeros(nf, dtype=np.bool_)
-    cap = np.zeros(3)
-    n_cross = 0
-    for e in range(ne):
-        si, sj = s[ei[e]], s[ej[e]]
-        if (si <= 0) != (sj <= 0):
-            r = si / (si - sj)
-            f = ef[e]
-            for j in range(3):
-                xj = verts[ei[e], j] + r * (verts[ej[e], j] - verts[ei[e], j])
-                x[e, j] = xj
-                cap[j] += xj
-                if si <= 0:
-                    x_leave[f, j] = xj
-                else:
-                    x_enter[f, j] = xj
-            n_cross += 1
-            if si <= 0:
-                cut[f] = True
-    if n_cross == 0:
-        return 0.0, np.zeros(3), np.empty((0, 3))
-    o = np.empty(3)
-    for j in range(3):
-        o[j] = cap[j] / n_cross
-    acc = np.zeros(4)
-    for e in range(ne):
-        si, sj = s[ei[e]], s[ej[e]]
-        c = verts[fp[ef[e]]]
-        if si <= 0 and sj <= 0:
-            _tet(o, verts[ei[e]], verts[ej[e]], c, acc)
-        elif si <= 0:
-            _tet(o, verts[ei[e]], x[e], c, acc)
-        elif sj <= 0:
-            _tet(o, x[e], verts[ej[e]], c, acc)
-    for f in range(nf):
-        if cut[f]:          # the cut segment closes face f; its cap triangle has zero volume
-            _tet(o, x_leave[f], x_enter[f], verts[fp[f]], acc)
-    volume = acc[0]
-    if volume <= 1e-15 * scale ** 3:
-        return 0.0, np.zeros(3), np.empty((0, 3))
-    pg = np.empty(3)
-    for j in range(3):
-        pg[j] = o[j] + acc[1 + j] / (4.0 * volume)
-    n_in = 0
-    for i in range(len(s)):
-        if s[i] <= 0:
-            n_in += 1
-    pts = np.empty((n_in + n_cross, 3))
-    k = 0
-    for i in range(len(s)):
-        if s[i] <= 0:
-            pts[k, 0], pts[k, 1], pts[k, 2] = verts[i, 0], verts[i, 1], pg[2]
-            k += 1
-    for e in range(ne):
-        if (s[ei[e]] <= 0) != (s[ej[e]] <= 0):
-            pts[k, 0], pts[k, 1], pts[k, 2] = x[e, 0], x[e, 1], pg[2]
-            k += 1
-    return volume, pg, pts
-
-
 def pair_contact_geometry(verts_a: np.ndarray, shape_a, planes_a, verts_b: np.ndarray, shape_b,
                           planes_b, scale: float,
                           eps_v: float = EPS_V) -> ContactGeometry | None:
@@ -599,124 +306,3 @@ def pair_contact_geometry(verts_a: np.ndarray, shape_a, planes_a, verts_b: np.nd
         return None
     e1, e2, poly, Q, c, Qn, m, offsets = _plane_kernel(n, pg, poly, volume, pg)
     return ContactGeometry(volume, n, pg, e1, e2, poly, Q, c, m, offsets, Qn)
-
-
-@njit(cache=True)
-def _clip_polygon(poly, normals, offsets, tol):
-    """A convex polygon (k, 3) clipped by the half-spaces ``normals @ x <= offsets`` in turn
-    (Sutherland–Hodgman; a polygon lying in a plane is kept); (0, 3) when nothing is left."""
-    cur = poly
-    for p in range(len(offsets)):
-        k = cur.shape[0]
-        s = matvec(cur, normals[p])          # scalar loops below: array expressions and
-        smax, smin = -np.inf, np.inf        # slice copies cost compile time
-        for i in range(k):
-            s[i] -= offsets[p]
-            smax, smin = max(smax, s[i]), min(smin, s[i])
-        if smax <= tol:
-            continue
-        if smin >= -tol:
-            return np.empty((0, 3))
-        out = np.empty((2 * k, 3))
-        nk = 0
-        for i in range(k):
-            j = (i + 1) % k
-            if s[i] <= tol:
-                for c in range(3):
-                    out[nk, c] = cur[i, c]
-                nk += 1
-            if (s[i] < -tol and s[j] > tol) or (s[i] > tol and s[j] < -tol):
-                r = s[i] / (s[i] - s[j])
-                for c in range(3):
-                    out[nk, c] = cur[i, c] + r * (cur[j, c] - cur[i, c])
-                nk += 1
-        if nk < 3:
-            return np.empty((0, 3))
-        cur = np.empty((nk, 3))
-        for i in range(nk):
-            for c in range(3):
-                cur[i, c] = out[i, c]
-    return cur
-
-
-@njit(cache=True)
-def _pair_kernel(va, flat_a, ptr_a, na, da, vb, flat_b, ptr_b, nb, db, scale, eps_v):
-    """Volume, centroid, normal (eq. 1–2) and projected polygon of A ∩ B; volume 0 when
-    empty or without a normal."""
-    tol = 1e-12 * scale
-    fa, fb = len(ptr_a) - 1, len(ptr_b) - 1
-    polys = []
-    signs = []
-    for side in range(2):
-        verts, flat, ptr = (va, flat_a, ptr_a) if side == 0 else (vb, flat_b, ptr_b)
-        own_n, own_d = (na, da) if side == 0 else (nb, db)
-        other_n, other_d = (nb, db) if side == 0 else (na, da)
-        for f in range(fa if side == 0 else fb):
-            if side == 1:
-                shared = False
-                for g in range(fa):
-                    if (dot(na[g], own_n[f]) > 1.0 - 1e-12
-                            and abs(da[g] - own_d[f]) <= tol):
-                        shared = True
-                if shared:
-                    continue
-            nv = ptr[f + 1] - ptr[f]
-            poly = np.empty((nv, 3))
-            for i in range(nv):
-                for c in range(3):
-                    poly[i, c] = verts[flat[ptr[f] + i], c]
-            clipped = _clip_polygon(poly, other_n, other_d, tol)
-            if clipped.shape[0] >= 3:
-                polys.append(clipped)
-                signs.append(1.0 if side == 0 else -1.0)
-    empty = (0.0, np.zeros(3), np.zeros(3), np.empty((0, 3)))
-    if len(polys) < 4:
-        return empty
-    n_pts = 0
-    for poly in polys:
-        n_pts += poly.shape[0]
-    o = np.zeros(3)
-    for poly in polys:
-        for i in range(poly.shape[0]):
-            for c in range(3):
-                o[c] += poly[i, c]
-    for c in range(3):
-        o[c] /= n_pts
-    acc = np.zeros(4)
-    p = np.zeros(3)
-    n_faces = 0
-    for poly, sgn in zip(polys, signs):
-        av = np.zeros(3)
-        for i in range(poly.shape[0]):
-            cr = cross(poly[i], poly[(i + 1) % poly.shape[0]])
-            for c in range(3):
-                av[c] += 0.5 * cr[c]
-        if np.sqrt(dot(av, av)) <= 1e-14 * scale * scale:
-            continue
-        n_faces += 1
-        for c in range(3):
-            p[c] += sgn * av[c]
-        for i in range(1, poly.shape[0] - 1):
-            _tet(o, poly[0], poly[i], poly[i + 1], acc)
-    volume = acc[0]
-    if n_faces < 4 or volume <= 1e-15 * scale ** 3:
-        return empty
-    norm = np.sqrt(dot(p, p))
-    if norm <= eps_v:
-        return empty
-    n = np.empty(3)
-    pg = np.empty(3)
-    for c in range(3):
-        n[c] = p[c] / norm
-        pg[c] = o[c] + acc[1 + c] / (4.0 * volume)
-    pts = np.empty((n_pts, 3))
-    k = 0
-    for poly in polys:
-        for i in range(poly.shape[0]):
-            h = 0.0
-            for c in range(3):
-                h += (poly[i, c] - pg[c]) * n[c]
-            for c in range(3):
-                pts[k, c] = poly[i, c] - h * n[c]
-            k += 1
-    return volume, pg, n, _convex_polygon_kernel(pts, n, tol)

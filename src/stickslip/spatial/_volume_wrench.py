@@ -15,12 +15,9 @@ import numpy as np
 
 from ._contact_qp import contact_qp
 from ._dynamics import quat_to_matrix
-from ._friction import (
-    kinetic_correction_host,
-    previous_kinetic_host,
-    previous_static_host,
-    static_lp_feasible,
-)
+from ._friction_kinetic import kinetic_correction_host
+from ._friction_previous import previous_kinetic_host, previous_static_host
+from ._friction_static import static_lp_feasible
 from ._qp import cone_qp
 from ._shapes import cross3
 from ._volume import (

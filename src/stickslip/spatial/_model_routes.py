@@ -1,0 +1,92 @@
+"""`SpatialModel.simulate`'s routing to its engine (SPEC §7; see `SpatialModel.simulate`):
+
+* free polyhedral bodies and the ground, no elements: the volume contact's host loop
+  (:func:`._volume_host.run_host`);
+* a model with joints and ``contact="volume"``: the link system's volume contact, one jitted
+  run (:func:`._volume_links.simulate_model`, imported on use: it loads JAX);
+* anything else: the link system frozen by `SpatialModel.link_system` and run by
+  ``ss.simulate`` (:func:`simulate_link`).
+
+The core's time-argument check runs first, on every route, before anything is built.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import PainleveError, ParameterError
+from ..integrate import FIXED_STEP_METHODS, check_time_arguments
+from ..results import Results
+from . import _volume_host
+
+__all__ = ["route_simulate", "simulate_link"]
+
+
+def route_simulate(model, t_end, dt, method, forces, friction, dt_out, lp_solver, initial, t0,
+                   contact_update, contact, options) -> Results:
+    """Run `model` on its route; the arguments are `SpatialModel.simulate`'s (`options`: its
+    extra keywords, a dict)."""
+    if contact not in (None, "volume", "point"):
+        raise ParameterError(f"`simulate.contact` must be 'volume' or 'point'; got "
+                             f"{contact!r}.")
+    # the core's step and span check, on both routes, before anything is built
+    times = check_time_arguments("SpatialModel.simulate", t_end, dt, dt_out, t0,
+                                 initial=initial,
+                                 fixed_step=method is None or method in FIXED_STEP_METHODS)
+    if contact == "point" or (contact is None and model.uses_link_route()):
+        return simulate_link(model, t_end, dt, method, forces, friction, dt_out, lp_solver,
+                             initial, t0, contact_update, options)
+    if contact == "volume" and model.elements:       # the link system's volume contact
+        from ._volume_links import simulate_model
+        return simulate_model(model, times.t_end, times.dt, method, forces, friction,
+                              dt_out, lp_solver, initial, t0, contact_update, options)
+    if options:
+        raise ParameterError(f"`simulate` got unknown options {sorted(options)} for the "
+                             "volume route.")
+    return _volume_host.run_host(model, times.t_end, times.dt,
+                                 "rk_gill" if method is None else method, forces, friction,
+                                 dt_out, lp_solver, initial, t0, contact_update)
+
+
+def simulate_link(model, t_end, dt, method, forces, friction, dt_out, lp_solver,
+                  initial, t0, contact_update, options) -> Results:
+    """The link-system route: `model` frozen by `SpatialModel.link_system` and run by
+    ``ss.simulate``; the volume route's arguments are rejected, and an uncertified
+    point-contact λ-problem raises `PainleveError`."""
+    from .. import integrate
+
+    for label, value, default in (("forces", forces, None), ("friction", friction,
+                                  "pyramid"), ("lp_solver", lp_solver, "nnls"),
+                                  ("contact_update", contact_update, "step")):
+        if value != default:
+            raise ParameterError(f"`simulate.{label}` belongs to the volume route; this "
+                                 "model runs as a link system. Use PointForce/BodyTorque "
+                                 "elements for loads.")
+    build = {k: options.pop(k) for k in ("delta", "zeta", "baumgarte", "formulation")
+             if k in options}
+    system = model.link_system(**build)
+    if initial is not None and not isinstance(initial, Results):
+        X = np.asarray(initial, dtype=float)
+        if X.shape == (len(model.bodies), 13):
+            initial = np.concatenate([X.reshape(-1), np.asarray(system.s0),
+                                      np.asarray(system.revolute_angles(X)),
+                                      np.zeros(1 if system.layout.contacts else 0)])
+    if t0 is not None:
+        options["t0"] = t0
+    if initial is not None:
+        options["initial"] = initial
+    res = integrate.simulate(system, t_end, dt=dt, method=method or "rk4",
+                             dt_out=dt_out, **options)
+    if "contact.unsolved_time" in res.names:
+        unsolved = res["contact.unsolved_time"]
+        hit = np.flatnonzero(unsolved > unsolved[0])
+        if hit.size:
+            k = int(hit[0])
+            raise PainleveError(
+                f"the point contacts' λ-problem had no solution the solver could certify "
+                f"before t={res.t[k]:.6g} s (contacts: "
+                f"{[c[0] for c in system.layout.contacts]}; SPEC §6: the Painlevé "
+                "paradox, or no convergence). Lower μ, raise delta, or use a smaller dt.",
+                time=float(res.t[k]), contacts=tuple(c[0] for c in system.layout.contacts),
+                reason="no solution (inconsistency)")
+    return res
