@@ -12,15 +12,19 @@ carrying m g / 4 each) for the pure torque.
 stickslip runs the 441 trials with one compile — the loads are traced data of
 ``PointContacts`` — both one after another through the compiled program and all at once in
 one ``jax.vmap`` (``ss.simulate_batch``; under ``vmap`` every λ-solve iterates as long as
-its slowest member needs), RK4 at ``--dt``. MuJoCo
+its slowest member needs), RK4 at ``--dt``; and with ``method="moreau_jean"`` (time stepping
+of the impulses, the same λ-solver at the velocity level: no relaxation δ) at each step of
+``--moreau-jean`` (default 1e-2 and 5e-3 s), the trials ``--chunk`` at a time in one
+``jax.vmap`` each. MuJoCo
 (an optional dependency: ``pip install stickslip[bench]``; skipped when absent) runs a box
 geom on a plane with ``opt.cone = mjCONE_ELLIPTIC``, ``--noslip`` noslip iterations and the
 same loads through ``xfrc_applied`` (the force's moment about the centre of mass added to
-the torque), after settling 0.2 s on its soft contact (untimed). Wall times: compile (first
+the torque), after settling 0.2 s on its soft contact (untimed), at ``--dt`` and at each
+moreau_jean step. Wall times: compile (first
 call − run) and run separately; the load average with them (2-core machine, shared).
 
     python benchmarks/spatial_box_force.py [--dt 1e-3] [--grid 21] [--noslip 10]
-        [--mode loop|vmap|both] [--chunk 441] [--no-mujoco]
+        [--mode loop|vmap|both|none] [--chunk 441] [--moreau-jean 1e-2 5e-3] [--no-mujoco]
         [--out benchmarks/results/spatial_box_force.md]
 """
 
@@ -106,7 +110,7 @@ def _systems(F, T):
             for f, t in zip(F, T)]
 
 
-def run_stickslip_vmap(F, T, dt, chunk):
+def run_stickslip_vmap(F, T, dt, chunk, method="rk4"):
     """(held, compile s, run s): the trials `chunk` at a time, each chunk one ``jax.vmap``
     (``ss.simulate_batch``; the last chunk padded to the same size, so one compile serves
     all); compile = first call − second call of the first chunk."""
@@ -119,7 +123,7 @@ def run_stickslip_vmap(F, T, dt, chunk):
     chunks = [systems[i:i + chunk] for i in range(0, len(systems), chunk)]
 
     def batch(members):
-        return ss.simulate_batch(members, T_END, dt=dt, dt_out=T_END / 10)
+        return ss.simulate_batch(members, T_END, method=method, dt=dt, dt_out=T_END / 10)
 
     start = time.perf_counter()
     batch(chunks[0])
@@ -145,16 +149,16 @@ def run_stickslip_loop(F, T, dt):
     return held, first - run / len(systems), run
 
 
-def per_step(dt, force_x):
+def per_step(dt, force_x, method="rk4"):
     """(ms per step after compile, best of 3; compile s; final x) of one box under F_x."""
     box = stickslip_box(force=(force_x, 0.0, 0.0))
     start = time.perf_counter()
-    box.simulate(T_END, dt=dt, dt_out=0.01)
+    box.simulate(T_END, dt=dt, dt_out=0.01, method=method)
     first = time.perf_counter() - start
     best = math.inf
     for _ in range(3):
         start = time.perf_counter()
-        res = box.simulate(T_END, dt=dt, dt_out=0.01)
+        res = box.simulate(T_END, dt=dt, dt_out=0.01, method=method)
         best = min(best, time.perf_counter() - start)
     steps = round(T_END / dt)
     return best / steps * 1e3, first - best, float(res["box.x"][-1])
@@ -217,16 +221,31 @@ def _errors(held, fs, ts, grid):
     return bf, bf - F_THEORY, bt, bt - T_THEORY
 
 
+def _torque_axis(ext, dt, method):
+    """Held or not on the continued torque axis (F_x = 0, torques `ext`), untimed."""
+    import stickslip as ss
+
+    systems = _systems(np.zeros(ext.size), ext)
+    if method == "rk4":
+        return np.array([_final(system.simulate(T_END, dt=dt, dt_out=T_END / 10), -1)
+                         for system in systems])
+    return _final(ss.simulate_batch(systems, T_END, method=method, dt=dt, dt_out=T_END / 10))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dt", type=float, default=1e-3, help="step of both simulators [s]")
+    parser.add_argument("--dt", type=float, default=1e-3,
+                        help="step of RK4 and of the first MuJoCo row [s]")
     parser.add_argument("--grid", type=int, default=21, help="loads per axis")
     parser.add_argument("--noslip", type=int, default=10, help="MuJoCo noslip iterations")
     parser.add_argument("--no-mujoco", action="store_true")
-    parser.add_argument("--mode", choices=("loop", "vmap", "both"), default="both",
-                        help="stickslip trials one after another, in one vmap, or both")
+    parser.add_argument("--mode", choices=("loop", "vmap", "both", "none"), default="both",
+                        help="stickslip RK4 trials one after another, in one vmap, both, or "
+                             "none (moreau_jean rows only)")
     parser.add_argument("--chunk", type=int, default=441,
                         help="trials per vmap (default: all in one)")
+    parser.add_argument("--moreau-jean", type=float, nargs="*", default=[1e-2, 5e-3],
+                        metavar="H", help="steps of the moreau_jean rows [s] (none: skip)")
     parser.add_argument("--out", type=Path,
                         default=Path(__file__).parent / "results" / "spatial_box_force.md")
     args = parser.parse_args(argv)
@@ -235,25 +254,33 @@ def main(argv=None):
     jax.config.update("jax_enable_x64", True)
     F, T, fs, ts = loads(args.grid)
     n = F.size
+    steps_mj = list(args.moreau_jean)
     lines = [f"# Box under force: stickslip point contacts vs MuJoCo ({n} trials of "
-             f"{T_END:g} s, dt = {args.dt:g} s)", "",
+             f"{T_END:g} s; RK4 and MuJoCo at dt = {args.dt:g} s, moreau_jean and MuJoCo at "
+             f"h = {', '.join(f'{h:g}' for h in steps_mj) or '-'} s)", "",
              f"Machine: {platform.machine()}, {os.cpu_count()} cores, JAX {jax.__version__} on "
              f"{jax.default_backend()}; float64. Command: `python benchmarks/spatial_box_force.py"
              f"{' '.join([''] + (argv if argv is not None else sys.argv[1:]))}`.", ""]
 
-    load_before = _load()
-    ms_hold, compile_one, x_hold = per_step(args.dt, 3.0)
-    ms_slide, _, x_slide = per_step(args.dt, 6.0)
-    lines += ["One box (8 corner contacts), RK4, `PointContacts.simulate(1.0, dt, dt_out=0.01)`, "
-              f"best of 3 after compile (load average {load_before}):", "",
-              "| case | ms per step | note |", "|---|---|---|",
-              f"| F_x = 3 N (holds) | {ms_hold:.3f} | x(1 s) = {x_hold:.2e} m; compile "
-              f"{compile_one:.1f} s |",
-              f"| F_x = 6 N (slides) | {ms_slide:.3f} | x(1 s) = {x_slide:.6f} m, closed form "
-              f"{0.5 * (6.0 - F_THEORY) / MASS:.6f} m |", ""]
+    cases = ([("RK4", "rk4", args.dt)] if args.mode != "none" else []) + \
+        [("moreau_jean", "moreau_jean", h) for h in steps_mj]
+    lines += ["One box (8 corner contacts), `PointContacts.simulate(1.0, dt, dt_out=0.01, "
+              "method)`, best of 3 after compile:", "",
+              "| method | step [s] | case | ms per step | note | load |",
+              "|---|---|---|---|---|---|"]
+    for label, method, dt in cases:
+        load = _load()
+        ms_hold, compile_one, x_hold = per_step(dt, 3.0, method)
+        ms_slide, _, x_slide = per_step(dt, 6.0, method)
+        lines += [f"| {label} | {dt:g} | F_x = 3 N (holds) | {ms_hold:.3f} | x(1 s) = "
+                  f"{x_hold:.2e} m; compile {compile_one:.1f} s | {load} |",
+                  f"| {label} | {dt:g} | F_x = 6 N (slides) | {ms_slide:.3f} | x(1 s) = "
+                  f"{x_slide:.6f} m, closed form {0.5 * (6.0 - F_THEORY) / MASS:.6f} m | |"]
+    lines += [""]
 
-    rows = []
-    for mode in (["loop", "vmap"] if args.mode == "both" else [args.mode]):
+    rows = []          # (name, held, compile s, run s, load, step, method)
+    for mode in (["loop", "vmap"] if args.mode == "both" else
+                 [] if args.mode == "none" else [args.mode]):
         load = _load()
         if mode == "loop":
             held, comp, wall = run_stickslip_loop(F, T, args.dt)
@@ -262,48 +289,69 @@ def main(argv=None):
             held, comp, wall = run_stickslip_vmap(F, T, args.dt, args.chunk)
             label = (f"vmap over {min(args.chunk, n)} trials at a time" if args.chunk < n else
                      "all trials in one vmap")
-        rows.append((f"stickslip PointContacts (RK4; {label})", held, comp, wall, load))
-    mj = None if args.no_mujoco else run_mujoco(F, T, args.dt, args.noslip)
-    if mj is not None:
-        held_mj, compile_mj, run_mj, version = mj
-        rows.append((f"MuJoCo {version} (elliptic, noslip {args.noslip}; model compile)",
-                     held_mj, compile_mj, run_mj, _load()))
+        rows.append((f"stickslip PointContacts (RK4; {label})", held, comp, wall, load,
+                     args.dt, "rk4"))
+    for h in steps_mj:
+        load = _load()
+        held, comp, wall = run_stickslip_vmap(F, T, h, args.chunk, "moreau_jean")
+        label = (f"vmap over {min(args.chunk, n)} trials at a time" if args.chunk < n else
+                 "all trials in one vmap")
+        rows.append((f"stickslip PointContacts (moreau_jean; {label})", held, comp, wall,
+                     load, h, "moreau_jean"))
+    mujoco = {}
+    if not args.no_mujoco:
+        for dt in dict.fromkeys([args.dt] + steps_mj):
+            mj = run_mujoco(F, T, dt, args.noslip)
+            if mj is None:
+                break
+            held_mj, compile_mj, run_mj, version = mj
+            mujoco[dt] = held_mj
+            rows.append((f"MuJoCo {version} (elliptic, noslip {args.noslip}; model compile)",
+                         held_mj, compile_mj, run_mj, _load(), dt, "mujoco"))
     lines += [f"All {n} trials (load average before each run: 1, 5, 15 min):", "",
-              "| simulator | compile [s] | run [s] | per trial-step [µs] | held | F_x boundary "
-              "[N] (error) | T_z boundary [N·m] (error) | load |",
-              "|---|---|---|---|---|---|---|---|"]
-    for name, held, comp, wall, load in rows:
+              "| simulator | step [s] | compile [s] | run [s] | per trial-step [µs] | held | "
+              "F_x boundary [N] (error) | T_z boundary [N·m] (error) | load |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for name, held, comp, wall, load, dt, _ in rows:
         bf, ef, bt, et = _errors(held, fs, ts, args.grid)
-        per = wall / (n * round(T_END / args.dt)) * 1e6
-        lines.append(f"| {name} | {comp:.2f} | {wall:.2f} | {per:.2f} | {int(held.sum())}/{n} "
-                     f"| {bf:.4f} ({ef:+.4f}) | {bt:.4f} ({et:+.4f}) | {load} |")
+        per = wall / (n * round(T_END / dt)) * 1e6
+        lines.append(f"| {name} | {dt:g} | {comp:.2f} | {wall:.2f} | {per:.2f} | "
+                     f"{int(held.sum())}/{n} | {bf:.4f} ({ef:+.4f}) | {bt:.4f} ({et:+.4f}) "
+                     f"| {load} |")
     # the pure-torque limit 0.3468 N·m lies beyond the grid's 0.3 N·m: the torque axis
     # continued (F_x = 0, same step), untimed, to find that boundary too
     ext = np.arange(1, 11) * (ts[1] - ts[0]) + ts[-1]
     axis = np.concatenate([ts, ext])
-    held_t = [_final(system.simulate(T_END, dt=args.dt, dt_out=T_END / 10), -1)
-              for system in _systems(np.zeros(ext.size), ext)]
-    bt_ss = boundary(axis, np.concatenate([rows[0][1].reshape(args.grid, args.grid)[0, :],
-                                           held_t]))
-    text = f"stickslip {bt_ss:.4f} N·m ({bt_ss - T_THEORY:+.4f})"
-    if mj is not None:
-        held_mt = run_mujoco(np.zeros(ext.size), ext, args.dt, args.noslip)[0]
-        bt_mj = boundary(axis, np.concatenate([mj[0].reshape(args.grid, args.grid)[0, :],
-                                               held_mt]))
-        text += f", MuJoCo {bt_mj:.4f} N·m ({bt_mj - T_THEORY:+.4f})"
+    found = {}
+    for name, held, _, _, _, dt, method in rows:
+        key = (method, dt)
+        if key in found:
+            continue
+        if method == "mujoco":
+            held_t = run_mujoco(np.zeros(ext.size), ext, dt, args.noslip)[0]
+        else:
+            held_t = _torque_axis(ext, dt, method)
+        bt = boundary(axis, np.concatenate([held.reshape(args.grid, args.grid)[0, :],
+                                            held_t]))
+        found[key] = f"{method} at {dt:g} s: {bt:.4f} N·m ({bt - T_THEORY:+.4f})"
     lines += ["", f"The grid's torques stop at {ts[-1]:g} N·m, below the pure-torque limit "
               f"{T_THEORY:.4f} N·m (so its T_z boundary reads inf). The torque axis continued "
-              f"to {ext[-1]:g} N·m (F_x = 0, untimed): boundary {text}."]
+              f"to {ext[-1]:g} N·m (F_x = 0, untimed): boundary {'; '.join(found.values())}."]
     lines += ["", f"Theory: {F_THEORY:.4f} N (μ m g), {T_THEORY:.4f} N·m (μ m g r, four "
               f"corners). Grid steps {fs[1] - fs[0]:g} N and {ts[1] - ts[0]:g} N·m: a boundary "
               "found exactly is still up to half a step from the theory."]
-    if mj is None and not args.no_mujoco:
+    if not mujoco and not args.no_mujoco:
         lines += ["", "MuJoCo is not installed (`pip install stickslip[bench]`): its row is "
                   "skipped."]
-    elif mj is not None:
-        same = ", ".join(f"{int(np.sum(row[1] == mj[0]))}/{n} ({row[0].split('; ')[1][:-1]})"
-                         for row in rows[:-1])
-        lines += ["", f"Same verdict (holds/slides) as MuJoCo: {same}."]
+    elif mujoco:
+        same = []
+        for name, held, _, _, _, dt, method in rows:
+            if method == "mujoco":
+                continue
+            ref = dt if dt in mujoco else args.dt
+            same.append(f"{int(np.sum(held == mujoco[ref]))}/{n} ({method} at {dt:g} s vs "
+                        f"MuJoCo at {ref:g} s)")
+        lines += ["", f"Same verdict (holds/slides) as MuJoCo: {', '.join(same)}."]
     write_report(lines, args.out)
 
 

@@ -20,6 +20,13 @@ and a ``torque`` τ_a, so f adds (R p_f) × f + τ_a to the torque. They are arr
 traced, like the masses — so a new load reuses the compiled run and ``jax.vmap`` (or
 :func:`stickslip.simulate_batch`) runs many loads in one compile. The older ``forces``
 callable (static: a new function is a new program) adds to them.
+
+``simulate(..., method="moreau_jean", dt=h)`` steps the same bodies by their impulses
+instead (:mod:`._point_contacts_step`: Moreau–Jean time stepping, Acary & Brogliato 2008
+ch. 10): the λ-problem above at the velocity level, W = J M⁻¹ Jᵀ and w the end-of-step
+contact velocity, solved by the same ``solve_lambda`` — no relaxation (δ, ζ unused), exact
+stick at every step, no penetration at the end of a step (θ = 1; up to h(1 − θ)|vₙ| at an
+impact under θ < 1), restitution 0.
 """
 
 from __future__ import annotations
@@ -36,11 +43,14 @@ from .._rules import FRICTION_COEFFICIENT
 from ..constraints import ProductSet, SpatialContact, solve_lambda
 from ..constraints._lambda_problem import STATUS_TEXT, check_formulation
 from ..errors import ModelError, PainleveError, ParameterError
+from ..integrate._moreau_jean_host import AbstractTimeSteppingHost
 from ..integrate._system import AbstractSystem
 from ..laws._base import as_parameter
 from ._dynamics import quat_to_matrix
 from ._model import SpatialModel
 from ._model_rules import check_scalar as _check_scalar
+from ._point_contacts_step import mass_terms
+from ._point_contacts_step import moreau_jean_step as _moreau_jean_step
 from ._shapes import Polyhedron, Sphere
 
 __all__ = ["PointContacts"]
@@ -56,12 +66,14 @@ def _rotation(q):
 
 
 def _quat_rate(q, w):
+    """q̇ = ½ (0, ω) ⊗ q for the world-frame ω (the spatial package's convention,
+    :mod:`._dynamics`)."""
     qw, qx, qy, qz = q
     wx, wy, wz = w
     return 0.5 * jnp.array([-qx * wx - qy * wy - qz * wz,
-                            qw * wx + qy * wz - qz * wy,
-                            qw * wy - qx * wz + qz * wx,
-                            qw * wz + qx * wy - qy * wx])
+                            qw * wx + wy * qz - wz * qy,
+                            qw * wy + wz * qx - wx * qz,
+                            qw * wz + wx * qy - wy * qx])
 
 
 def _body_vectors(name: str, value, bodies) -> np.ndarray:
@@ -163,13 +175,32 @@ def _check_forces(forces, n_b: int) -> None:
                              f"{got}.")
 
 
-class PointContacts(AbstractSystem):
+def _channels(labels, psi, lam, status, dtype) -> dict:
+    """The contact channels of both routes from the gaps ψ, the forces λ (n_p, 3) and the
+    λ-solver's status."""
+    out = {"painleve.status": status.astype(dtype)}
+    for p, (b, k) in enumerate(labels):
+        out[f"{b}.gap.{k}"] = psi[p]
+        out[f"{b}.fn.{k}"] = lam[p, 2]
+        out[f"{b}.ft.{k}"] = jnp.sqrt(lam[p, 0] ** 2 + lam[p, 1] ** 2)
+        out[f"{b}.fx.{k}"] = lam[p, 0]
+        out[f"{b}.fy.{k}"] = lam[p, 1]
+    return out
+
+
+class PointContacts(AbstractSystem, AbstractTimeSteppingHost):
     """Point contacts of a spatial model's bodies with its ground (module docstring).
 
     Build with :meth:`from_model`; run with :meth:`simulate` (or :func:`stickslip.simulate`).
     Channels: the bodies' states ``<body>.x`` … ``<body>.wz`` and per contact point
     ``<body>.gap.k``, ``<body>.fn.k``, ``<body>.ft.k`` (‖λ_t‖) and ``<body>.fx.k``,
     ``<body>.fy.k`` (k = 1, 2, … in the shape's vertex order), ``painleve.status``.
+
+    Two routes: an ODE method (``"rk4"``, …) integrates the relaxed acceleration-level
+    problem above; ``method="moreau_jean"`` steps the impulses of each step exactly
+    (:mod:`._point_contacts_step`: Moreau–Jean, the same λ-solver at the velocity level; no
+    δ, ζ; restitution 0; the forces are the mean forces p/h of the step that ended at the
+    sample, of the first step at t0).
     """
 
     trace_stages_once: ClassVar[bool] = True
@@ -244,6 +275,14 @@ class PointContacts(AbstractSystem):
         >>> res = pc.simulate(0.1, dt=1e-3, dt_out=0.05)
         >>> bool(max(abs(res["box.x"])) < 1e-12)
         True
+
+        The same box stepped by its impulses (no relaxation; the mean friction force of the
+        step balances the push):
+
+        >>> res = ss.simulate(pc, 0.5, method="moreau_jean", dt=1e-2, dt_out=0.1)
+        >>> bool(max(abs(res["box.x"])) < 1e-11), round(float(sum(
+        ...     res[f"box.fx.{k}"][-1] for k in range(1, 9))), 9)
+        (True, -3.0)
         """
         check_formulation(formulation, "PointContacts.formulation")
         if not isinstance(model, SpatialModel):
@@ -323,7 +362,7 @@ class PointContacts(AbstractSystem):
         n_b = X.shape[0]
         psi, J, jdot, Jnu, R = self.contact_terms(X)
         n_p = psi.shape[0]
-        I_world = jnp.einsum("bij,bjk,blk->bil", R, self.inertias, R)
+        Minv, I_world = mass_terms(self, R)
         w = X[:, 10:13]
         F = self.masses[:, None] * self.gravity[None, :]
         T = -jnp.cross(w, jnp.einsum("bij,bj->bi", I_world, w))
@@ -336,11 +375,6 @@ class PointContacts(AbstractSystem):
             F = F + f_app
             T = T + t_app
         Q = jnp.concatenate([F, T], axis=1).reshape(-1)
-        Minv = jnp.zeros((6 * n_b, 6 * n_b))
-        for k in range(n_b):
-            Minv = Minv.at[6 * k:6 * k + 3, 6 * k:6 * k + 3].set(jnp.eye(3) / self.masses[k])
-            Minv = Minv.at[6 * k + 3:6 * k + 6, 6 * k + 3:6 * k + 6].set(
-                jnp.linalg.inv(I_world[k]))
         gain = 2.0 * self.zeta / self.delta
         c = -(jdot + gain * Jnu)
         c = c.at[2::3].add(-psi / self.delta ** 2)
@@ -390,14 +424,7 @@ class PointContacts(AbstractSystem):
         n_b = self.x0.shape[0]
         X = x[:13 * n_b].reshape(n_b, 13)
         _, lam, psi, status = self.dynamics(t, X)
-        out = {"painleve.status": status.astype(x.dtype)}
-        for p, (b, k) in enumerate(self._point_labels()):
-            out[f"{b}.gap.{k}"] = psi[p]
-            out[f"{b}.fn.{k}"] = lam[p, 2]
-            out[f"{b}.ft.{k}"] = jnp.sqrt(lam[p, 0] ** 2 + lam[p, 1] ** 2)
-            out[f"{b}.fx.{k}"] = lam[p, 0]
-            out[f"{b}.fy.{k}"] = lam[p, 1]
-        return out
+        return _channels(self._point_labels(), psi, lam, status, x.dtype)
 
     def linear_modes(self):
         # one value, or one per member of a stacked batch (ss.simulate_batch)
@@ -416,10 +443,21 @@ class PointContacts(AbstractSystem):
                 "torque": np.asarray(self.torque).tolist(),
                 "force_point": np.asarray(self.force_point).tolist()}
 
+    # --- method="moreau_jean" (stickslip.integrate._moreau_jean) -------------------------
+    def moreau_jean_step(self, t, x, h, theta):
+        """One Moreau–Jean step: :func:`._point_contacts_step.moreau_jean_step`."""
+        return _moreau_jean_step(self, t, x, h, theta)
+
+    def moreau_jean_outputs(self, t, x, forces):
+        """The ODE route's channels: gaps at the sample, forces p/h of the step."""
+        n_b = self.x0.shape[0]
+        psi = self.contact_terms(x[:13 * n_b].reshape(n_b, 13))[0]
+        return _channels(self._point_labels(), psi, forces["lam"], forces["status"], x.dtype)
+
     def simulate(self, t_end: float, dt: float, method: str = "rk4",
                  dt_out: float | None = None, **options):
-        """Run with :func:`stickslip.simulate`; stops with :class:`stickslip.PainleveError`
-        where the λ-problem found no solution."""
+        """Run with :func:`stickslip.simulate` (an ODE method or ``"moreau_jean"``); stops
+        with :class:`stickslip.PainleveError` where the λ-problem found no solution."""
         from .. import integrate
 
         res = integrate.simulate(self, t_end, dt=dt, method=method, dt_out=dt_out, **options)

@@ -1,0 +1,132 @@
+"""One Moreau–Jean step of :class:`stickslip.spatial.PointContacts` (``simulate(...,
+method="moreau_jean")``, :mod:`stickslip.integrate._moreau_jean`; issues 20 and 21).
+
+The acceleration-level λ-problem of SPEC §6 becomes an impulse problem over the step
+(Moreau–Jean time stepping: Acary & Brogliato 2008, *Numerical Methods for Nonsmooth
+Dynamical Systems*, ch. 10; the velocity-level gap term as in Stewart & Trinkle 1996 and
+Anitescu & Potra 1997). From the state (q, ν) at t, with ν = (v, ω) per body (world frame),
+M the bodies' mass matrix (world-frame inertia R I Rᵀ at the start pose) and h the step:
+
+1. free velocity  ν_free = ν + M⁻¹ (∫ₜ^{t+h} Q_a dτ + h (m g, −ω × I ω))      (Q_a: the
+   applied loads, by :func:`~stickslip.integrate._moreau_jean_host.impulse`; the
+   gyroscopic term explicit, at the start);
+2. the contact rows at the start pose: J (t1, t2, n per contact point, the class's
+   ``contact_terms``) and the gaps ψ;
+3. the impulses p (one :class:`~stickslip.constraints.SpatialContact` block per point, the
+   same μ) solve the SAME λ-problem as the ODE route, ``solve_lambda(ProductSet(blocks), W,
+   b, formulation)``, with
+
+       w = W p − b,   W = J M⁻¹ Jᵀ,   b = −(J ν_free + [0, 0, g_k]ₖ),
+       g_k = max(ψ_k + h (1 − θ) vₙ,ₖ, 0) / (h θ_g),  θ_g = max(θ, 1/2),
+       w ∈ −lim N_F^{U_ε}(p)
+
+   — Coulomb's law at the velocity level: w = J ν⁺ + [0, 0, g] is the post-step contact
+   velocity (its normal row shifted by g), p the impulse. A sticking contact ends the step
+   with w_t = 0 up to the solver's tolerance (relative to max|b|: ≈ 1e-13·max|b| m/s), a
+   sliding one with p_t opposite to w_t and ‖p_t‖ = μ pₙ, and pₙ > 0 only where wₙ = 0.
+
+   With the θ-method position step below, the end-of-step gap (linearised) is
+   ψ + h (θ vₙ⁺ + (1 − θ) vₙ) = h θ wₙ for θ ≥ 1/2: a contact still open may close within
+   the step (no activation threshold), and wₙ ≥ 0 leaves no penetration at the end of the
+   step — exactly at θ = 1 (up to the rotation's second-order terms). Restitution e = 0:
+   a closing contact stops, no bounce. A contact already inside (ψ + h (1 − θ) vₙ < 0) is
+   stopped, not pushed out (no energy injected). At θ < 1 an impact whose contact the start
+   velocity crosses within the first (1 − θ) h of the step (ψ < h (1 − θ) |vₙ|) ends inside
+   by up to h (1 − θ) |vₙ|: the trapezoidal position step carries the pre-impact velocity
+   over that part of the step (the θ-method's O(h) penetration); pass ``theta=1`` for
+   impacts without penetration. Below θ = 1/2 (outside Moreau–Jean's stable range: the
+   positions lean on the start velocity, which no impulse changes) nothing keeps the gap
+   ≥ 0; θ_g only keeps g of the size of the velocities, where 1/(hθ) would swamp the
+   solver's relative tolerance (measured at θ = 0: with 1/(hθ) a dropped box fell through
+   the ground with status 0; with θ_g it ends 0.6 mm in);
+4. ν⁺ = ν_free + M⁻¹ Jᵀ p;  r⁺ = r + h (θ v⁺ + (1 − θ) v);  the quaternion rotated by
+   φ = h (θ ω⁺ + (1 − θ) ω) (world frame): q⁺ = exp(φ/2) ⊗ q, renormalised;
+5. the channels ``<body>.fn.k`` … are p/h, the mean contact force over the step [N].
+
+The state keeps the ODE route's layout (bodies' 13 rows, then ``painleve.none``, here the
+time [s] spent in steps whose λ-problem was not solved, as the ODE route integrates it), so
+a run may continue under either route and :meth:`PointContacts.simulate` raises the same
+:class:`~stickslip.PainleveError`. δ and ζ (the ODE route's relaxation) are not used.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from ..constraints import ProductSet, SpatialContact, solve_lambda
+from ..integrate._moreau_jean_host import impulse
+from ..nonsmooth import safe_norm
+
+__all__ = ["mass_terms", "moreau_jean_step"]
+
+
+def mass_terms(pc, R):
+    """(M⁻¹ (6n_b × 6n_b), world-frame inertias R I Rᵀ (n_b, 3, 3)) at rotations R."""
+    n_b = R.shape[0]
+    I_world = jnp.einsum("bij,bjk,blk->bil", R, pc.inertias, R)
+    Minv = jnp.zeros((6 * n_b, 6 * n_b))
+    for k in range(n_b):
+        Minv = Minv.at[6 * k:6 * k + 3, 6 * k:6 * k + 3].set(jnp.eye(3) / pc.masses[k])
+        Minv = Minv.at[6 * k + 3:6 * k + 6, 6 * k + 3:6 * k + 6].set(
+            jnp.linalg.inv(I_world[k]))
+    return Minv, I_world
+
+
+def _rotate(q, phi):
+    """exp(φ/2) ⊗ q for a world-frame rotation vector φ [rad], renormalised."""
+    angle = safe_norm(phi)
+    half = 0.5 * angle
+    # sin(|φ|/2)/|φ| = ½ sinc(|φ|/(2π)) with NumPy's normalised sinc: finite at φ = 0
+    r = jnp.concatenate([jnp.cos(half)[None], 0.5 * jnp.sinc(half / jnp.pi) * phi])
+    rw, rv = r[0], r[1:]
+    qw, qv = q[0], q[1:]
+    out = jnp.concatenate([(rw * qw - rv @ qv)[None], rw * qv + qw * rv + jnp.cross(rv, qv)])
+    return out / jnp.linalg.norm(out)
+
+
+def _load_impulse(pc, t, X, R, h):
+    """∫ over [t, t + h] of the applied loads (F, T) (n_b, 3) each [N·s, N·m·s]: the array
+    loads are constant (h times them, the force's moment at the start pose); the ``forces``
+    callable is integrated in time (5-point Gauss–Legendre) at the start state."""
+    arm_f = jnp.einsum("bij,bj->bi", R, pc.force_point)
+    F = h * pc.force
+    T = h * (pc.torque + jnp.cross(arm_f, pc.force))
+    if pc.forces is not None:
+        F_a, T_a = impulse(lambda tau: jnp.stack(jnp.broadcast_arrays(*pc.forces(tau, X))),
+                           t, h)
+        F, T = F + F_a, T + T_a
+    return F, T
+
+
+def moreau_jean_step(pc, t, x, h, theta):
+    """One step (module docstring): ``(x_new, {"lam": p/h (n_p, 3), "status": status})``."""
+    n_b = pc.x0.shape[0]
+    X = x[:13 * n_b].reshape(n_b, 13)
+    psi, J, _, Jnu, R = pc.contact_terms(X)
+    n_p = psi.shape[0]
+    Minv, I_world = mass_terms(pc, R)
+    v, w = X[:, 7:10], X[:, 10:13]
+    # 1. the free velocity (applied impulse, gravity, explicit gyroscopic term)
+    F_imp, T_imp = _load_impulse(pc, t, X, R, h)
+    F_imp = F_imp + h * pc.masses[:, None] * pc.gravity[None, :]
+    T_imp = T_imp - h * jnp.cross(w, jnp.einsum("bij,bj->bi", I_world, w))
+    nu = jnp.concatenate([v, w], axis=1).reshape(-1)
+    nu_free = nu + Minv @ jnp.concatenate([F_imp, T_imp], axis=1).reshape(-1)
+    # 2.–3. the impulse problem: w = W p − b ∈ −lim N_F^{U_ε}(p), the ODE route's solver
+    vn = Jnu[2::3]
+    gap = jnp.maximum(psi + h * (1.0 - theta) * vn, 0.0) / (h * jnp.maximum(theta, 0.5))
+    JM = J @ Minv
+    W = JM @ J.T
+    b = -(J @ nu_free).at[2::3].add(gap)
+    fset = ProductSet([SpatialContact(mu=pc.mu) for _ in range(n_p)])
+    sol = solve_lambda(fset, W, b, pc.formulation)
+    # 4. the end-of-step velocity and the θ-method position step
+    nu_plus = (nu_free + JM.T @ sol.lam).reshape(n_b, 6)
+    v_new, w_new = nu_plus[:, :3], nu_plus[:, 3:]
+    r_new = X[:, :3] + h * (theta * v_new + (1.0 - theta) * v)
+    q_new = jax.vmap(_rotate)(X[:, 3:7], h * (theta * w_new + (1.0 - theta) * w))
+    X_new = jnp.concatenate([r_new, q_new, v_new, w_new], axis=1)
+    unsolved = x[-1:] + h * (sol.status != 0).astype(x.dtype)
+    x_new = jnp.concatenate([X_new.reshape(-1), unsolved])
+    return x_new, {"lam": sol.lam.reshape(n_p, 3) / h, "status": sol.status}
