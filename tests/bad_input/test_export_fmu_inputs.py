@@ -18,7 +18,7 @@ def _da():
      "unknown algorithm 'lugre' for `export_fmu`"),
     (lambda p: ss.export_fmu(3.0, p / "x.fmu"), ss.ParameterError,
      "`export_fmu` cannot export 3.0"),
-    (lambda p: ss.export_fmu(ss.laws.CoulombODE(F=1.0, K=1e4, beta=1e-3), p / "x.fmu"),
+    (lambda p: ss.export_fmu(ss.laws.UnilateralODE.example(), p / "x.fmu"),
      ss.ParameterError, "cannot export"),
     (lambda p: ss.export_fmu("psmc", p / "x.fmu"), ss.ParameterError,
      r"need start values.*'F', 'H', 'K', 'B', 'L', 'T'"),

@@ -204,7 +204,7 @@ CASES = [
     # --- C export -------------------------------------------------------------------------
     ("export_c unknown", lambda: ss.discrete.export_c("lugre", "/tmp"), "lugre"),
     ("export_c object", lambda: ss.discrete.export_c(3.0, "/tmp"), "cannot export"),
-    ("export_c law", lambda: ss.discrete.export_c(LAW, "/tmp"), "cannot export"),
+    ("export_c law", lambda: ss.discrete.export_c(WALL, "/tmp"), "cannot export"),
     # --- inclusion builders ---------------------------------------------------------------
     ("inclusion mass nan", lambda: _ball(m=NAN), "m"),
     ("inclusion zero mass at simulate", lambda: _simulate_ball_with(m=0.0), "m=0"),

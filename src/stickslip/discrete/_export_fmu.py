@@ -126,8 +126,30 @@ def _check_path(path: str | os.PathLike) -> Path:
     return target
 
 
+def _law_values(alg: CTemplate, values: dict[str, float], substeps_given: bool,
+                ) -> dict[str, float]:
+    """A friction law's FMU values (:mod:`._law_templates`): the law's parameters checked by
+    its own rules, `substeps` by default the stability rule's count at T, else checked."""
+    from ._law_templates import LAW_TEMPLATES, MAX_SUBSTEPS, stable_substeps
+
+    export = LAW_TEMPLATES[alg.name]
+    export.build(values)             # the law's parameter rules name a bad value
+    if "substeps" not in values:     # TanhCoulomb: no state to integrate
+        return values
+    if not substeps_given:
+        decay = export.decay(values) if export.decay is not None else 0.0
+        values["substeps"] = float(stable_substeps(values["T"], decay))
+    n = values["substeps"]
+    if not (1 <= n <= MAX_SUBSTEPS and n == int(n)):
+        raise ParameterError(f"`export_fmu(substeps=)` must be a whole number of RK4 steps "
+                             f"per sample, 1 to {MAX_SUBSTEPS}; got substeps={n:g}. Leave it "
+                             "out for the stability rule's count.")
+    return values
+
+
 def export_fmu(algorithm: Any, path: str | os.PathLike, *,
-               params: Mapping[str, float] | None = None, binaries: bool = True,
+               params: Mapping[str, float] | None = None, T: float | None = None,
+               substeps: int | None = None, binaries: bool = True,
                compiler: str = "gcc") -> Path:
     """Write an FMI 2.0 co-simulation FMU of a discrete algorithm.
 
@@ -143,7 +165,11 @@ def export_fmu(algorithm: Any, path: str | os.PathLike, *,
         ``ss.systems.FrictionMass`` (``CoulombODE`` law, no
         Stribeck drop) or ``ss.systems.ContactMass`` (``NewtonImpact``): a system exports
         its ``method="moreau_jean"`` step with the applied force as the input ``fe``
-        (:mod:`._system_templates`; T defaults to 1e-3 s, θ to 0.5).
+        (:mod:`._system_templates`; T defaults to 1e-3 s, θ to 0.5). Or a friction law,
+        ``ss.laws.CoulombODE`` (no Stribeck drop), ``LuGre`` or ``TanhCoulomb``: the
+        input is the sliding velocity ``v`` (and ``N`` for a level ``mu·N``), held over each
+        sample T, the output the friction force ``f`` and the law's state, integrated by
+        RK4 (:mod:`._law_templates`; T defaults to 1e-3 s); other laws are refused.
     path:
         The ``.fmu`` file to write (its directory must exist; an existing file is replaced).
     params:
@@ -151,6 +177,13 @@ def export_fmu(algorithm: Any, path: str | os.PathLike, *,
         Required for every parameter when `algorithm` is a name or a step function;
         overrides the object's values otherwise. The sample period ``T`` is also the
         FMU's default communication step.
+    T:
+        The sample period [s] (the same as ``params={"T": ...}``).
+    substeps:
+        Friction laws only: the least RK4 steps per sample (an FMU parameter). A sample takes
+        ``n = max(substeps, ceil(T·λ/(h₄/2)))`` steps, λ the law's decay rate with the
+        inputs held (1/β for CoulombODE, |v|/g(v) for LuGre), h₄ ≈ 2.785 RK4's stability
+        limit; by default the rule's count at T (1 for LuGre, whose λ depends on v).
     binaries:
         Build ``binaries/linux64/stickslip_<name>.so`` (``darwin64``/``.dylib`` on macOS)
         with the system C compiler. ``False`` writes a source-only FMU (the sources are
@@ -198,7 +231,22 @@ def export_fmu(algorithm: Any, path: str | os.PathLike, *,
     except TypeError:                 # e.g. a PSMC with array gains (one per joint)
         raise ParameterError(f"`export_fmu` exports one scalar element; got {algorithm!r}. "
                              "Export each joint's controller on its own.") from None
+    # loaded by _resolve (a provider); imported here, not above, so that `import
+    # stickslip.discrete` does not load the integrators it needs (0.6 s)
+    from ._law_templates import LAW_TEMPLATES
+
+    if params is None or isinstance(params, Mapping):     # else _parameter_values says so
+        given = {"T": T, "substeps": substeps}
+        params = {**(params or {}), **{k: v for k, v in given.items() if v is not None}}
+    if "substeps" in (params or {}) and alg.name not in LAW_TEMPLATES:
+        raise ParameterError(f"`export_fmu(substeps=)` is for the friction laws (an ODE "
+                             f"integrated inside the FMU); {alg.name!r} takes one step per "
+                             "sample. Leave substeps out.")
+    if alg.name in LAW_TEMPLATES and defaults is None and "substeps" in dict(alg.params):
+        defaults = {"substeps": 1.0}       # a law by name: the rule's count, set below
     values = _parameter_values(algorithm, alg, defaults, params)
+    if alg.name in LAW_TEMPLATES:
+        values = _law_values(alg, values, "substeps" in params)
     target = _check_path(path)
     ident = f"stickslip_{alg.name}"
     variables = fmu_variables(alg, values)

@@ -37,7 +37,7 @@ def _compile(compiler: str, directory: Path, sources: list[str], library: Path) 
             "binaries=False to write a source-only FMU that the importing tool compiles.")
     command = [found, "-std=c99", "-O2", "-ffp-contract=off", "-fPIC", "-shared",
                "-fvisibility=hidden", "-Wall", "-Wextra", "-I", str(directory),
-               *[str(directory / s) for s in sources], "-o", str(library)]
+               *[str(directory / s) for s in sources], "-o", str(library), "-lm"]
     try:
         run = subprocess.run(command, capture_output=True, text=True, timeout=300,
                              check=False)

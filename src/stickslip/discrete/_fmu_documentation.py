@@ -44,7 +44,7 @@ counts in <code>faults</code> and makes <code>fmi2DoStep</code> return
 </table>
 <p>Rebuild for another platform:
 <code>cc -std=c99 -O2 -fPIC -shared sources/{ident}.c sources/{ident}_fmu.c
--o {ident}.so</code> (or <code>.dll</code>/<code>.dylib</code>), placed in
+-o {ident}.so -lm</code> (or <code>.dll</code>/<code>.dylib</code>), placed in
 <code>binaries/&lt;platform&gt;/</code>.</p>
 </body></html>
 """
