@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._grid import StepGrid
-from ._rk_step import rk_step, tableau_of
+from ._rk_step import rk_step, rk_step_sampled, tableau_of
 
 __all__ = [
     "Segment",
@@ -134,6 +134,8 @@ def _integrate_padded(dynamic, static, t0, x0, seg: Segment, rule: StepRule, cap
     steps with sparse output (`benchmarks/results/output_cost.md`). One loop is also one
     program less to compile."""
     system = eqx.combine(dynamic, static)
+    if rule.trace_stages_once and system.samples_in_stages:
+        return _integrate_sampled(system, t0, x0, seg, rule, capacity)
     step = rule.stepper(system)
     short = (seg.n_valid - 1) * seg.n_sub + seg.n_last      # the short final step's number
     n_steps = short + (seg.h_last > 0)
@@ -155,6 +157,51 @@ def _integrate_padded(dynamic, static, t0, x0, seg: Segment, rule: StepRule, cap
     xs = jnp.where((index > seg.n_valid).reshape(-1, *(1,) * x0.ndim), x, xs)  # padding: last
     ts = jnp.where(index == seg.n_valid, seg.t_last, t0 + index * (seg.n_sub * seg.dt))
     outputs, energy = _samples(system, ts, xs, seg.n_valid)
+    return xs, outputs, energy
+
+
+def _integrate_sampled(system, t0, x0, seg: Segment, rule: StepRule, capacity: int):
+    """:func:`_integrate_padded` for a system with ``samples_in_stages``: each output sample
+    comes from the first stage of the step that starts at it (:func:`rk_step_sampled`), and
+    the last one from one more pass of the loop with a step of length 0 at ``t_last`` whose
+    state is not kept — so the program holds one copy of the system's dynamics (the outputs
+    after the loop held a second: ~40 % of the first call of a 3-D link system with
+    contacts). Sample j < n_valid starts step j·n_sub (the grid of :mod:`._grid`); sample
+    n_valid is the end state. Non-sample passes write into a spare slot, dropped after."""
+    project = system.project if rule.projection else None
+
+    def evaluate(t, x, want):
+        rates, outputs = system.vector_field_and_outputs(t, x, want)
+        return rates, (outputs, system.passive_energy(t, x))
+
+    short = (seg.n_valid - 1) * seg.n_sub + seg.n_last      # the short final step's number
+    n_steps = short + (seg.h_last > 0)
+    per_output = 1.0 / seg.n_sub.astype(seg.dt.dtype)
+    spare = capacity + 1                                     # the slot of non-sample passes
+    shapes = jax.eval_shape(lambda: (system.outputs(t0, x0), system.passive_energy(t0, x0)))
+    slots = jax.tree.map(lambda v: jnp.zeros((capacity + 2, *v.shape), v.dtype), shapes)
+
+    def body(s, carry):
+        x, xs, slots = carry
+        last = s == n_steps
+        t = jnp.where(last, seg.t_last, t0 + s * seg.dt)
+        h = jnp.where(last, 0.0, jnp.where(s == short, seg.h_last, seg.dt))
+        output = jnp.floor((s.astype(seg.dt.dtype) + 0.5) * per_output).astype(s.dtype)
+        slot = jnp.where(last, seg.n_valid, jnp.where(s == output * seg.n_sub, output, spare))
+        x_next, sample = rk_step_sampled(evaluate, rule.method, t, x, h, template=shapes,
+                                         keep=slot != spare, project=project)
+        slots = jax.tree.map(lambda sl, v: jax.lax.dynamic_update_slice_in_dim(
+            sl, v[None], slot, 0), slots, sample)
+        xs = jax.lax.dynamic_update_slice_in_dim(xs, x_next[None],
+                                                 jnp.where(last, spare, output + 1), 0)
+        return jnp.where(last, x, x_next), xs, slots
+
+    xs = jnp.zeros((capacity + 2, *x0.shape), x0.dtype).at[0].set(x0)
+    x, xs, slots = jax.lax.fori_loop(0, n_steps + 1, body, (x0, xs, slots))
+    xs = xs[:capacity + 1]
+    index = jnp.arange(capacity + 1)
+    xs = jnp.where((index > seg.n_valid).reshape(-1, *(1,) * x0.ndim), x, xs)  # padding: last
+    outputs, energy = jax.tree.map(lambda sl: sl[:capacity + 1], slots)
     return xs, outputs, energy
 
 

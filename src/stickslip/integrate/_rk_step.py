@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import ParameterError
 from ._tableaus import FIXED_STEP_METHODS, ButcherTableau
 
-__all__ = ["rk_step", "tableau_of"]
+__all__ = ["rk_step", "rk_step_sampled", "tableau_of"]
 
 
 def tableau_of(method: str | ButcherTableau) -> ButcherTableau:
@@ -76,3 +76,33 @@ def _rk_step_looped(vector_field, tableau, t, x, dt):
 
     ks = jax.lax.fori_loop(0, n, stage, jnp.zeros((n, *x.shape), x.dtype))
     return x + dt * (b @ ks)
+
+
+def rk_step_sampled(evaluate: Callable, tableau: str | ButcherTableau, t, x, dt, *,
+                    template, keep=True, project: Callable | None = None):
+    """:func:`rk_step` with the stages in a loop, where ``evaluate(t, x, want) -> (ẋ,
+    sample)`` gives the derivative and, where the traced bool `want` holds, what a run
+    records at (t, x) (zeros of `template`'s shapes elsewhere, skipped by a ``lax.cond``):
+    returns ``(x⁺, sample at (t, x))``, the sample from the first stage (c₁ = 0: exactly the
+    step's start) when `keep`. One call site of `evaluate` in the traced program: what ẋ
+    and the sample share is computed once (``AbstractSystem.samples_in_stages``)."""
+    tableau = tableau_of(tableau)
+    n = len(tableau.b)
+    if tableau.c[0] != 0.0 or any(tableau.a[0]):
+        raise ParameterError(f"rk_step_sampled needs a first stage at the step's start "
+                             f"(c₁ = 0); {tableau!r} has c₁ = {tableau.c[0]}.")
+    a = np.zeros((n, n))
+    for i, row in enumerate(tableau.a):
+        a[i, : len(row)] = row
+    a, b, c = jnp.asarray(a), jnp.asarray(tableau.b), jnp.asarray(tableau.c)
+    first = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), template)
+
+    def stage(i, carry):
+        ks, kept = carry
+        k, sample = evaluate(t + c[i] * dt, x + dt * (a[i] @ ks), keep & (i == 0))
+        kept = jax.tree.map(lambda new, old: jnp.where(i == 0, new, old), sample, kept)
+        return ks.at[i].set(k), kept
+
+    ks, sample = jax.lax.fori_loop(0, n, stage, (jnp.zeros((n, *x.shape), x.dtype), first))
+    x_next = x + dt * (b @ ks)
+    return (x_next if project is None else project(t + dt, x_next)), sample

@@ -106,6 +106,7 @@ class LinkSystem(AbstractSystem):
 
     trace_stages_once: ClassVar[bool] = True
     projects_after_step: ClassVar[bool] = True
+    samples_in_stages: ClassVar[bool] = True      # outputs share the λ-stage: one copy
 
     x0: jnp.ndarray = eqx.field(converter=as_parameter)            # (n_b, 13)
     masses: jnp.ndarray = eqx.field(converter=as_parameter)        # (n_b,)
@@ -452,7 +453,20 @@ class LinkSystem(AbstractSystem):
 
     def vector_field(self, t, x):
         X, s = self._split(x)
+        return self._rates(x, X, self.dynamics(t, X, s))
+
+    def vector_field_and_outputs(self, t, x, want=True):
+        """(ẋ, outputs) from one λ-stage (``samples_in_stages``): the outputs' own part (joint
+        reactions, coordinates, contact channels) only where the traced bool `want` holds."""
+        X, s = self._split(x)
         d = self.dynamics(t, X, s)
+        shapes = jax.eval_shape(self._channels, x, X, d)
+        outputs = jax.lax.cond(
+            want, lambda: self._channels(x, X, d),
+            lambda: jax.tree.map(lambda v: jnp.zeros(v.shape, v.dtype), shapes))
+        return self._rates(x, X, d), outputs
+
+    def _rates(self, x, X, d):
         qd = jax.vmap(quat_rate)(X[:, 3:7], X[:, 10:13])
         Xd = jnp.concatenate([X[:, 7:10], qd, d["nud"].reshape(-1, 6)], axis=1)
         angle_rate = self.revolute_rates(X)
@@ -476,9 +490,11 @@ class LinkSystem(AbstractSystem):
         return self.energy(X) + scale
 
     def outputs(self, t, x):
-        layout = self.layout
         X, s = self._split(x)
-        d = self.dynamics(t, X, s)
+        return self._channels(x, X, self.dynamics(t, X, s))
+
+    def _channels(self, x, X, d):
+        layout = self.layout
         r, R, v, w = self.poses(X)
         out = {"energy": self.energy(X)}
         friction_of = {jk: k for k, (jk, _) in enumerate(layout.frictions)}
