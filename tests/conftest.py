@@ -2,16 +2,22 @@
 compilation cache shared by every test process, and hypothesis profiles sized for the 2-core
 CI machine.
 
-The compile cache: importing stickslip turns it on in the user cache directory
-(``~/.cache/stickslip/jax``; see :mod:`stickslip._compile_cache`), so every pytest process —
-a rerun, each ``pytest-xdist`` worker — loads the programs an earlier one compiled instead of
-compiling them again. ``STICKSLIP_JAX_CACHE=<dir>`` points the suite at another directory,
-``STICKSLIP_JAX_CACHE=0`` measures the suite cold."""
+The compile cache: stickslip's program store is on by default, JAX's persistent cache for
+every program is opt-in (:mod:`stickslip._compile.jax_cache`); the suite opts in
+(``STICKSLIP_JAX_CACHE_ALL=1``, unless the environment says otherwise), so every pytest
+process — a rerun, each ``pytest-xdist`` worker, the subprocesses tests start, which inherit
+the variable — loads the programs an earlier one compiled, the many small ones outside the
+program store included, instead of compiling them again. Both live in the user cache
+directory (``~/.cache/stickslip/jax``). ``STICKSLIP_JAX_CACHE=<dir>`` points the suite at
+another directory, ``STICKSLIP_JAX_CACHE=0`` measures the suite cold,
+``STICKSLIP_JAX_CACHE_ALL=0`` runs it as a user's process runs by default."""
 
 import os
 
-import jax
-import stickslip  # noqa: F401  (enables float64)
+os.environ.setdefault("STICKSLIP_JAX_CACHE_ALL", "1")
+
+import jax  # noqa: E402
+import stickslip  # noqa: F401,E402  (enables float64)
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("default", max_examples=200, deadline=None,
@@ -20,8 +26,9 @@ settings.register_profile("thorough", max_examples=2000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 assert jax.config.jax_enable_x64, "stickslip must enable float64 at import"
-if os.environ.get("STICKSLIP_JAX_CACHE", "").strip().lower() not in ("0", "off", "false", "no"):
-    assert jax.config.jax_compilation_cache_dir, "stickslip must turn on the compile cache"
+if os.environ.get("STICKSLIP_JAX_CACHE", "").strip().lower() not in ("0", "off", "false", "no") \
+        and os.environ["STICKSLIP_JAX_CACHE_ALL"].strip().lower() in ("1", "on", "true", "yes"):
+    assert jax.config.jax_compilation_cache_dir, "the suite opts in to JAX's compile cache"
 
 
 import pytest  # noqa: E402

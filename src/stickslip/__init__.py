@@ -1,10 +1,11 @@
 """stickslip: Coulomb friction and rigid contact as Lipschitz ODEs.
 
 Importing stickslip turns on JAX's float64 mode (``jax_enable_x64``): friction proxies move
-by F/K ~ 1e-5 m, which single precision cannot resolve. It also turns on JAX's persistent
-compilation cache in the user cache directory (``~/.cache/stickslip/jax`` on Linux), so a
-second process running the same model does not compile again; ``STICKSLIP_JAX_CACHE=0``
-turns it off (see :mod:`stickslip._compile_cache`).
+by F/K ~ 1e-5 m, which single precision cannot resolve. That is the only JAX option it
+changes: stickslip keeps its own compiled runs in its program store (``~/.cache/stickslip/jax``
+on Linux; ``STICKSLIP_JAX_CACHE=0`` turns it off), so a second process running the same model
+does not compile them again, and JAX's persistent compilation cache for every program of the
+process is opt-in: ``STICKSLIP_JAX_CACHE_ALL=1`` (see :mod:`stickslip._compile.jax_cache`).
 
 The subpackages load on first use (``ss.laws``, ``ss.simulate``, ``from stickslip import
 Results`` …), so ``import stickslip`` and the command line (``stickslip --version``) start in
@@ -36,9 +37,9 @@ if "jax" in _sys.modules and hasattr(_sys.modules["jax"], "config"):
 else:
     _os.environ["JAX_ENABLE_X64"] = "1"
 
-from ._compile_cache import enable_compile_cache as _enable_compile_cache  # noqa: E402
+from ._compile.jax_cache import configure_at_import as _configure_jax_cache  # noqa: E402
 
-_enable_compile_cache()
+_configure_jax_cache()          # JAX's persistent cache only when STICKSLIP_JAX_CACHE_ALL opts in
 
 _SUBPACKAGES = ("errors", "integrate", "laws", "nonsmooth", "systems", "control", "discrete",
                 "planar", "results", "inclusion", "spatial", "constraints", "studies")
