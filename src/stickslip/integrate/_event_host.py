@@ -6,6 +6,7 @@ kernel (as :mod:`._moreau_jean_host` for the time-stepping route)."""
 from __future__ import annotations
 
 import abc
+from typing import ClassVar
 
 import equinox as eqx
 import jax
@@ -55,9 +56,15 @@ class AbstractEventHost(eqx.Module):
       exactly on its surface's velocity, a resting one exactly on the wall).
     * ``event_outputs(t, x, mode) -> dict`` — the extra channels at a sample, with the ODE
       route's names.
+    * ``event_details: bool`` (class variable, default False) — ``Results.events`` also lists
+      the mode after each event (``mode``) and the state just before it
+      (``<channel>_before``): for a host whose events have several sources (the mode says
+      which) or whose report needs the state before the jump (a planar impact's approach
+      velocity and kinetic energy).
     """
 
     event_name: eqx.AbstractClassVar[str]
+    event_details: ClassVar[bool] = False
 
     @abc.abstractmethod
     def event_mode(self, t: jax.Array, x: jax.Array) -> jax.Array:

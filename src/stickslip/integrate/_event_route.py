@@ -100,7 +100,8 @@ class _Located:
         self.parts, self.count = [], 0
 
     def add(self, found) -> None:
-        ts, kinds, xs, n, overflow, t_stop, x_stop = (np.asarray(a) for a in found)
+        ts, kinds, xs, n, overflow, t_stop, x_stop, modes, before = (np.asarray(a)
+                                                                      for a in found)
         n = int(n)
         if bool(overflow) or self.count + n > self.max_events:
             state = dict(zip(self.system.state_names, x_stop.tolist()))
@@ -111,13 +112,15 @@ class _Located:
                 f"`{self.owner}.max_events`, shorten the run, or look for a contact that "
                 "chatters (a load that keeps the friction exactly at its level).",
                 time=float(t_stop), state=state)
-        self.parts.append((ts[:n], kinds[:n], xs[:n]))
+        self.parts.append((ts[:n], kinds[:n], xs[:n], modes[:n], before[:n]))
         self.count += n
 
 
 def event_columns(system, located: _Located | None) -> dict[str, np.ndarray]:
     """The columns of ``Results.events``: ``t``, ``kind``, ``name`` and the state channels
-    after each event; empty (with the same columns) for a route without events."""
+    after each event (for a host with ``event_details``, also ``mode`` after it and the state
+    just before it, ``<channel>_before``); empty (with the same columns) for a route without
+    events."""
     names = list(system.state_names)
     parts = [] if located is None else located.parts
     ts = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0)
@@ -127,6 +130,11 @@ def event_columns(system, located: _Located | None) -> dict[str, np.ndarray]:
     columns = {"t": ts, "kind": np.array([EVENT_KINDS[k] for k in kinds], dtype=object),
                "name": np.array([label] * len(ts), dtype=object)}
     columns.update({name: xs[:, i] for i, name in enumerate(names)})
+    if isinstance(system, AbstractEventHost) and system.event_details:
+        modes = np.concatenate([p[3] for p in parts]) if parts else np.zeros(0, int)
+        before = np.concatenate([p[4] for p in parts]) if parts else np.zeros((0, len(names)))
+        columns["mode"] = modes
+        columns.update({f"{name}_before": before[:, i] for i, name in enumerate(names)})
     return columns
 
 
@@ -217,13 +225,14 @@ def _integrate(dynamic, static, t0, x0, seg: Segment, capacity: int, max_events:
             tau, x_e = _locate(system, step, t, x, mode, h, x_b, g_b)
             t_e = jnp.where(tau >= h, t_b, t + tau)
             x_new, mode_new, kind = system.event_jump(t_e, x_e, mode)
-            return t_e, x_new, jnp.asarray(mode_new, jnp.int32), j, jnp.asarray(kind, jnp.int32)
+            return (t_e, x_new, jnp.asarray(mode_new, jnp.int32), j,
+                    jnp.asarray(kind, jnp.int32), x_e)
 
         def on_step(_):
             return (t_b, system.event_settle(t_b, x_b, mode), mode, j + 1,
-                    jnp.asarray(-1, jnp.int32))
+                    jnp.asarray(-1, jnp.int32), x_b)
 
-        t_n, x_n, mode_n, j_n, kind = jax.lax.cond(g_b < 0.0, on_event, on_step, None)
+        t_n, x_n, mode_n, j_n, kind, x_pre = jax.lax.cond(g_b < 0.0, on_event, on_step, None)
         event = kind >= 0
         k = c["n"]
         full = event & (k >= max_events)
@@ -237,6 +246,8 @@ def _integrate(dynamic, static, t0, x0, seg: Segment, capacity: int, max_events:
                 "ev_t": c["ev_t"].at[row].set(t_n, mode="drop"),
                 "ev_kind": c["ev_kind"].at[row].set(kind, mode="drop"),
                 "ev_x": c["ev_x"].at[row].set(x_n, mode="drop"),
+                "ev_mode": c["ev_mode"].at[row].set(mode_n, mode="drop"),
+                "ev_before": c["ev_before"].at[row].set(x_pre, mode="drop"),
                 "out_x": c["out_x"].at[slot].set(x_n, mode="drop"),
                 "out_mode": c["out_mode"].at[slot].set(mode_n, mode="drop")}
 
@@ -244,6 +255,8 @@ def _integrate(dynamic, static, t0, x0, seg: Segment, capacity: int, max_events:
              "n": jnp.asarray(0), "overflow": jnp.asarray(False),
              "ev_t": jnp.zeros(max_events), "ev_kind": jnp.zeros(max_events, jnp.int32),
              "ev_x": jnp.zeros((max_events, x0.shape[0])),
+             "ev_mode": jnp.zeros(max_events, jnp.int32),
+             "ev_before": jnp.zeros((max_events, x0.shape[0])),
              "out_x": jnp.broadcast_to(x0, (capacity + 1, x0.shape[0])),
              "out_mode": jnp.full(capacity + 1, mode0)}
     end = jax.lax.while_loop(running, one_pass, start)
@@ -253,14 +266,15 @@ def _integrate(dynamic, static, t0, x0, seg: Segment, capacity: int, max_events:
     outputs = jax.lax.map(lambda a: system.event_outputs(*a), (ts, end["out_x"],
                                                                end["out_mode"]))
     found = (end["ev_t"], end["ev_kind"], end["ev_x"], end["n"], end["overflow"], end["t"],
-             end["x"])
+             end["x"], end["ev_mode"], end["ev_before"])
     return end["out_x"], outputs, found
 
 
 def integrate_events(static, capacity: int, max_events: int, dynamic, t0, x0, seg: Segment):
     """One chunk of the route: ``seg.n_valid`` outputs in `capacity` slots, and the events
     located on the way. Returns ``(xs, outputs, found)`` with ``found = (times, kinds,
-    states, count, overflowed, t_stop, x_stop)`` (buffers of `max_events` rows). Static
+    states, count, overflowed, t_stop, x_stop, modes, states_before)`` (buffers of
+    `max_events` rows: the state and mode after each event, the state just before it). Static
     arguments first (what :func:`._program_store.call` compiles once per model structure,
     output capacity and `max_events`)."""
     return _integrate(dynamic, static, t0, x0, seg, capacity, max_events)

@@ -397,46 +397,15 @@ def simulate(system: PlanarSystem, t_end: float, dt: float | None = None,
 
 
 def _simulate_events(system, stops, t_end, dt, method, dt_out, options):
-    from ._events import _gaps, simulate_events
+    """The stops' impacts as events on the core's event-driven route (:mod:`._events`)."""
+    from ._events import simulate_events
 
-    if method != "rk4" or dt is None:
-        raise ParameterError(f"a model with event stops ({', '.join(s.owner for s in stops)}"
-                             f") runs with method='rk4' and a fixed dt; got "
-                             f"method={method!r}, dt={dt!r}.")
-    unknown = set(options) - {"t0", "initial"}
-    if unknown:
-        raise ParameterError(f"options {sorted(unknown)} are not supported with event "
-                             "stops (only t0 and initial).")
-    initial = options.get("initial")
-    # the core's step and span check (a zero step hung the event loop, a negative one ran
-    # it backwards): t0 < t_end, dt > 0 and dt_out a whole multiple of dt, all finite
-    t0, t_end, dt, dt_out = integrate.check_time_arguments(
-        "planar.Model.simulate", t_end, dt, dt_out, options.get("t0"), initial=initial,
-        fixed_step=True)
-    if isinstance(initial, Results):
-        x0 = np.asarray(initial.final_state)
-    elif initial is not None:
-        x0 = np.asarray(initial, dtype=float)
-    else:
-        x0 = np.asarray(system.initial_state())
-    ts, xs, impacts = simulate_events(system, stops, t0, x0, t_end, dt, dt_out)
-    out = host_call(_outputs, system, ts, xs)
-    channels = {name: xs[:, k] for k, name in enumerate(system.state_names)}
-    channels.update({k: np.asarray(v) for k, v in out.items()})
-    gaps = np.asarray(jax.vmap(lambda x: _gaps(system, stops, x))(jnp.asarray(xs)))
-    row = 0
-    for s in stops:
-        for k in range(s.n_gaps):
-            suffix = "" if s.n_gaps == 1 else f"[{k}]"
-            channels[f"{s.name}.gap{suffix}"] = gaps[:, row]
-            row += 1
-    return Results(ts, channels, units=system.units,
-                   meta={"method": "rk4", "dt": float(dt), "impacts": impacts},
-                   final_state=xs[-1])
-
-
-def _outputs(system, ts, xs):
-    return jax.vmap(system.outputs)(ts, xs)
+    try:
+        return simulate_events(system, stops, t_end, dt, method, dt_out, dict(options))
+    except SimulationError as exc:
+        if exc.state and "impacts by" not in str(exc):
+            raise _diagnose(system, exc) from exc
+        raise
 
 
 def _check_drift(system, res: Results, max_drift: float) -> None:

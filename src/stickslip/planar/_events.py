@@ -1,140 +1,112 @@
 """Forward dynamics with impact events on stops without a contact law (SPEC §9 9-1).
 
-Fixed-step RK4 (the core's :func:`~stickslip.integrate.rk_step`) followed by the projection;
-after every step the stops' gaps are checked for a crossing, the impact time is located
-inside the step (:func:`locate_impact`), and the momentum balance through the constraint
-matrix gives the velocity jump (:func:`impulse`)::
+The run is the core's event-driven route (:mod:`stickslip.integrate._event_route`, one
+compiled ``lax.while_loop`` per chunk of outputs, no Python stepping) on
+:class:`~._event_stops.PlanarImpactHost`: DOP853 steps of the mechanism's index-reduced DAE
+on the fixed grid ``t0 + k·dt``, each followed by the projection onto the joints; where a gap
+closes inside a step, the impact time is located to round-off and the momentum balance
+through the constraint matrix gives the velocity jump::
 
     [[M, Aᵀ], [A, 0]] [Δq̇; −P] = [0; b],   A = [Φ_q; g_q],  b = [0; −(1 + e) g_q q̇⁻]
 
-so that q̇⁺ = q̇⁻ + Δq̇ keeps every joint (Φ_q q̇⁺ = Φ_q q̇⁻) and reverses the normal
-velocity with restitution e (g_q q̇⁺ = −e g_q q̇⁻) — solved by the shared
-:func:`~._dynamics.schur_solve`. Each impact is listed in ``results.meta["impacts"]``.
+(:func:`~._event_stops.impact_velocity`). Each impact is a row of ``results.events`` (kind
+``impact``, ``name`` the stop, the state just after) and an entry of
+``results.meta["impacts"]`` (time, stop, gap row, restitution, the normal velocity and the
+kinetic energy before and after). The samples stay on the grid ``t0 + k·dt_out`` (an impact
+adds no sample), so a run split in two equals one run and a new `t_end`, `dt` or `dt_out`
+reuses the compiled program.
 """
 
 from __future__ import annotations
 
-import equinox as eqx
 import jax
-import jax.numpy as jnp
 import numpy as np
 
-from ..errors import SimulationError
-from ..integrate._rk_step import rk_step
-from ._dynamics import schur_solve
+from .. import integrate
+from ..errors import ParameterError, SimulationError
+from ..integrate._fixed_step import padded_length
+from ._event_stops import PlanarImpactHost, gap_names, impact_report, impact_velocity
+from ._kernels import host_call
 
-__all__ = ["simulate_events", "locate_impact", "impulse"]
+__all__ = ["impact_velocity", "simulate_events"]
 
-
-@eqx.filter_jit
-def _step(system, stops, t, x, h):
-    """One RK4 step and the projection back onto the constraints; the gaps after it."""
-    x1 = rk_step(system.vector_field, "rk4", t, x, h, stages_in_loop=True,
-                 project=system.project)
-    n = system.layout.n_coordinates
-    return x1, system.gaps(x1[:n], stops)
+#: the default event buffer: a run with more impacts stops (a contact coming to rest)
+MAX_IMPACTS = 1000
+_OPTIONS = {"t0", "initial", "max_events", "chunk"}
 
 
-@eqx.filter_jit
-def _gaps(system, stops, x):
-    return system.gaps(x[:system.layout.n_coordinates], stops)
+def simulate_events(system, stops, t_end, dt, method, dt_out, options):
+    """Run `system` with its event `stops` to `t_end` (module docstring); returns Results
+    with the mechanism's channels, ``<stop>.gap``, ``events`` and ``meta["impacts"]``."""
+    if method not in ("rk4", "events") or dt is None:
+        raise ParameterError(f"a model with event stops ({', '.join(s.owner for s in stops)}"
+                             f") runs with a fixed dt on the event-driven route (method="
+                             f"'rk4', the default, or 'events'); got method={method!r}, "
+                             f"dt={dt!r}.")
+    unknown = set(options) - _OPTIONS
+    if unknown:
+        raise ParameterError(f"options {sorted(unknown)} are not supported with event "
+                             f"stops (only {sorted(_OPTIONS)}).")
+    # the core's step and span check (a zero step hung the old event loop, a negative one
+    # ran it backwards): t0 < t_end, dt > 0 and dt_out a whole multiple of dt, all finite
+    integrate.check_time_arguments("planar.Model.simulate", t_end, dt, dt_out,
+                                   options.get("t0"), initial=options.get("initial"),
+                                   fixed_step=True)
+    host = PlanarImpactHost(system, tuple(stops))
+    options = dict(options)
+    max_events = options.pop("max_events", MAX_IMPACTS)
+    try:
+        res = integrate.simulate(host, t_end, dt=dt, method="events", dt_out=dt_out,
+                                 max_events=max_events, **options)
+    except SimulationError as exc:
+        if "max_events" not in str(exc):
+            raise
+        raise SimulationError(
+            f"{system.layout.name!r}: more than max_events={max_events} impacts by "
+            f"t={exc.time:.9g} s (a chattering or resting contact: events cannot represent "
+            "sustained contact). Use a contact law on the stop (law=UnilateralODE(...)), a "
+            "restitution closer to 1, or raise `max_events`.",
+            time=exc.time, state=exc.state) from exc
+    _name_impacts(host, res)
+    return res
 
 
-@eqx.filter_jit
-def impulse(system, stops, t, x, k, e):
-    """q̇⁺ after an impact on gap row `k` with restitution `e`, through A = [Φ_q; g_k,q]
-    (SPEC §9 9-1). Returns (x⁺, normal velocity before, after)."""
-    n = system.layout.n_coordinates
-    q, qd = x[:n], x[n:2 * n]
-    G = jax.jacfwd(lambda z: system.gaps(z, stops))(q)[k]
-    J = system.phi_q(q, t)
-    A = jnp.concatenate([J, G[None, :]])
-    b = jnp.zeros(A.shape[0]).at[-1].set(-(1.0 + e) * (G @ qd))
-    jump, _ = schur_solve(1.0 / system.masses, A, jnp.zeros(n), b, robust=True)
-    qd_new = qd + jump
-    return x.at[n:2 * n].set(qd_new), G @ qd, G @ qd_new
+def _name_impacts(host, res) -> None:
+    """``meta["impacts"]`` from the route's events, and the events table with each stop's
+    name (the state after each impact; the mode and the state before go into the impacts)."""
+    columns = res._events            # the arrays, without building the DataFrame (pandas)
+    names = list(host.state_names)
+    rows = np.asarray(columns["mode"], dtype=int) - 1
+    owners = gap_names(host.stops)
+    restitution = np.asarray(host.restitutions())
+    impacts = []
+    if len(rows):
+        before = np.stack([columns[f"{k}_before"] for k in names], axis=1)
+        after = np.stack([columns[k] for k in names], axis=1)
+        n = len(rows)
+        report = host_call(_impact_report, host, *(_padded(a) for a in (before, after, rows)))
+        vn0, vn1, ke0, ke1 = (np.asarray(a)[:n] for a in report)
+        for i, (t, k) in enumerate(zip(columns["t"], rows)):
+            impacts.append({"t": float(t), "stop": owners[k][0].name, "row": int(k),
+                            "restitution": float(restitution[k]),
+                            "normal_velocity_before": float(vn0[i]),
+                            "normal_velocity_after": float(vn1[i]),
+                            "kinetic_energy_before": float(ke0[i]),
+                            "kinetic_energy_after": float(ke1[i])})
+    table = {"t": columns["t"], "kind": columns["kind"],
+             "name": np.array([owners[k][0].name for k in rows], dtype=object)}
+    table.update({k: columns[k] for k in names})
+    res.events = table
+    res.meta["impacts"] = impacts
 
 
-def locate_impact(gap_after, h, g0, g1, tol=1e-15, max_iterations=200):
-    """The step length in (0, h] at which a gap crosses zero: Illinois regula falsi on
-    `gap_after(hm)` (the gap after a step of length hm), from g(0) = g0 ≥ 0 > g(h) = g1."""
-    lo, hi, glo, ghi = 0.0, h, float(g0), float(g1)
-    side, hm = 0, h
-    for _ in range(max_iterations):
-        hm = (lo * ghi - hi * glo) / (ghi - glo)
-        if not lo < hm < hi:
-            hm = 0.5 * (lo + hi)
-        gm = gap_after(hm)
-        if gm < 0:
-            hi, ghi = hm, gm
-            if side == -1:
-                glo *= 0.5
-            side = -1
-        else:
-            lo, glo = hm, gm
-            if side == 1:
-                ghi *= 0.5
-            side = 1
-        if hi - lo <= tol * max(1.0, h) or abs(gm) <= tol:
-            break
-    return hm
+def _impact_report(host, before, after, rows):
+    return jax.vmap(lambda b, a, r: impact_report(host.system, host.stops, b, a, r))(
+        before, after, rows)
 
 
-def simulate_events(system, stops, t0, x0, t_end, dt, dt_out, max_impacts=1000):
-    """Fixed-step RK4 with impact events (see the module docstring). Returns
-    (times, states, impacts). The caller checks the times first
-    (:func:`stickslip.integrate.check_time_arguments`, as ``Model.simulate`` does): a zero
-    step would never end and a negative one would run backwards."""
-    owners, rest = [], []
-    for st in stops:
-        owners += [st] * st.n_gaps
-        rest += [float(st.restitution)] * st.n_gaps
-    n = system.layout.n_coordinates
-    jt = lambda v: jnp.asarray(v, dtype=float)  # noqa: E731
-    every = max(1, int(round(dt_out / dt))) if dt_out else 1
-    t, x = float(t0), jnp.asarray(x0)
-    ts, xs, impacts = [t], [np.asarray(x)], []
-    count = 0
-    g_now = np.asarray(_gaps(system, stops, x))
-    kinetic = lambda x: float(0.5 * jnp.sum(system.masses * x[n:2 * n] ** 2))  # noqa: E731
-    while t < t_end - 1e-12 * max(1.0, abs(t_end)):
-        h = min(dt, t_end - t)
-        x1, g1 = _step(system, stops, jt(t), x, jt(h))
-        g1 = np.asarray(g1)
-        crossing = (g1 < 0) & (g_now >= -1e-12)
-        if crossing.any():
-            best = None            # earliest crossing over the candidate rows
-            for k in np.nonzero(crossing)[0]:
-                hm = locate_impact(
-                    lambda hm, k=k: float(np.asarray(_step(system, stops, jt(t), x, jt(hm))[1])[k]),
-                    h, g_now[k], g1[k])
-                if best is None or hm < best[0]:
-                    best = (hm, k)
-            hm, k = best
-            x, _ = _step(system, stops, jt(t), x, jt(hm))
-            t = t + hm
-            e = rest[k]
-            energy_before = kinetic(x)
-            x, v_before, v_after = impulse(system, stops, jt(t), x, int(k), jt(e))
-            impacts.append({"t": t, "stop": owners[k].name, "row": int(k),
-                            "restitution": e, "normal_velocity_before": float(v_before),
-                            "normal_velocity_after": float(v_after),
-                            "kinetic_energy_before": energy_before,
-                            "kinetic_energy_after": kinetic(x)})
-            if len(impacts) > max_impacts:
-                raise SimulationError(
-                    f"more than {max_impacts} impacts by t={t:.6g} s (a chattering or "
-                    "resting contact: events cannot represent sustained contact). Use a "
-                    "contact law on the stop (law=UnilateralODE(...)) or a restitution "
-                    "closer to 1.", time=t)
-            g_now = np.array(_gaps(system, stops, x))
-            g_now[k] = max(g_now[k], 0.0)
-            ts.append(t)
-            xs.append(np.asarray(x))
-            continue
-        x, t, g_now = x1, t + h, g1
-        count += 1
-        if count % every == 0 or t >= t_end - 1e-12:
-            ts.append(t)
-            xs.append(np.asarray(x))
-    return np.asarray(ts), np.stack(xs), impacts
+def _padded(a) -> np.ndarray:
+    """`a` with its last row repeated to a power-of-two length (one compile per bucket)."""
+    a = np.asarray(a, dtype=float)
+    extra = padded_length(len(a)) - len(a)
+    return np.concatenate([a, np.repeat(a[-1:], extra, axis=0)]) if extra else a
