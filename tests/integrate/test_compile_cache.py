@@ -78,7 +78,7 @@ def test_second_process_runs_the_slider_crank_without_compiling(tmp_path):
     check_second_process_compiles_nothing(SLIDER_CRANK, tmp_path)
 
 
-def test_cache_is_on_by_default_in_the_user_cache_directory_and_can_be_turned_off(
+def test_opting_in_puts_the_cache_in_the_user_cache_directory_and_0_turns_it_off(
         tmp_path, monkeypatch):
     import jax
 

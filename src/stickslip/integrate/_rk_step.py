@@ -1,6 +1,6 @@
 """One explicit Runge–Kutta step: the single stepping kernel of every fixed-step driver.
 
-:func:`rk_step` is what `simulate`'s scan, the closed loop, planar impact events and the
+:func:`rk_step` is what `simulate`'s loop, the closed loop, the event route and the
 spatial stepper call for a step (SPEC §7 for Runge–Kutta–Gill). Its options:
 
 * ``stages_in_loop`` (the integrator option ``trace_stages_once``): the stages run in a

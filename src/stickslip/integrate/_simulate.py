@@ -147,8 +147,9 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
         grid, run_chunk, route_meta = program(system, dynamic, static, t0, t_end, dt, dt_out,
                                               options)
         located = getattr(run_chunk, "events", None)
-        # the event buffer: time, kind and state of each event, on the device and here
-        buffer = 2 * route_meta.get("max_events", 0) * (len(system.state_names) + 2) * 8
+        # the event buffer: time, kind, mode, the states just before and after each event,
+        # on the device and here
+        buffer = 2 * route_meta.get("max_events", 0) * (2 * len(system.state_names) + 3) * 8
         ts, xs, outputs, meta = _run_fixed_chunks(dynamic, static, system, x0, grid, rule,
                                                   guard, options, run_chunk, buffer)
         meta.update(route_meta)

@@ -10,10 +10,11 @@ Joint stops limit the joint's own ``slide(qi, qj)`` (written once, on the joint)
 
 Two ways to handle them, so users can compare:
 
-**Events** (``law=None``, the default): :meth:`Model.simulate` integrates with RK4 and a
-fixed step, checks every step for a gap crossing zero, locates the impact time in the
-step to round-off, and applies the momentum-balance impulse through the constraint matrix
-(SPEC §9 9-1) — see :mod:`stickslip.planar._events`.
+**Events** (``law=None``, the default): :meth:`Model.simulate` runs the core's event route
+(``method="events"``: DOP853 steps projected onto the joints, the smallest gap as the guard,
+the impact time located to round-off inside the step) and applies the momentum-balance
+impulse through the constraint matrix (SPEC §9 9-1) — see :mod:`stickslip.planar._events`
+and :mod:`stickslip.planar._event_stops`.
 
 **Contact law** (``law=ss.laws.UnilateralODE(...)``): the stop becomes a force
 ``f = law(g, ġ)`` along g_q with the law's state (no events), integrated like any other

@@ -159,7 +159,10 @@ class Model(Builder):
             return simulate_contacts(self, t_end, dt, method, dt_out, baumgarte=baumgarte,
                                      projection=projection,
                                      contact_formulation=contact_formulation, **options)
-        fixed = method in FIXED_STEP_METHODS
+        # impact stops run on the event route, whose steps are fixed and projected after
+        # each (planar/_event_stops.py): the defaults of a fixed-step run
+        fixed = method in FIXED_STEP_METHODS or (
+            method == "events" and any(s.law is None for s in self.stops))
         # the core's step and span check, before the model is frozen or anything compiles
         check_time_arguments("planar.Model.simulate", t_end, dt, dt_out, options.get("t0"),
                              initial=options.get("initial"), fixed_step=fixed)
