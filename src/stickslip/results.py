@@ -157,7 +157,8 @@ class Results:
         """The events an event-driven run located (``simulate(..., method="events")``): a
         pandas DataFrame, one row per event — ``t`` [s], ``kind`` ("impact", "stick",
         "slip", "rest", "liftoff"), ``name`` (the contact or law) and the state channels
-        just after it. Empty, with those columns, for the other routes. Not kept in files."""
+        just after it; a batch (``simulate_batch``) puts a ``member`` column first. Empty,
+        with those columns, for the other routes. Not kept in files."""
         from ._results_events import event_frame
 
         return event_frame(getattr(self, "_events", None))
@@ -178,7 +179,7 @@ class Results:
         return () if first is None else first.shape[:-1]
 
     def member(self, index: int) -> Results:
-        """One member of a batched run as its own `Results`."""
+        """One member of a batched run as its own `Results` (with its own ``events``)."""
         if not self.batch_shape:
             raise ParameterError("`Results.member`: these results are not batched; there is "
                                  "one member (use the Results itself).")
@@ -190,9 +191,14 @@ class Results:
                                  f"{index!r}.")
         index = int(index)
         final = None if self.final_state is None else self.final_state[index]
-        return Results(self.t, {k: v[index] for k, v in self._channels.items()},
-                       units=self.units, meta={**self.meta, "member": index},
-                       final_state=final, aliases=self.aliases)
+        alone = Results(self.t, {k: v[index] for k, v in self._channels.items()},
+                        units=self.units, meta={**self.meta, "member": index},
+                        final_state=final, aliases=self.aliases)
+        events = getattr(self, "_events", None)
+        if events is not None and "member" in events:       # a batch's table: its rows
+            rows = events["member"] == index % n
+            alone.events = {k: v[rows] for k, v in events.items() if k != "member"}
+        return alone
 
     def __repr__(self) -> str:
         span = f"t = {self.t[0]:g} … {self.t[-1]:g} s, {len(self.t)} samples" if len(self.t) \

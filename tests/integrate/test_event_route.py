@@ -301,12 +301,6 @@ def test_too_many_events_stop_with_a_clear_error():
     assert info.value.time == pytest.approx(_impact_times(4), abs=1e-12)
 
 
-def test_batch_refuses_events():
-    with pytest.raises(ss.ParameterError, match=r"`simulate_batch` does not run "
-                                                r"method='events'"):
-        ss.simulate_batch([_ball(), _ball(e=0.5)], 1.0, method="events", dt=0.1)
-
-
 @pytest.mark.parametrize("system, why", [
     (ss.systems.FrictionMass(M=1.0, law=ss.laws.LuGre()),
      "LuGre has no set-valued form for the event-driven route"),

@@ -122,18 +122,19 @@ def batch_capacity(grid, members: int, n_states: int) -> tuple[int, int]:
 
 
 def _run_batch_chunks(run_chunk, grid, x0, n_states: int, owner: str = "simulate_batch",
-                      likely: int | None = None):
+                      likely: int | None = None, extra_bytes: float = 0.0):
     """A fixed-grid batch run (every member on `grid`) in calls of outputs
     (:func:`batch_capacity`); `run_chunk(capacity, t_start, x, seg)` computes one call for
     every member. Checked against the memory budget before the first call (states only)
     and, with the extra channels, before the result's arrays are allocated (`likely`: the
-    channels the first refusal's advice assumes, :func:`likely_channels`). Returns
+    channels the first refusal's advice assumes, :func:`likely_channels`; `extra_bytes`: a
+    route's working memory, the event buffers of every member). Returns
     ``(xs, outputs, energy)`` with a leading member axis."""
     x0 = np.asarray(x0)
     members = x0.shape[0]
     per_call, capacity = batch_capacity(grid, members, n_states)
     check_grid_memory(owner, grid, n_states, capacity=capacity, members=members,
-                      likely=likely)
+                      extra=extra_bytes, likely=likely)
     times = grid.times()
     x, done = x0, 0
     xs_all = out_all = energy_all = None
@@ -148,7 +149,7 @@ def _run_batch_chunks(run_chunk, grid, x0, n_states: int, owner: str = "simulate
             check_grid_memory(owner, grid, _channels(xs[0], {k: v[0] for k, v in
                                                              outputs.items()})
                               + (energy is not None),
-                              capacity=capacity, members=members)
+                              capacity=capacity, members=members, extra=extra_bytes)
             xs_all = _filled(grid.n_out + 1, xs[:, :1], axis=1)
             out_all = {k: _filled(grid.n_out + 1, v[:, :1], axis=1)
                        for k, v in outputs.items()}

@@ -18,8 +18,8 @@ from ..results import Results
 from ._adaptive import ADAPTIVE_METHODS
 from ._arguments import as_flag, as_time, did_you_mean
 from . import _program_store
-from ._event_host import check_step_in_span
-from ._event_route import EVENT_METHODS, check_route, event_columns, event_program
+from ._event_route import (EVENT_METHODS, buffer_bytes, check_route, event_columns,
+                           event_program)
 from ._fixed_step import StepRule, integrate_batch, solve_fixed_step
 from ._grid import check_time_arguments, step_grid
 from ._guard import check_divergence, guard_from_options
@@ -141,15 +141,11 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     start = time.perf_counter()
     located = None
     if method in TIME_STEPPING_METHODS or method in EVENT_METHODS:
-        if method in EVENT_METHODS and dt is not None:
-            check_step_in_span("simulate", method, float(dt), t0, t_end)
         program = time_stepping_program if method in TIME_STEPPING_METHODS else event_program
         grid, run_chunk, route_meta = program(system, dynamic, static, t0, t_end, dt, dt_out,
                                               options)
         located = getattr(run_chunk, "events", None)
-        # the event buffer: time, kind, mode, the states just before and after each event,
-        # on the device and here
-        buffer = 2 * route_meta.get("max_events", 0) * (2 * len(system.state_names) + 3) * 8
+        buffer = buffer_bytes(system, route_meta.get("max_events", 0))
         ts, xs, outputs, meta = _run_fixed_chunks(dynamic, static, system, x0, grid, rule,
                                                   guard, options, run_chunk, buffer)
         meta.update(route_meta)
@@ -198,6 +194,13 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
     (members × samples × channels × 8 bytes); that is checked against the memory budget
     (:func:`simulate`) before anything is allocated, and refused with a MemoryBudgetError
     naming the members per call and the `dt_out` that fit.
+
+    ``method="events"``: one compiled ``lax.while_loop`` over every member, run until all
+    are done; each keeps its own event buffer (`max_events` rows) and count, and one past
+    `max_events` stops the batch with a SimulationError naming it. ``res.events`` lists
+    every member's events: a ``member`` column, then :func:`simulate`'s columns, rows by
+    member then time; ``res.member(i).events`` is member i's own table (no ``member``
+    column) and ``res.meta["events"]`` the count per member.
     """
     _check_options(options)
     if isinstance(systems, AbstractSystem):
@@ -207,9 +210,6 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
     _check_system(stacked)
     method = _check_method(method)
     _check_route_options(stacked, method, options, "simulate_batch")
-    if method in EVENT_METHODS:
-        raise ParameterError("`simulate_batch` does not run method='events' yet; run the "
-                             "members with `simulate`, or use method='moreau_jean'.")
     for unsupported in ("initial", "stream_to", "chunk", "progress"):
         if unsupported in options:
             raise ParameterError(f"`simulate_batch` does not take `{unsupported}`; run the "
@@ -221,12 +221,16 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
     dynamic, static = eqx.partition(stacked, eqx.is_array)
     x0 = eqx.filter_vmap(lambda s: s.initial_state())(stacked)
     start = time.perf_counter()
-    if method in FIXED_STEP_METHODS or method in TIME_STEPPING_METHODS:
+    located, buffer = None, 0.0
+    if method not in ADAPTIVE_METHODS:
         route_meta = {}
-        if method in TIME_STEPPING_METHODS:
-            grid, run_chunk, route_meta = time_stepping_program(
+        if method in TIME_STEPPING_METHODS or method in EVENT_METHODS:
+            program = event_program if method in EVENT_METHODS else time_stepping_program
+            grid, run_chunk, route_meta = program(
                 stacked, dynamic, static, t0, t_end, dt, dt_out, options, "simulate_batch",
                 batched=True)
+            located = getattr(run_chunk, "events", None)
+            buffer = buffer_bytes(stacked, route_meta.get("max_events", 0), x0.shape[0])
         else:
             grid = step_grid(t0, t_end, dt, dt_out, owner="simulate_batch")
             if as_flag("simulate_batch", "check_step", options.get("check_step", True)):
@@ -239,7 +243,8 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
         # memory budget first): the peak is about the result's size
         xs, outputs, energy = _run_batch_chunks(run_chunk, grid, x0,
                                                 len(stacked.state_names),
-                                                likely=likely_channels(stacked))
+                                                likely=likely_channels(stacked),
+                                                extra_bytes=buffer)
         ts = grid.times()
         meta = {"dt": grid.dt, "dt_out": grid.dt_out, "steps": grid.n_steps, **route_meta}
     else:
@@ -254,7 +259,7 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
     meta.update(system=type(stacked).__name__, method=method, t0=t0, t_end=t_end,
                 wall_time=wall, batch_size=int(xs.shape[0]))
     res = _to_results(stacked, ts, xs, outputs, meta, batched=True)
-    res.events = event_columns(stacked, None)
+    res.events = event_columns(stacked, located)
     return res
 
 
