@@ -52,12 +52,12 @@ from ._link_dynamics import (constraint_matrix, inverse3, inverse_mass,
                              inverse_mass_operator, joint_reactions, lambda_stage,
                              slide_rows_at, spd_solve)
 from ._link_layout import ContactArrays, JointArrays, LinkLayout, SpringArrays
+from ._link_outputs import link_channels
 from ._link_kinematics import (contact_terms, coordinate_jacobian, dot3, driver_terms,
                                joint_coordinate, joint_terms, mm, mv)
 from ._rigid import quat_rate, rotate_quat, rotation
 
 __all__ = ["LinkSystem"]
-
 
 
 def _take(x, idx):
@@ -95,8 +95,6 @@ def _driven(const, fn, t, derivatives):
 def _value(const, fn, t):
     """A load's value at t: the traced constant, or the user's function of t."""
     return const if fn is None else jnp.asarray(fn(t), dtype=float) + 0.0 * const
-
-
 
 
 class LinkSystem(AbstractSystem):
@@ -321,7 +319,6 @@ class LinkSystem(AbstractSystem):
         friction forces/normals/rates, Φ, Φ̇, springs (:func:`._link_dynamics.lambda_stage`)."""
         return lambda_stage(self, t, X, s)
 
-
     def linear_modes(self):
         """The stiff modes the step check needs, without linearising the whole vector field
         (which would compile it op by op): each joint-friction law's own modes on the
@@ -494,59 +491,7 @@ class LinkSystem(AbstractSystem):
         return self._channels(x, X, self.dynamics(t, X, s))
 
     def _channels(self, x, X, d):
-        layout = self.layout
-        r, R, v, w = self.poses(X)
-        out = {"energy": self.energy(X)}
-        friction_of = {jk: k for k, (jk, _) in enumerate(layout.frictions)}
-        for jk, (name, kind, i, j) in enumerate(layout.joints):
-            if kind == "FreeJoint":
-                continue
-            a = jax.tree.map(lambda z: z[jk], self.joint_arrays)
-            if kind in ("RevoluteJoint", "PrismaticJoint"):
-                def coord(A, B, C, D, a=a, kind=kind):
-                    return joint_coordinate(kind, A, B, C, D, a)
-                W = self.slide_rows(X, [jk])[0]
-                if kind == "PrismaticJoint":         # a revolute's angle is a state
-                    out[f"{name}.position"] = coord(r[i], R[i], r[j], R[j])
-                out[f"{name}.rate"] = W @ X[:, 7:13].reshape(-1)
-            F, T = self.joint_reactions(X, jk, d["J"], d["lam"])
-            # torque about the joint point instead of body j's centre of mass
-            point = r[i] + R[i] @ a["s_i"]
-            body = r[j] if j < layout.n_bodies else r[i]
-            T = T - jnp.cross(point - body, F)
-            for c, val in zip("xyz", F):
-                out[f"{name}.f{c}"] = val
-            for c, val in zip("xyz", T):
-                out[f"{name}.t{c}"] = val
-            if jk in friction_of:
-                k = friction_of[jk]
-                out[f"{name}.friction"] = d["friction"][k]
-                out[f"{name}.normal"] = d["normal"][k]
-                out[f"{name}.slip"] = d["slip"][k] - self._proxy_rate(k, d)
-        if layout.contacts:
-            out["contact.status"] = d["status"].astype(x.dtype)
-        for k, (name, _, _, _, _) in enumerate(layout.contacts):
-            lam = d["contact"][3 * k:3 * k + 3]
-            out[f"{name}.gap"] = d["psi"][k]
-            out[f"{name}.fn"] = lam[2]
-            out[f"{name}.ft"] = jnp.sqrt(lam[0] ** 2 + lam[1] ** 2 + 1e-300)
-        for k, (name, _, _) in enumerate(layout.springs):
-            out[f"{name}.length"] = d["lengths"][k]
-            out[f"{name}.tension"] = d["tensions"][k]
-        out["constraint.position"] = (jnp.max(jnp.abs(d["phi"][layout.holonomic]))
-                                      if layout.holonomic.any() else jnp.zeros(()))
-        out["constraint.velocity"] = (jnp.max(jnp.abs(d["rate"])) if d["rate"].size
-                                      else jnp.zeros(()))
-        return out
-
-    def _proxy_rate(self, k, d):
-        """The friction law's proxy rate ȧ where it has one (CoulombODE: the slip is
-        ṡ − ȧ, exactly 0 while stuck), else 0."""
-        _, (lo, hi) = self.layout.frictions[k]
-        names = self.layout.law_state_names[lo:hi]
-        if names and names[0].endswith(".a"):
-            return d["s_rate"][lo]
-        return jnp.zeros(())
+        return link_channels(self, x, X, d)
 
     def parameters(self) -> dict[str, Any]:
         return {"model": self.layout.name, "bodies": list(self.layout.bodies),
