@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 
 from ._layout import _COORDS
 
-__all__ = ["channels", "outputs", "reactions", "wrenches"]
+__all__ = ["channels", "outputs", "outputs_of", "reactions", "vector_field_and_outputs",
+           "wrenches"]
 
 
 def outputs(system, t, x):
@@ -23,7 +25,28 @@ def outputs(system, t, x):
     position and velocity constraint violations."""
     n = system.layout.n_coordinates
     q, qd, s = x[:n], x[n:2 * n], x[2 * n:]
-    d = system.dynamics(t, q, qd, s, cholesky=True)
+    return outputs_of(system, t, q, qd, s, system.dynamics(t, q, qd, s))
+
+
+def vector_field_and_outputs(system, t, x, want=True):
+    """(ẋ, :func:`outputs`) from one evaluation of the dynamics (``samples_in_stages``):
+    the outputs' own part (reactions, force elements, energy) under ``lax.cond`` only where
+    the traced bool `want` holds, zeros elsewhere."""
+    n = system.layout.n_coordinates
+    q, qd, s = x[:n], x[n:2 * n], x[2 * n:]
+    d = system.dynamics(t, q, qd, s)
+    def own(t, q, qd, s, d):
+        return outputs_of(system, t, q, qd, s, d)
+
+    shapes = jax.eval_shape(own, t, q, qd, s, d)
+    out = jax.lax.cond(want, own,
+                       lambda *_: jax.tree.map(lambda v: jnp.zeros(v.shape, v.dtype), shapes),
+                       t, q, qd, s, d)
+    return jnp.concatenate([qd, d.qdd, d.s_rate]), out
+
+
+def outputs_of(system, t, q, qd, s, d):
+    """:func:`outputs` from the dynamics `d` already evaluated at (t, q, q̇, s)."""
     out = system.channels(t, q, qd, d.qdd, d.lam, include_state=False, J=d.J, s=s)
     for k, f in enumerate(system.frictions):
         out[f"{f.name}.friction"] = d.friction[k]
