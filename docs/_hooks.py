@@ -23,28 +23,6 @@ from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# The docstrings write parameter lists as "name: description" lines, which griffe's numpy
-# parser reports as unparsable; those notes are about docstring style, not broken pages, so
-# they do not fail the strict build. Everything else (links, references, missing objects)
-# still does.
-_STYLE_NOTES = ("Could not parse line", "No type or annotation for", "No types or annotations",
-                "does not appear in the function signature", "Failed to get 'name: description'")
-
-
-class _DocstringStyleNotes(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        return not ("griffe" in record.name or message.startswith("griffe:")) \
-            or not any(note in message for note in _STYLE_NOTES)
-
-
-def on_config(config):
-    # called after `mkdocs build` attached its strict-mode warning counter
-    for handler in logging.getLogger("mkdocs").handlers:
-        if not any(isinstance(f, _DocstringStyleNotes) for f in handler.filters):
-            handler.addFilter(_DocstringStyleNotes())
-    return config
-
 
 def _figures_dir() -> Path:
     return Path(os.environ.get("STICKSLIP_DOCS_FIGURES", ROOT / "build" / "figures"))

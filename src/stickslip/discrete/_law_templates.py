@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ParameterError
-from ..integrate._simulate import _mode_step_limit
+from ..integrate._stability import mode_step_limit
 from ..integrate._tableaus import FIXED_STEP_METHODS
 from ..laws import AbstractLaw, CoulombODE, LuGre, TanhCoulomb
 from ..laws._lugre import _G_FLOOR
@@ -50,7 +50,7 @@ from ._fmu_variables import CHANNELS
 
 __all__ = ["LAW_TEMPLATES", "MAX_SUBSTEPS", "RK4_LIMIT", "STEP_FRACTION", "stable_substeps"]
 
-RK4_LIMIT = _mode_step_limit(FIXED_STEP_METHODS["rk4"], -1.0 + 0j)
+RK4_LIMIT = mode_step_limit(FIXED_STEP_METHODS["rk4"], -1.0 + 0j)
 """|λ|·h at the edge of RK4's stability region on the negative real axis (≈ 2.7853)."""
 STEP_FRACTION = 0.5
 """κ: the fraction of the largest stable step an RK4 step of the FMU takes at most."""

@@ -160,15 +160,33 @@ def steady_state_combined(tire: BrushTire, V, slip_ratios, slip_angles, T, n_ste
 
     Parameters
     ----------
-    tire: the :class:`BrushTire`.
-    V: forward speed V_x of the wheel centre [m/s].
-    slip_ratios: longitudinal slip ratios κ = (Rω − V_x)/V_x [-] (sets ω = V_x(1 + κ)/R).
-    slip_angles: slip angles α [rad], tan α = −V_y/V_x (Pacejka's sign: α > 0 gives F_y > 0).
-    T: time step [s]. n_steps: number of steps from undeformed bristles (static).
-    yaw_rates: yaw rates ψ̇ [rad/s].
+    tire : BrushTire
+        The tire.
+    V : float
+        Forward speed V_x of the wheel centre [m/s].
+    slip_ratios : array_like
+        Longitudinal slip ratios κ = (Rω − V_x)/V_x [-] (sets ω = V_x(1 + κ)/R).
+    slip_angles : array_like
+        Slip angles α [rad], tan α = −V_y/V_x (Pacejka's sign: α > 0 gives F_y > 0).
+    T : float
+        Time step [s].
+    n_steps : int
+        Number of steps from undeformed bristles (static).
+    yaw_rates : array_like, optional
+        Yaw rates ψ̇ [rad/s] (default 0).
 
-    The three are broadcast to one 1-D shape (m,). Returns ``(F, Mz, e, f)`` of shapes
-    (m, 2), (m,), (m, n_cells + 1, 2), (m, n_cells + 1, 2).
+    The three (slip ratios, slip angles, yaw rates) are broadcast to one 1-D shape (m,).
+
+    Returns
+    -------
+    F : jax.Array
+        Forces, shape (m, 2).
+    Mz : jax.Array
+        Aligning moments, shape (m,).
+    e : jax.Array
+        Shape (m, n_cells + 1, 2).
+    f : jax.Array
+        Shape (m, n_cells + 1, 2).
     """
     kappa, alpha, yaw = jnp.broadcast_arrays(*(jnp.atleast_1d(jnp.asarray(a, dtype=float))
                                                for a in (slip_ratios, slip_angles, yaw_rates)))

@@ -27,6 +27,7 @@ from ._memory import check_run_memory
 from ._moreau_jean import TIME_STEPPING_METHODS, time_stepping_program
 from ._runners import (_run_adaptive, _run_batch_chunks, _run_fixed_chunks, _StreamWriter,
                        _to_results, likely_channels)
+from ._stability import check_stability, mode_step_limit
 from ._system import AbstractSystem
 from ._tableaus import FIXED_STEP_METHODS
 
@@ -47,15 +48,15 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
 
     Parameters
     ----------
-    system:
+    system : AbstractSystem
         Any :class:`~stickslip.systems.AbstractSystem` (e.g. ``FrictionMass``).
-    t_end:
-        End time [s]; the last sample is exactly `t_end` (see below).
-    dt:
+    t_end : float
+        End time [s]; the last sample is exactly `t_end` (see Notes).
+    dt : float, optional
         Step [s]. Required for the fixed-step methods, ``events`` (its smooth phases'
         step) and ``moreau_jean`` (for both at most ``t_end − t0``); the initial step for
         adaptive ones (chosen automatically when omitted).
-    method:
+    method : str, optional
         ``"rk4"``, ``"rk_gill"`` (Runge–Kutta–Gill, SPEC §7), ``"euler"`` — fixed step, one
         jitted ``lax.scan`` — or ``"tsit5"``, ``"dopri5"``, ``"kvaerno5"`` (implicit, for stiff
         K) — adaptive, via diffrax — or ``"moreau_jean"``: time stepping with exact friction
@@ -64,46 +65,80 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
         in time (:mod:`stickslip.integrate._event_route`; ``Results.events`` lists them).
         Hosts of both: ``FrictionMass`` with ``CoulombODE``, ``ContactMass`` with
         ``NewtonImpact``.
-    dt_out:
+    dt_out : float, optional
         Output interval [s]; a whole multiple of `dt` for fixed-step methods. Default: every
         step (fixed) or ``(t_end − t0)/1000`` (adaptive).
 
+    Other Parameters
+    ----------------
+    t0 : float, optional
+        Start time [s] (default 0, or the end of `initial` when that is a Results).
+    theta : float, optional
+        The θ of ``moreau_jean``'s smooth forces, in [0, 1] (default 0.5; friction and
+        impacts are always fully implicit).
+    max_events : int, optional
+        Capacity of the event buffer of ``method="events"`` (default 10 000); a run
+        with more events stops with a SimulationError.
+    initial : array_like or Results, optional
+        Initial state — a state vector, or a previous :class:`~stickslip.Results` of
+        the same system to continue from its last sample (exactly: its final state).
+    rtol, atol : float, optional
+        Adaptive tolerances (1e-8, 1e-10).
+    max_steps : int, optional
+        Adaptive step cap (10⁶).
+    check_step : bool, optional
+        Reject fixed steps outside the method's stability region for the system's
+        stiff modes (default True).
+    max_state, energy_tol : float or tuple or None, optional
+        The divergence guard (:mod:`stickslip.integrate._guard`): a run
+        whose state exceeds `max_state` in magnitude (default 1e12), or whose energy (for
+        systems that report one) climbs by more than ``rtol·|E0| + atol`` (default
+        (1e-2, 1e-6)), stops with a SimulationError; None turns either check off. The guard
+        stays on with ``check_step=False``.
+    trace_stages_once : bool, optional
+        Run the Runge–Kutta stages in a loop, tracing the vector field once
+        (less compile time for large models); default: the system's class variable.
+    projection : bool, optional
+        Call ``system.project(t, x)`` after every fixed step; default: the system's
+        ``projects_after_step``.
+    chunk : int, optional
+        Largest number of output samples computed per compiled call (default 16 384);
+        longer runs are split, and `stream_to` gets each chunk as soon as it is done. The
+        compiled program depends on the output count only through the next power of two
+        (at least 64, at most `chunk`); `dt`, `dt_out` and `t_end` are traced data, so a new
+        value of any of them reuses the compiled program.
+    stream_to : str or path, optional
+        Path of a ``.csv`` file written incrementally (only checked, finite rows),
+        so an interrupted run keeps what it computed; at the end its JSON sidecar is written
+        as by :meth:`Results.save` (adaptive methods write the file once, at the end).
+    progress : bool, optional
+        Show a progress bar over the chunks.
+
+    Returns
+    -------
+    Results
+        The state channels (``system.state_names``) and the system's outputs.
+
+    Raises
+    ------
+    ParameterError
+        Bad step, time span, method, option or initial state (the message names
+        the argument and says the fix).
+    MemoryBudgetError
+        The run would hold more than the memory budget (the message gives
+        the estimate, the budget and the `dt_out` that fits).
+    SimulationError
+        The run diverged — NaN/inf, a state beyond `max_state`, or a climbing
+        energy (the message names the time and the last sane state; ``err.time``,
+        ``err.state``) — or the adaptive solver failed.
+
+    Notes
+    -----
     The output grid (:mod:`stickslip.integrate._grid`): samples at ``t0 + k·dt_out`` and a
     last one at exactly `t_end`; when ``t_end − t0`` is not a multiple of `dt_out` the last
     interval is shorter (whole steps of `dt`, plus one shorter final step when `dt` does not
     divide it either). ``final_state`` is the state at `t_end`. E.g.
     ``simulate(system, 1.05, dt=1e-3, dt_out=0.1)`` samples 0, 0.1, …, 1.0, 1.05.
-
-    Other options
-    -------------
-    t0: start time [s] (default 0, or the end of `initial` when that is a Results).
-    theta: the θ of ``moreau_jean``'s smooth forces, in [0, 1] (default 0.5; friction and
-        impacts are always fully implicit).
-    max_events: capacity of the event buffer of ``method="events"`` (default 10 000); a run
-        with more events stops with a SimulationError.
-    initial: initial state — a state vector, or a previous :class:`~stickslip.Results` of
-        the same system to continue from its last sample (exactly: its final state).
-    rtol, atol: adaptive tolerances (1e-8, 1e-10).   max_steps: adaptive step cap (10⁶).
-    check_step: reject fixed steps outside the method's stability region for the system's
-        stiff modes (default True).
-    max_state, energy_tol: the divergence guard (:mod:`stickslip.integrate._guard`): a run
-        whose state exceeds `max_state` in magnitude (default 1e12), or whose energy (for
-        systems that report one) climbs by more than ``rtol·|E0| + atol`` (default
-        (1e-2, 1e-6)), stops with a SimulationError; None turns either check off. The guard
-        stays on with ``check_step=False``.
-    trace_stages_once: run the Runge–Kutta stages in a loop, tracing the vector field once
-        (less compile time for large models); default: the system's class variable.
-    projection: call ``system.project(t, x)`` after every fixed step; default: the system's
-        ``projects_after_step``.
-    chunk: largest number of output samples computed per compiled call (default 16 384);
-        longer runs are split, and `stream_to` gets each chunk as soon as it is done. The
-        compiled program depends on the output count only through the next power of two
-        (at least 64, at most `chunk`); `dt`, `dt_out` and `t_end` are traced data, so a new
-        value of any of them reuses the compiled program.
-    stream_to: path of a ``.csv`` file written incrementally (only checked, finite rows),
-        so an interrupted run keeps what it computed; at the end its JSON sidecar is written
-        as by :meth:`Results.save` (adaptive methods write the file once, at the end).
-        progress: show a progress bar over the chunks.
 
     Memory: the run's samples are held in memory (`stream_to` writes them as well, it does
     not drop them). Before anything is allocated, the samples × channels are checked
@@ -111,20 +146,6 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     ``STICKSLIP_MEMORY_BUDGET`` (``8GB``, ``80%``, ``off``; :mod:`._memory`) — so
     ``t_end=1e4, dt=1e-5`` with every step kept (10⁹ samples) is refused with the
     `dt_out` that fits, instead of being killed for memory.
-
-    Returns
-    -------
-    Results with the state channels (``system.state_names``) and the system's outputs.
-
-    Raises
-    ------
-    ParameterError: bad step, time span, method, option or initial state (the message names
-        the argument and says the fix).
-    MemoryBudgetError: the run would hold more than the memory budget (the message gives
-        the estimate, the budget and the `dt_out` that fits).
-    SimulationError: the run diverged — NaN/inf, a state beyond `max_state`, or a climbing
-        energy (the message names the time and the last sane state; ``err.time``,
-        ``err.state``) — or the adaptive solver failed.
     """
     _check_options(options)
     _check_system(system)
@@ -152,7 +173,7 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     elif method in FIXED_STEP_METHODS:
         grid = step_grid(t0, t_end, dt, dt_out)
         if as_flag("simulate", "check_step", options.get("check_step", True)):
-            _check_stability(system, method, grid.dt)
+            check_stability(system, method, grid.dt)
         ts, xs, outputs, meta = _run_fixed_chunks(dynamic, static, system, x0, grid, rule,
                                                   guard, options)
     else:
@@ -234,7 +255,7 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
         else:
             grid = step_grid(t0, t_end, dt, dt_out, owner="simulate_batch")
             if as_flag("simulate_batch", "check_step", options.get("check_step", True)):
-                _check_stability(stacked, method, grid.dt)
+                check_stability(stacked, method, grid.dt)
 
             def run_chunk(capacity, t_start, x, seg):
                 return _program_store.call(integrate_batch, (static, rule, capacity),
@@ -344,7 +365,7 @@ def largest_stable_step(system: AbstractSystem, method: str = "rk4") -> float:
     limit = math.inf
     for _, eig in system.linear_modes():
         for lam in np.ravel(np.asarray(eig, dtype=complex)):
-            limit = min(limit, _mode_step_limit(tableau, lam))
+            limit = min(limit, mode_step_limit(tableau, lam))
     return limit
 
 
@@ -442,58 +463,3 @@ def _initial_state(system):
 
 def _initial_state_kernel(system):
     return system.initial_state()
-
-
-def _mode_step_limit(tableau, lam: complex) -> float:
-    if lam.real > 0 or abs(lam) == 0:
-        return math.inf  # growing physics (not the integrator's fault) or a neutral mode
-    stable = lambda h: abs(tableau.stability(lam * h)[0]) <= 1 + 1e-12  # noqa: E731
-    if abs(tableau.stability(lam * 1e-3 / abs(lam))[0]) > 1 + 1e-15:
-        # an undamped mode the method slowly amplifies at every step size (Euler on an
-        # oscillator): accuracy, not stiffness — no step limit to report
-        return math.inf
-    hi = 10.0 / abs(lam)
-    if stable(hi):
-        return math.inf
-    lo = 0.0
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if stable(mid) else (lo, mid)
-    return lo
-
-
-def _check_stability(system, method, dt):
-    tableau = FIXED_STEP_METHODS[method]
-    labels, eigs = [], []
-    for label, eig in system.linear_modes():
-        values = np.unique(np.ravel(np.asarray(eig, dtype=complex)))
-        labels += [label] * len(values)
-        eigs.append(values)
-    if not eigs:
-        return
-    lam = np.concatenate(eigs)
-    damped = (lam.real <= 0) & (np.abs(lam) > 0)   # growing physics is not the step's fault
-    unstable = damped & (np.abs(tableau.stability(lam * dt)) > 1 + 1e-12)
-    if not unstable.any():
-        return
-    limits = {k: _mode_step_limit(tableau, lam[k]) for k in np.nonzero(unstable)[0]}
-    k = min(limits, key=limits.get)
-    limit, label, lam_k = limits[k], labels[k], lam[k]
-    if not dt > limit:
-        return
-    suggestion = _round_down_1sig(0.9 * limit) if 0.9 * limit > 0 else limit
-    raise ParameterError(
-        f"dt={dt:g} s is too large for the stiffness of {type(system).__name__}: its "
-        f"{label} mode has eigenvalue {lam_k.real:.4g}{lam_k.imag:+.4g}j 1/s, and {method} is "
-        f"stable only for dt <= {limit:.3g} s. Use dt={suggestion:g} or smaller, soften "
-        "the law (lower K, adjust beta), or use an adaptive method such as "
-        "method='kvaerno5'. (check_step=False skips this check.)")
-
-
-def _round_down_1sig(x: float) -> float:
-    """`x` > 0 rounded DOWN to one significant figure (1.512e-4 → 1e-4; formatting with
-    ``.1g`` would round 1.6e-4 up to 2e-4, past a stability limit)."""
-    exponent = math.floor(math.log10(x))
-    return math.floor(x / 10.0 ** exponent) * 10.0 ** exponent
-
-

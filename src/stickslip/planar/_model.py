@@ -118,16 +118,26 @@ class Model(Builder):
 
         Parameters
         ----------
-        t_end: end time [s].   dt: step [s] (required for rk4, rk_gill, euler).
-        method: any of :data:`stickslip.integrate.METHODS`.   dt_out: output interval [s].
-        baumgarte: (α, β) [1/s]: Φ̈ + 2αΦ̇ + β²Φ = 0. Default (0, 0) with projection
+        t_end : float
+            End time [s].
+        dt : float, optional
+            Step [s] (required for rk4, rk_gill, euler).
+        method : str, optional
+            Any of :data:`stickslip.integrate.METHODS`.
+        dt_out : float, optional
+            Output interval [s].
+        baumgarte : tuple of float, optional
+            (α, β) [1/s]: Φ̈ + 2αΦ̇ + β²Φ = 0. Default (0, 0) with projection
             (inside the Runge–Kutta stages the terms only add error: measured 14× larger
             energy drift on the slider–crank at α = β = 10), (10, 10) without.
-        projection: after every fixed step, project q and q̇ back onto the constraint
+        projection : bool, optional
+            After every fixed step, project q and q̇ back onto the constraint
             manifold. Default: on for the fixed-step methods, off for the adaptive ones.
-        max_drift: largest constraint residual max|Φ| [m, rad] accepted; beyond it the run
+        max_drift : float, optional
+            Largest constraint residual max|Φ| [m, rad] accepted; beyond it the run
             went through a lock-up and a SimulationError names the time and constraints.
-        contact_formulation: for models with frictional contacts (PointLineContact,
+        contact_formulation : str, optional
+            For models with frictional contacts (PointLineContact,
             ClearanceSlider): ``"kikuuwe"`` (default; SPEC §6's exact limit law),
             ``"anitescu"`` or ``"nakaoka"``; adds channels ``<contact>.gap/.fn/.ft``, and a
             λ-problem without a solution, or with several, raises ``ss.PainleveError``.
@@ -136,20 +146,27 @@ class Model(Builder):
             most 16 mode combinations — two planar contacts), ``"full"`` (enumeration
             whenever the bound fails: slow for four-corner sliders) or ``"none"``; a
             λ-problem with no solution is always detected.
-        options: passed to :func:`stickslip.simulate` (``rtol``, ``atol``, ``t0``,
+        **options
+            Passed to :func:`stickslip.simulate` (``rtol``, ``atol``, ``t0``,
             ``initial``, ``stream_to``, ``progress``, …).
 
-        Raises ParameterError naming ``planar.Model.simulate.<argument>`` for a bad
-        `t_end`, `dt` or `dt_out` (not finite, not positive, `t_end` not after `t0`, `dt_out`
-        not a whole multiple of `dt` for a fixed-step method) before anything is built — the
-        check of :func:`stickslip.integrate.check_time_arguments`, with or without stops
-        and frictional contacts.
+        Returns
+        -------
+        Results
+            Every body's pose, rates and accelerations, joint reactions,
+            driver efforts, force-element values, ``energy`` [J], the drift
+            ``constraint.position`` and ``constraint.velocity``, and ``meta`` entries
+            ``constraint_drift``, ``velocity_drift``, ``energy_drift``. Stops without a contact
+            law add ``<stop>.gap`` channels and ``meta["impacts"]``.
 
-        Returns Results with every body's pose, rates and accelerations, joint reactions,
-        driver efforts, force-element values, ``energy`` [J], the drift
-        ``constraint.position`` and ``constraint.velocity``, and ``meta`` entries
-        ``constraint_drift``, ``velocity_drift``, ``energy_drift``. Stops without a contact
-        law add ``<stop>.gap`` channels and ``meta["impacts"]``.
+        Raises
+        ------
+        ParameterError
+            Naming ``planar.Model.simulate.<argument>`` for a bad `t_end`, `dt` or
+            `dt_out` (not finite, not positive, `t_end` not after `t0`, `dt_out` not a whole
+            multiple of `dt` for a fixed-step method) before anything is built — the check
+            of :func:`stickslip.integrate.check_time_arguments`, with or without stops and
+            frictional contacts.
         """
         from ..integrate import FIXED_STEP_METHODS, check_time_arguments
 

@@ -265,7 +265,9 @@ class PointContacts(AbstractSystem, AbstractTimeSteppingHost):
         size) is refused with a `ModelError` giving the body, the point, the depth and how
         far to raise it — as `SpatialModel.simulate` does for the volume contact.
 
-        Example: a 1 kg cube of side 0.1 m pushed by 3 N at the centre of its bottom face
+        Examples
+        --------
+        A 1 kg cube of side 0.1 m pushed by 3 N at the centre of its bottom face
         (below μ m g = 4.905 N) holds.
 
         >>> import stickslip as ss

@@ -39,14 +39,21 @@ class ContactMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHost
 
     Parameters
     ----------
-    M: mass [kg] > 0.
-    law: any contact law (`UnilateralODE`, `KelvinVoigt`, `HuntCrossley`) for the ODE
+    M : float
+        Mass [kg] > 0.
+    law : AbstractContactLaw
+        Any contact law (`UnilateralODE`, `KelvinVoigt`, `HuntCrossley`) for the ODE
         methods; `NewtonImpact` (rigid, with restitution) for ``method="moreau_jean"`` and
         ``method="events"``.
-    g: gravitational acceleration towards the wall [m/s²] (default 9.81; 0 for none).
-    p0, v0: initial height above the wall [m] and velocity [m/s] (default 0, 0).
-    force: extra applied force [N] along +p as a callable of t (default none).
+    g : float, optional
+        Gravitational acceleration towards the wall [m/s²] (default 9.81; 0 for none).
+    p0, v0 : float, optional
+        Initial height above the wall [m] and velocity [m/s] (default 0, 0).
+    force : callable, optional
+        Extra applied force [N] along +p as a callable of t (default none).
 
+    Notes
+    -----
     Channels: ``p`` [m], ``v`` [m/s], ``f`` contact force on the mass [N], ``fe`` [N], and
     the law's state (``e`` for UnilateralODE) [m]. Under ``method="moreau_jean"`` ``f`` is
     the mean contact force over the step that ended at the sample (impulse / step). Under

@@ -81,22 +81,33 @@ class FrictionMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHos
 
     Parameters
     ----------
-    M: mass [kg] > 0.
-    law: any friction law (`CoulombODE`, `LuGre`, `TanhCoulomb`, …).
-    force: applied force f_e [N], a callable written with ``jax.numpy`` of the time t [s]
+    M : float
+        Mass [kg] > 0.
+    law : AbstractFrictionLaw
+        Any friction law (`CoulombODE`, `LuGre`, `TanhCoulomb`, …).
+    force : callable, optional
+        Applied force f_e [N], a callable written with ``jax.numpy`` of the time t [s]
         — ``force=lambda t: ...`` — or of the time and the state — ``force=lambda t, p, v:
         ...`` (position [m], velocity [m/s]); default none. Branch with ``jnp.where``, not
         ``if``: the callable is checked at construction.
-    N: normal force [N] handed to the law (default 1): it sets `LuGre`'s levels
+    N : float, optional
+        Normal force [N] handed to the law (default 1): it sets `LuGre`'s levels
         (F_s = mu_s·N) and the level of a ``CoulombODE(mu=...)``; a ``CoulombODE(F=...)``
         uses its own F.
-    p0, v0: initial position [m] and velocity [m/s].
-    stiffness: spring from the mass to a fixed `anchor` [N/m] ≥ 0 (default none).
-    anchor: where that spring is relaxed [m] (default 0).
-    damping: viscous damper from the mass to the ground [N·s/m] ≥ 0 (default none).
-    surface_velocity: the surface (belt) velocity u [m/s], a number or a callable of t
+    p0, v0 : float, optional
+        Initial position [m] and velocity [m/s].
+    stiffness : float, optional
+        Spring from the mass to a fixed `anchor` [N/m] ≥ 0 (default none).
+    anchor : float, optional
+        Where that spring is relaxed [m] (default 0).
+    damping : float, optional
+        Viscous damper from the mass to the ground [N·s/m] ≥ 0 (default none).
+    surface_velocity : float or callable, optional
+        The surface (belt) velocity u [m/s], a number or a callable of t
         (default none: a fixed surface).
 
+    Notes
+    -----
     Channels: ``p`` [m], ``v`` [m/s], ``f`` friction force on the mass [N], ``fe`` applied
     force [N], the law's states — ``proxy_offset`` for CoulombODE (``a`` of eq. 10: the
     body's offset from its Coulomb proxy [m]; the proxy sits at ``p − proxy_offset``),

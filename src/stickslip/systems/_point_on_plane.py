@@ -81,17 +81,25 @@ class PointOnPlane(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHos
 
     Parameters
     ----------
-    M: mass [kg] > 0.
-    friction: a friction law with ``mu=`` (default ``CoulombODE(mu=0.5, K=1e4, beta=2e-2)``,
+    M : float
+        Mass [kg] > 0.
+    friction : AbstractFrictionLaw, optional
+        A friction law with ``mu=`` (default ``CoulombODE(mu=0.5, K=1e4, beta=2e-2)``,
         K2, β2 of eq. 21: the stick mode is critically damped for M = 1 kg, see
         :meth:`CoulombODE.tuned`).
-    contact: a contact law (default ``UnilateralODE(K=1e5, beta=2e-3, alpha=1e-3)``;
+    contact : AbstractContactLaw, optional
+        A contact law (default ``UnilateralODE(K=1e5, beta=2e-3, alpha=1e-3)``;
         K1, β1, α of eq. 22).
-    g: gravity [m/s²] along −z (default 9.81).
-    force: applied force [N] as a callable of t returning a 3-vector (default none).
-    p0, v0: initial position [m] and velocity [m/s], 3-vectors (default at rest on the
+    g : float, optional
+        Gravity [m/s²] along −z (default 9.81).
+    force : callable, optional
+        Applied force [N] as a callable of t returning a 3-vector (default none).
+    p0, v0 : array_like, optional
+        Initial position [m] and velocity [m/s], 3-vectors (default at rest on the
         plane at its static penetration).
 
+    Notes
+    -----
     Channels: ``x, y, z`` [m], ``vx, vy, vz`` [m/s], ``e`` [m] (contact proxy), ``ax, ay``
     [m] (friction proxy), ``fx, fy`` friction force on the mass [N], ``fz`` contact force [N],
     ``fex, fey, fez`` applied force [N]. State order is eq. 20's: [p; ṗ; e; a].

@@ -1,0 +1,69 @@
+"""Step-size stability of the fixed-step methods: the largest stable step of one linear
+mode (by bisection on the method's stability function) and the check ``simulate`` runs
+before a fixed-step run (``check_step=True``), naming the mode and the step to use."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import ParameterError
+from ._tableaus import FIXED_STEP_METHODS
+
+__all__ = ["check_stability", "mode_step_limit"]
+
+
+def mode_step_limit(tableau, lam: complex) -> float:
+    if lam.real > 0 or abs(lam) == 0:
+        return math.inf  # growing physics (not the integrator's fault) or a neutral mode
+    stable = lambda h: abs(tableau.stability(lam * h)[0]) <= 1 + 1e-12  # noqa: E731
+    if abs(tableau.stability(lam * 1e-3 / abs(lam))[0]) > 1 + 1e-15:
+        # an undamped mode the method slowly amplifies at every step size (Euler on an
+        # oscillator): accuracy, not stiffness — no step limit to report
+        return math.inf
+    hi = 10.0 / abs(lam)
+    if stable(hi):
+        return math.inf
+    lo = 0.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if stable(mid) else (lo, mid)
+    return lo
+
+
+def check_stability(system, method, dt):
+    tableau = FIXED_STEP_METHODS[method]
+    labels, eigs = [], []
+    for label, eig in system.linear_modes():
+        values = np.unique(np.ravel(np.asarray(eig, dtype=complex)))
+        labels += [label] * len(values)
+        eigs.append(values)
+    if not eigs:
+        return
+    lam = np.concatenate(eigs)
+    damped = (lam.real <= 0) & (np.abs(lam) > 0)   # growing physics is not the step's fault
+    unstable = damped & (np.abs(tableau.stability(lam * dt)) > 1 + 1e-12)
+    if not unstable.any():
+        return
+    limits = {k: mode_step_limit(tableau, lam[k]) for k in np.nonzero(unstable)[0]}
+    k = min(limits, key=limits.get)
+    limit, label, lam_k = limits[k], labels[k], lam[k]
+    if not dt > limit:
+        return
+    suggestion = _round_down_1sig(0.9 * limit) if 0.9 * limit > 0 else limit
+    raise ParameterError(
+        f"dt={dt:g} s is too large for the stiffness of {type(system).__name__}: its "
+        f"{label} mode has eigenvalue {lam_k.real:.4g}{lam_k.imag:+.4g}j 1/s, and {method} is "
+        f"stable only for dt <= {limit:.3g} s. Use dt={suggestion:g} or smaller, soften "
+        "the law (lower K, adjust beta), or use an adaptive method such as "
+        "method='kvaerno5'. (check_step=False skips this check.)")
+
+
+def _round_down_1sig(x: float) -> float:
+    """`x` > 0 rounded DOWN to one significant figure (1.512e-4 → 1e-4; formatting with
+    ``.1g`` would round 1.6e-4 up to 2e-4, past a stability limit)."""
+    exponent = math.floor(math.log10(x))
+    return math.floor(x / 10.0 ** exponent) * 10.0 ** exponent
+
+
