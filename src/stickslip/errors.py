@@ -45,9 +45,9 @@ class SimulationError(StickslipError, RuntimeError):
 
     Attributes
     ----------
-    time:
+    time : float, optional
         The simulation time [s] at (or just before) the failure, when known.
-    state:
+    state : dict, optional
         A mapping of state names to their last finite values, when known.
     """
 

@@ -61,16 +61,17 @@ def sat(Z: ArrayLike, x: ArrayLike) -> jnp.ndarray:
 
     Parameters
     ----------
-    Z:
+    Z : array_like
         Radius, Z ≥ 0 (same unit as `x`). Broadcasts against the leading axes of `x`.
-    x:
+    x : array_like
         A scalar (0-d: clipped to [−Z, Z]) or a vector along its last axis (r = 2 for planar
         sliding; scaled onto the disc ‖x‖ ≤ Z when outside it).
 
     Returns
     -------
-    ``Z x/‖x‖`` if ``‖x‖ > Z``, else ``x``. By theorem (4) this is the unique y with
-    ``y ∈ Z sgn(x − y)``.
+    Array
+        ``Z x/‖x‖`` if ``‖x‖ > Z``, else ``x``. By theorem (4) this is the unique y with
+        ``y ∈ Z sgn(x − y)``.
     """
     x = jnp.asarray(x)
     Z = jnp.asarray(Z)
@@ -134,9 +135,9 @@ def project_friction_cone(f: ArrayLike, mu: ArrayLike) -> jnp.ndarray:
 
     Parameters
     ----------
-    f:
+    f : array_like
         Force with the normal component last: ``[f_t..., f_n]`` (2 or 3 components).
-    mu:
+    mu : array_like
         Friction coefficient μ ≥ 0 [-].
 
     Notes

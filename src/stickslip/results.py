@@ -82,16 +82,22 @@ class Results:
 
     Parameters
     ----------
-    t: sample times [s], shape (n_t,), finite and strictly increasing.
-    channels: ``{name: array}``; each array's last axis has length n_t. Names are strings;
+    t : np.ndarray
+        sample times [s], shape (n_t,), finite and strictly increasing.
+    channels
+        ``{name: array}``; each array's last axis has length n_t. Names are strings;
         ``t``, ``member``, ``""`` and names with a comma or a line break are refused (the
         CSV/Parquet table could not carry them back).
-    units: ``{name: unit}`` (missing names are unitless).
-    meta: metadata: ``system``, ``method``, ``dt``, ``dt_out``, ``parameters``,
+    units
+        ``{name: unit}`` (missing names are unitless).
+    meta
+        metadata: ``system``, ``method``, ``dt``, ``dt_out``, ``parameters``,
         ``wall_time`` [s], ``compiled`` (whether this call compiled), …
-    final_state: the full state vector at ``t[-1]`` (per member for batches), so that a run
+    final_state : np.ndarray, optional
+        the full state vector at ``t[-1]`` (per member for batches), so that a run
         can be continued exactly: ``ss.simulate(system, t_end, initial=res)``.
-    aliases: more deprecated names ``{old: new}`` besides :data:`DEPRECATED_CHANNELS`.
+    aliases
+        more deprecated names ``{old: new}`` besides :data:`DEPRECATED_CHANNELS`.
         ``res.aliases`` holds those that apply (``new`` is a channel, ``old`` is not):
         ``res[old]`` warns and returns ``res[new]``; ``old`` is listed nowhere. Files do
         not keep them (the :data:`DEPRECATED_CHANNELS` apply again on load).
@@ -244,8 +250,10 @@ class Results:
 
         Raises
         ------
-        ParameterError: a path that is not a str/Path or has another suffix.
-        ResultsFileError: the directory is missing (without ``parents=True``) or is not a
+        ParameterError
+            a path that is not a str/Path or has another suffix.
+        ResultsFileError
+            the directory is missing (without ``parents=True``) or is not a
             directory.
         """
         path = _as_path("Results.save", path)

@@ -102,3 +102,79 @@ def test_a_malformed_docstring_is_reported(public_api):
     assert broken != text
     warnings = _parse_warnings([(griffe.Docstring(broken, lineno=1), simulate)])
     assert any("Could not parse line" in message for message in warnings), warnings
+
+
+# Sections whose entries griffe reads as ``name : type`` then an indented description.
+_ENTRY_SECTIONS = {"Parameters", "Other Parameters", "Attributes", "Returns", "Yields",
+                   "Receives", "Raises", "Warns"}
+# A line at a numpy entry section's margin written ``name: text`` (numpydoc needs " : ");
+# griffe reads it as an entry named ``name`` and drops the text (or puts it in the type).
+_COLON_ENTRY = re.compile(r"^[A-Za-z_*][\w*.]*(?:,\s*[A-Za-z_*][\w*.]*)*(?:\s*\([^)]*\))?:(?:\s|$)")
+
+# Public docstrings still written as "name: text" inside numpy sections (object paths).
+# discrete/_friction.py is at the 500-line cap, and numpydoc adds a line per entry; convert
+# these when the file has room. Remove an entry once it is converted (the test says so).
+_LOSSY_ALLOWED = {
+    "stickslip.discrete._friction.sign_inclusion_step",
+    "stickslip.discrete._friction.coulomb_mass_step",
+    "stickslip.discrete._friction.da_relaxation_step",
+}
+
+
+def _lost_text(text: str, parent) -> list[str]:
+    """What the numpy parser drops or misfiles from `text`: ``name: text`` lines at the
+    margin of an entry section, entries with no description, prose in the type slot."""
+    problems = []
+    lines = text.splitlines()
+    section = None
+    for i, line in enumerate(lines):
+        if i + 1 < len(lines) and re.fullmatch(r"\s*-{3,}\s*", lines[i + 1]) and line.strip():
+            section = line.strip()
+            continue
+        if section in _ENTRY_SECTIONS and _COLON_ENTRY.match(line):
+            problems.append(f"{section}: `name: text` line {line.strip()[:60]!r}")
+    options = dict(_mkdocstrings_options().get("docstring_options", {}), warnings=False)
+    kinds = griffe.DocstringSectionKind
+    entry_kinds = {kinds.parameters, kinds.other_parameters, kinds.attributes, kinds.returns,
+                   kinds.yields, kinds.receives, kinds.raises, kinds.warns}
+    for section in griffe.Docstring(text, lineno=1, parent=parent, parser="numpy",
+                                    parser_options=options).parse():
+        if section.kind not in entry_kinds:
+            continue
+        for entry in section.value:
+            name = getattr(entry, "name", "") or ""
+            annotation = str(entry.annotation or "")
+            label = f"{section.kind.value}: {name or annotation[:40]!r}"
+            if not (entry.description or "").strip():
+                problems.append(f"{label} has no description")
+            if ": " in annotation or annotation.rstrip().endswith(".") or len(annotation) > 60:
+                problems.append(f"{label} has prose in its type {annotation[:60]!r}")
+    return problems
+
+
+def test_numpy_sections_keep_their_text(public_api):
+    lossy = {}
+    for obj in public_api:
+        if obj.docstring:
+            problems = _lost_text(obj.docstring.value, obj)
+            if problems:
+                lossy[obj.path] = problems
+    new = {path: p for path, p in lossy.items() if path not in _LOSSY_ALLOWED}
+    assert not new, ("the API reference drops text from these docstrings; write numpydoc — "
+                     "`name : type` then the description indented below, exception or return "
+                     "type alone on its line, prose that is no entry under Notes:\n"
+                     + "\n".join(f"{path}: {'; '.join(p)}" for path, p in sorted(new.items())))
+    fixed = sorted(_LOSSY_ALLOWED - set(lossy))
+    assert not fixed, f"converted: remove these from _LOSSY_ALLOWED: {fixed}"
+
+
+def test_a_lossy_docstring_is_reported(public_api):
+    # the check above can fail: a "name: text" parameter, and a Raises line in that style
+    simulate = next(obj for obj in public_api if obj.path == "stickslip.integrate._simulate.simulate")
+    text = simulate.docstring.value
+    assert not _lost_text(text, simulate)
+    broken = re.sub(r"\ndt_out : float, optional\n", "\ndt_out: output interval [s].\n", text)
+    assert broken != text
+    assert any("dt_out" in problem for problem in _lost_text(broken, simulate))
+    raises = "Summary.\n\nRaises\n------\nParameterError: a bad argument.\n"
+    assert _lost_text(raises, simulate)

@@ -129,24 +129,24 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
 
     Parameters
     ----------
-    fset:
+    fset : ProductSet
         The admissible set F as a :class:`ProductSet` of blocks (static topology; friction
         coefficients and bounds may be traced).
-    A:
+    A : Array
         J M⁻¹ Jᵀ, symmetric positive semi-definite, shape (m, m); its bilateral block must be
         invertible (independent joint rows). Symmetric up to round-off (|A − Aᵀ| at most
         ``SYMMETRY_TOLERANCE`` = 1e-10 of max|A|): a more asymmetric A is refused, not
         symmetrised.
-    b:
+    b : Array
         J M⁻¹ Φ − J̇q̇ − (2ζ/δ) J q̇ − (1/δ²)[0; Ψ_p], shape (m,).
-    formulation:
+    formulation : str, optional
         ``"kikuuwe"`` (default), ``"anitescu"`` or ``"nakaoka"`` (module docstring).
-    certify:
+    certify : str, optional
         how uniqueness (Painlevé) is checked when the monotonicity bound fails:
         ``"auto"`` (default) enumerates problems of at most ``VERIFY_COMBINATIONS`` mode
         combinations, ``"full"`` every problem (up to the enumeration's limit), ``"none"``
         never (module docstring).
-    fallback:
+    fallback : bool, optional
         whether the enumeration takes over where the active-set loop finds no feasible
         combination (default). ``False`` (with ``certify="none"``) keeps the solve free of
         the enumeration — for a ``vmap`` over many states, where ``lax.cond`` runs both
@@ -154,12 +154,14 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
 
     Returns
     -------
-    LambdaSolution — pure JAX: works under ``jit``, ``vmap`` and inside the integrators;
-    ``grad`` flows through the selected mode's linear solve.
+    LambdaSolution
+        LambdaSolution — pure JAX: works under ``jit``, ``vmap`` and inside the integrators;
+        ``grad`` flows through the selected mode's linear solve.
 
     Raises
     ------
-    ParameterError: `fset` not a :class:`ProductSet`, an unknown `formulation` or
+    ParameterError
+        `fset` not a :class:`ProductSet`, an unknown `formulation` or
         `certify`, A or b of the wrong shape, and — for concrete (not traced) A and b —
         NaN/inf entries or an A that is not symmetric. Traced A and b (inside ``jit``,
         ``vmap``, ``grad``: the hosts' calls) are not inspected, at no cost.

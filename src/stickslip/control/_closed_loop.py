@@ -39,45 +39,56 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
 
     Parameters
     ----------
-    plant: an :class:`~stickslip.control.AbstractPlant` (``MassPlant``, ``SingleLinkArm``,
+    plant : AbstractPlant
+        an :class:`~stickslip.control.AbstractPlant` (``MassPlant``, ``SingleLinkArm``,
         ``ActuatedSystem(FrictionMass(...))``, or a multi-input ``MechanismPlant`` — a
         planar arm with one actuator per joint: u, the reference and the measurement are
         then vectors, one entry per input, and each joint has its own controller: the
         controller's gains are scalars (the same for every joint) or arrays of shape
         ``(n_inputs,)``, one per joint).
-    controller: a controller parameter module (``PSMCParams``, ``PIDParams``,
+    controller
+        a controller parameter module (``PSMCParams``, ``PIDParams``,
         ``NaiveSMCParams``, ``RenderedFrictionParams``) or its stateful wrapper (``PSMC``, …;
         only its parameters are used, its state is left alone) — or a list of controllers
         of one type and one T that differ in gains: one compiled, vmapped run, and every
         channel gets a leading member axis (``res.member(i)``).
-    t_end: end time [s].
-    reference: p_d [m or rad], a constant or a ``jax.numpy`` callable of t [s]; for a
+    t_end : float
+        end time [s].
+    reference : float or callable, optional
+        p_d [m or rad], a constant or a ``jax.numpy`` callable of t [s]; for a
         multi-input plant a constant or callable of shape ``(n_inputs,)`` (a scalar applies
         to every input).
-    substeps: integrator steps per sample (default: enough for the plant's stiffest mode
+    substeps : int, optional
+        integrator steps per sample (default: enough for the plant's stiffest mode
         to be stable, at least 1).
-    method: ``"rk4"``, ``"rk_gill"`` or ``"euler"``.
-    t0: start time [s].
-    noise: standard deviation of white Gaussian noise added to each measurement [m or rad]
+    method : str, optional
+        ``"rk4"``, ``"rk_gill"`` or ``"euler"``.
+    t0 : float, optional
+        start time [s].
+    noise : float, optional
+        standard deviation of white Gaussian noise added to each measurement [m or rad]
         (default 0; independent per input); `seed` seeds it. The noisy value is what the
         controller sees (channel ``measured``).
 
     Returns
     -------
-    Results sampled at t_k (the core's output grid, ``stickslip.integrate.step_grid``: the
-    last sample is exactly `t_end`; a last interval shorter than T holds its force for what
-    is left) with the plant states, the plant's outputs, ``u`` (the held
-    actuator force from t_k on), ``p_d``, ``measured`` (what the controller saw) and the
-    controller's extras (``proxy`` for PSMC). A multi-input plant's outputs are computed
-    with the held input, and its per-input channels are named ``<input>.u``,
-    ``<input>.p_d``, ``<input>.measured`` and ``<input>.proxy``.
+    Results
+        Results sampled at t_k (the core's output grid, ``stickslip.integrate.step_grid``: the
+        last sample is exactly `t_end`; a last interval shorter than T holds its force for what
+        is left) with the plant states, the plant's outputs, ``u`` (the held
+        actuator force from t_k on), ``p_d``, ``measured`` (what the controller saw) and the
+        controller's extras (``proxy`` for PSMC). A multi-input plant's outputs are computed
+        with the held input, and its per-input channels are named ``<input>.u``,
+        ``<input>.p_d``, ``<input>.measured`` and ``<input>.proxy``.
 
     Raises
     ------
-    ParameterError: bad plant, controller, reference, method or substeps; a `t_end` or `t0`
+    ParameterError
+        bad plant, controller, reference, method or substeps; a `t_end` or `t0`
         that is not finite, or `t_end` not after `t0` (checked first, by the core's
         ``stickslip.integrate.check_time_arguments``: ``simulate_closed_loop.t_end``).
-    SimulationError: the run diverged — the plant state or the force became NaN/inf or grew
+    SimulationError
+        the run diverged — the plant state or the force became NaN/inf or grew
         past the core guard's ``max_state`` (a finite blow-up; ``check_divergence``); the
         message names the sample k, its time and the last sane state.
     """

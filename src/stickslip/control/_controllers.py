@@ -101,28 +101,36 @@ class PSMCParams(AbstractController):
 
     Parameters
     ----------
-    F: force limit [N] > 0 — the sliding-mode gain; |f| ≤ F always.
-    H: sliding-surface time constant [s] > 0 — large errors are recovered along
+    F : Array, optional
+        force limit [N] > 0 — the sliding-mode gain; |f| ≤ F always.
+    H : Array, optional
+        sliding-surface time constant [s] > 0 — large errors are recovered along
         ``p_d − q + H(ṗ_d − q̇) = 0``, i.e. exponentially with time constant H.
-    K: proportional gain of the coupling [N/m] > 0 (K_p).
-    B: derivative gain [N·s/m] > 0 (K_d).
-    L: integral gain [N/(m·s)] ≥ 0 (K_i); 0 gives PD coupling.
-    T: sample period [s] > 0.
-    M: optional nominal plant mass [kg]; when given, the Routh–Hurwitz condition
+    K : Array, optional
+        proportional gain of the coupling [N/m] > 0 (K_p).
+    B : Array, optional
+        derivative gain [N·s/m] > 0 (K_d).
+    L : Array, optional
+        integral gain [N/(m·s)] ≥ 0 (K_i); 0 gives PD coupling.
+    T : Array, optional
+        sample period [s] > 0.
+    M : Array, optional
+        optional nominal plant mass [kg]; when given, the Routh–Hurwitz condition
         ``B·K > M·L`` of the PID coupling ``M s³ + B s² + K s + L`` is checked too.
-
-    Every gain may also be an array of shape ``(n,)``: n independent PSMCs, one per joint of
-    a multi-input plant (p_d and p are then vectors, and each joint saturates at its own
-    F_j); T must then be one period for all.
 
     Raises
     ------
-    ParameterError: a non-positive T, F, H, B or K, a negative L (the saturated proxy
+    ParameterError
+        a non-positive T, F, H, B or K, a negative L (the saturated proxy
         dynamics ``B s² + K s + L`` is then unstable — the message says which condition
         fails), or ``B·K ≤ M·L`` when M is given.
 
     Notes
     -----
+    Every gain may also be an array of shape ``(n,)``: n independent PSMCs, one per joint of
+    a multi-input plant (p_d and p are then vectors, and each joint saturates at its own
+    F_j); T must then be one period for all.
+
     The discrete algorithm (backward Euler plus theorem (4), ∇x_k = x_k − x_{k−1})::
 
         σ_k  = p_{d,k} − p_k + H(∇p_{d,k} − ∇p_k)/T

@@ -57,24 +57,34 @@ def simulate_host_loop(plant: AbstractPlant, controller: Callable, t_end: float,
 
     Parameters
     ----------
-    plant: an :class:`~stickslip.control.AbstractPlant`.
-    controller: a callable ``(p_d, p) -> u`` — a stateful wrapper's ``.step``
+    plant : AbstractPlant
+        an :class:`~stickslip.control.AbstractPlant`.
+    controller : callable
+        a callable ``(p_d, p) -> u`` — a stateful wrapper's ``.step``
         (``ss.control.PSMC(...).step``), exported C through ``ctypes``, …
-    t_end: end time [s].   reference: p_d as for :func:`simulate_closed_loop`.
-    T: sample period [s] (default ``controller.T``, or ``controller.__self__.T`` for a bound
+    t_end : float
+        end time [s].
+    reference : float or callable, optional
+        p_d as for :func:`simulate_closed_loop`.
+    T : float, optional
+        sample period [s] (default ``controller.T``, or ``controller.__self__.T`` for a bound
         ``.step``).
-    substeps, method, t0: as for :func:`simulate_closed_loop`.
+    substeps, method, t0
+        as for :func:`simulate_closed_loop`.
 
     Returns
     -------
-    Results with the channels of :func:`simulate_closed_loop` except the controller's
-    extras: the plant states and outputs, ``u``, ``p_d`` and ``measured`` (per input,
-    ``<input>.u`` …, for a multi-input plant).
+    Results
+        Results with the channels of :func:`simulate_closed_loop` except the controller's
+        extras: the plant states and outputs, ``u``, ``p_d`` and ``measured`` (per input,
+        ``<input>.u`` …, for a multi-input plant).
 
     Raises
     ------
-    ParameterError: bad plant, controller, T, reference, method or substeps.
-    SimulationError: the controller returned a non-finite or mis-shaped input (named with
+    ParameterError
+        bad plant, controller, T, reference, method or substeps.
+    SimulationError
+        the controller returned a non-finite or mis-shaped input (named with
         its sample), or the run diverged.
     """
     if not isinstance(plant, AbstractPlant):

@@ -234,7 +234,7 @@ def export_c(algorithm: Any, path: str | os.PathLike) -> tuple[Path, Path]:
 
     Parameters
     ----------
-    algorithm:
+    algorithm : Any
         ``"psmc"``, ``"coulomb_mass"``, ``"da_relaxation"`` or ``"sign_inclusion"`` (or
         ``"coulomb_mass_static"``, ``"da_relaxation_static"``: the same steps with a static
         friction level ``F_s`` above the kinetic ``F``); or the step function itself
@@ -244,13 +244,14 @@ def export_c(algorithm: Any, path: str | os.PathLike) -> tuple[Path, Path]:
         ``STICKSLIP_<NAME>_DEFAULT_PARAMS`` (a ``CoulombMass`` or ``DARelaxation`` with
         ``F_s``, or a ``CoulombMass`` that does not start at rest, exports as the
         ``*_static`` template, which carries ``F_s`` and the start state).
-    path:
+    path : str or os.PathLike
         A directory (the files are ``stickslip_<name>.h`` and ``.c`` inside it, created if
         needed) or a file path ending in ``.c``/``.h`` (its directory is used).
 
     Returns
     -------
-    ``(header_path, source_path)``.
+    tuple
+        ``(header_path, source_path)``.
 
     Notes
     -----

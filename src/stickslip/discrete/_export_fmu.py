@@ -155,7 +155,7 @@ def export_fmu(algorithm: Any, path: str | os.PathLike, *,
 
     Parameters
     ----------
-    algorithm:
+    algorithm : Any
         What :func:`export_c` exports: ``"psmc"``, ``"coulomb_mass"``, ``"da_relaxation"``,
         ``"sign_inclusion"`` (``"coulomb_mass_static"``, ``"da_relaxation_static"``: with a
         static level ``F_s``), the step function itself, or a configured
@@ -170,36 +170,39 @@ def export_fmu(algorithm: Any, path: str | os.PathLike, *,
         input is the sliding velocity ``v`` (and ``N`` for a level ``mu·N``), held over each
         sample T, the output the friction force ``f`` and the law's state, integrated by
         RK4 (:mod:`._law_templates`; T defaults to 1e-3 s); other laws are refused.
-    path:
+    path : str or os.PathLike
         The ``.fmu`` file to write (its directory must exist; an existing file is replaced).
-    params:
+    params
         Parameter values ``{name: value}`` (SI units): the FMU parameters' start values.
         Required for every parameter when `algorithm` is a name or a step function;
         overrides the object's values otherwise. The sample period ``T`` is also the
         FMU's default communication step.
-    T:
+    T : float, optional
         The sample period [s] (the same as ``params={"T": ...}``).
-    substeps:
+    substeps : int, optional
         Friction laws only: the least RK4 steps per sample (an FMU parameter). A sample takes
         ``n = max(substeps, ceil(T·λ/(h₄/2)))`` steps, λ the law's decay rate with the
         inputs held (1/β for CoulombODE, |v|/g(v) for LuGre), h₄ ≈ 2.785 RK4's stability
         limit; by default the rule's count at T (1 for LuGre, whose λ depends on v).
-    binaries:
+    binaries : bool, optional
         Build ``binaries/linux64/stickslip_<name>.so`` (``darwin64``/``.dylib`` on macOS)
         with the system C compiler. ``False`` writes a source-only FMU (the sources are
         listed in the model description for the importing tool to compile).
-    compiler:
+    compiler : str, optional
         The C compiler to build with (``"gcc"``; any gcc-compatible one, e.g. ``"clang"``).
 
     Returns
     -------
-    The path of the written FMU.
+    Path
+        The path of the written FMU.
 
     Raises
     ------
-    ParameterError: an unknown algorithm, a missing or invalid parameter, a path that does
+    ParameterError
+        an unknown algorithm, a missing or invalid parameter, a path that does
         not end in ``.fmu`` or whose directory is missing or not writable.
-    MissingDependencyError: the compiler is not installed (pass ``binaries=False``).
+    MissingDependencyError
+        the compiler is not installed (pass ``binaries=False``).
 
     Notes
     -----

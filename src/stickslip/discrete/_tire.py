@@ -36,14 +36,22 @@ class BrushTire(AbstractParametrised):
 
     Parameters
     ----------
-    L: contact patch length [m] > 0.
-    K: bristle stiffness per unit length [N/m²] > 0.
-    B: bristle damping per unit length [N·s/m²] ≥ 0.
-    mu: road friction coefficient [-] ≥ 0.
-    Fz: vertical load [N] > 0.
-    R: rolling radius [m] > 0.
-    n_cells: number of cells along the patch (grid step Z = L/n_cells), ≥ 2 (static).
-    pressure: ``"parabolic"`` (``q = 6 Fz ξ(L − ξ)/L³``, the classic brush model) or
+    L : Array, optional
+        contact patch length [m] > 0.
+    K : Array, optional
+        bristle stiffness per unit length [N/m²] > 0.
+    B : Array, optional
+        bristle damping per unit length [N·s/m²] ≥ 0.
+    mu : Array, optional
+        road friction coefficient [-] ≥ 0.
+    Fz : Array, optional
+        vertical load [N] > 0.
+    R : Array, optional
+        rolling radius [m] > 0.
+    n_cells : int, optional
+        number of cells along the patch (grid step Z = L/n_cells), ≥ 2 (static).
+    pressure : str, optional
+        ``"parabolic"`` (``q = 6 Fz ξ(L − ξ)/L³``, the classic brush model) or
         ``"uniform"`` (``q = Fz/L``) (static).
     """
 
@@ -107,17 +115,23 @@ def brush_tire_step(e_prev, V, omega, T, tire: BrushTire):
 
     Parameters
     ----------
-    e_prev: bristle deflections e(ξ_i, t − T) at the nodes [m], shape (n_cells + 1,).
-    V: longitudinal speed of the wheel centre over the road [m/s].
-    omega: wheel angular velocity [rad/s] (either sign).
-    T: time step [s] > 0.
-    tire: the :class:`BrushTire`.
+    e_prev
+        bristle deflections e(ξ_i, t − T) at the nodes [m], shape (n_cells + 1,).
+    V
+        longitudinal speed of the wheel centre over the road [m/s].
+    omega
+        wheel angular velocity [rad/s] (either sign).
+    T
+        time step [s] > 0.
+    tire : BrushTire
+        the :class:`BrushTire`.
 
     Returns
     -------
-    ``(Fx, e, f)``: the longitudinal road force on the tire [N] (> 0 when driving,
-    Rω > V; < 0 when braking), the new deflections [m] and the bristle force density
-    ``f(ξ_i) = K e + B De/Dt`` [N/m] (its sign is that of the sliding velocity V − Rω).
+    tuple
+        ``(Fx, e, f)``: the longitudinal road force on the tire [N] (> 0 when driving,
+        Rω > V; < 0 when braking), the new deflections [m] and the bristle force density
+        ``f(ξ_i) = K e + B De/Dt`` [N/m] (its sign is that of the sliding velocity V − Rω).
 
     Notes
     -----

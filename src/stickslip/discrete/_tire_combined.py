@@ -53,22 +53,29 @@ def brush_tire_step_combined(e_prev, V, omega, T, tire: BrushTire, yaw_rate=0.0)
 
     Parameters
     ----------
-    e_prev: bristle deflections e(ξ_i, t − T) = (e_x, e_y) at the nodes [m], shape
+    e_prev
+        bristle deflections e(ξ_i, t − T) = (e_x, e_y) at the nodes [m], shape
         (n_cells + 1, 2).
-    V: velocity (V_x, V_y) of the wheel centre over the road in the wheel frame [m/s]
+    V
+        velocity (V_x, V_y) of the wheel centre over the road in the wheel frame [m/s]
         (x forward, y to the left).
-    omega: wheel angular velocity ω [rad/s] (either sign).
-    T: time step [s] > 0.
-    tire: the :class:`BrushTire` (its K and B act in both directions: isotropic bristles).
-    yaw_rate: yaw rate ψ̇ of the wheel about the vertical axis [rad/s] (counter-clockwise
+    omega
+        wheel angular velocity ω [rad/s] (either sign).
+    T
+        time step [s] > 0.
+    tire : BrushTire
+        the :class:`BrushTire` (its K and B act in both directions: isotropic bristles).
+    yaw_rate
+        yaw rate ψ̇ of the wheel about the vertical axis [rad/s] (counter-clockwise
         seen from above positive).
 
     Returns
     -------
-    ``(F, Mz, e, f)``: the road force on the tire ``F = (F_x, F_y)`` [N]; the aligning
-    moment ``M_z`` [N·m] of that force about the vertical axis through the patch centre
-    (counter-clockwise positive); the new deflections [m] and the bristle force densities
-    ``f = K e + B De/Dt`` [N/m], both of shape (n_cells + 1, 2).
+    tuple
+        ``(F, Mz, e, f)``: the road force on the tire ``F = (F_x, F_y)`` [N]; the aligning
+        moment ``M_z`` [N·m] of that force about the vertical axis through the patch centre
+        (counter-clockwise positive); the new deflections [m] and the bristle force densities
+        ``f = K e + B De/Dt`` [N/m], both of shape (n_cells + 1, 2).
 
     Notes
     -----
@@ -175,8 +182,6 @@ def steady_state_combined(tire: BrushTire, V, slip_ratios, slip_angles, T, n_ste
     yaw_rates : array_like, optional
         Yaw rates ψ̇ [rad/s] (default 0).
 
-    The three (slip ratios, slip angles, yaw rates) are broadcast to one 1-D shape (m,).
-
     Returns
     -------
     F : jax.Array
@@ -187,6 +192,10 @@ def steady_state_combined(tire: BrushTire, V, slip_ratios, slip_angles, T, n_ste
         Shape (m, n_cells + 1, 2).
     f : jax.Array
         Shape (m, n_cells + 1, 2).
+
+    Notes
+    -----
+    The three (slip ratios, slip angles, yaw rates) are broadcast to one 1-D shape (m,).
     """
     kappa, alpha, yaw = jnp.broadcast_arrays(*(jnp.atleast_1d(jnp.asarray(a, dtype=float))
                                                for a in (slip_ratios, slip_angles, yaw_rates)))

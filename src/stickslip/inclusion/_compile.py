@@ -259,29 +259,29 @@ def compile_inclusion(di: DifferentialInclusion, K: float | Mapping | None = Non
 
     Parameters
     ----------
-    di:
+    di : DifferentialInclusion
         The inclusion.
-    K:
+    K : float or Mapping, optional
         Proxy stiffness [N/m]: a number for every law, or ``{"dio": K_d, "sgn": K_s}``
         (default 1e5 for contacts, 1e4 for friction).
-    beta:
+    beta : float or Mapping, optional
         Proxy time constant [s]: a number for every law, or ``{"dio": β_d, "sgn": β_s}``
         (default 2e-3 for contacts, 2e-2 for friction).
-    alpha:
+    alpha : float, optional
         Contact low-pass time constant α [s], 0 < α ≤ β_d (default β_d/2, i.e. 1e-3 with
         the default β_d; α = β_d is elastic, smaller α more damped, SPEC §3 Fig. 5).
-    overrides:
+    overrides : Mapping, optional
         Per-instance constants ``{key: dict(K=..., beta=..., alpha=...)}`` (or a
         ``UnilateralODE`` / ``CoulombODE(mu=1, ...)``). A key is the instance's added state
         name (``"e2"``, ``"a1"`` — its index), its label (``Dio(ψ, name="wall")`` →
         ``"wall"``), or its argument: the gap ψ of ``Dio(ψ)`` or the slip θ of ``Sgn(θ)``
         as a SymPy expression (or a string SymPy can parse).
-    initial:
+    initial : Mapping, optional
         ``{state: value}`` for any state, the added ``e_i``/``a_i`` included (by name or
         symbol); overrides ``di.initial``. Missing states start at 0.
-    name:
+    name : str, optional
         Name of the compiled system (default ``di.name``).
-    trace_stages_once:
+    trace_stages_once : bool, optional
         Run the fixed-step Runge–Kutta stages in a loop so the vector field is compiled once
         (the core's ``trace_stages_once`` capability): less XLA compile time for large
         inclusions, round-off-level differences from the unrolled default.
@@ -297,7 +297,8 @@ def compile_inclusion(di: DifferentialInclusion, K: float | Mapping | None = Non
 
     Raises
     ------
-    InclusionError: every SPEC §4 rejection in one message, each naming the offending term
+    InclusionError
+        every SPEC §4 rejection in one message, each naming the offending term
         and the fix — Sgn multiplied by a discontinuous function other than Dio; a bound χ
         not provably ≥ 0; Dio/Sgn nested in other functions or in each other's arguments;
         an unknown override key or constant. Unknown symbols are rejected when the

@@ -42,33 +42,34 @@ class DifferentialInclusion:
 
     Parameters
     ----------
-    states:
+    states
         The state symbols x (SymPy ``Symbol`` objects), in order; their names become the
         state channels. A SymPy Matrix of symbols is accepted too.
-    rates:
+    rates
         One SymPy expression per state: dx/dt. Vector expressions (a Matrix, e.g. from the
         planar ``Sgn([vx, vy])``) are flattened in order.
-    parameters:
+    parameters : Mapping, optional
         ``{symbol: value}`` — constants (masses [kg], friction coefficients [-], gravity
         [m/s²], ...). They become arrays of the compiled system, so they can be changed
         per run (:meth:`CompiledInclusion.with_parameters`) and batched with ``vmap``.
-    inputs:
+    inputs
         ``{symbol: callable}`` — named functions of time ``t`` [s] written with
         ``jax.numpy`` returning a scalar (a conveyor speed u(t), an applied force).
-    time:
+    time : sp.Symbol, optional
         The symbol for time, when the rates use it explicitly (optional).
-    initial:
+    initial : Mapping, optional
         ``{state symbol: value}`` at t = 0 (states left out start at 0).
-    units:
+    units : Mapping, optional
         ``{state symbol or channel name: unit}`` for the Results (optional). Units of the
         added proxies ``e…``/``a…`` are inferred from their arguments' states (``a`` of a
         slip in "m/s" is in "m"); name a force channel (``"f_e1": "N"``) to give its unit.
-    name:
+    name : str, optional
         A name for the system (shown in the printed ODE and the Results metadata).
 
     Raises
     ------
-    InclusionError: one message listing every problem: a symbol that is neither a state, a
+    InclusionError
+        one message listing every problem: a symbol that is neither a state, a
         parameter, an input nor time; a state listed twice; a rate count that differs from
         the state count; non-numeric parameter values; undefined functions such as ``u(t)``.
 

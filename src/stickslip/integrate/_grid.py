@@ -146,28 +146,30 @@ def check_time_arguments(owner: str, t_end, dt=None, dt_out=None, t0=None, *, in
 
     Parameters
     ----------
-    owner:
+    owner : str
         The host, as the messages name it (``"simulate"``, ``"planar.Model.simulate"``, …).
-    t_end:
+    t_end
         End time [s]: finite and after `t0`.
-    dt:
+    dt
         Step [s]: finite and > 0, or None. With `fixed_step` (the Runge–Kutta methods) it
         is required and `dt_out` must be a whole multiple of it (the rule of
         :func:`step_grid`); a route with rules of its own (adaptive, ``moreau_jean``)
         checks what is left after this.
-    dt_out:
+    dt_out
         Output interval [s]: finite and > 0, or None (the host's default).
-    t0:
+    t0
         Start time [s]: finite; default the end of `initial` when that is a
         :class:`~stickslip.Results` (a continued run), else 0.
 
     Returns
     -------
-    TimeArguments with the values as floats.
+    TimeArguments
+        TimeArguments with the values as floats.
 
     Raises
     ------
-    ParameterError: naming ``owner.<argument>``, the value and the fix.
+    ParameterError
+        naming ``owner.<argument>``, the value and the fix.
 
     Examples
     --------

@@ -90,14 +90,23 @@ def check_divergence(name: str, state_names: Sequence[str], ts, xs, *, energy=No
 
     Parameters
     ----------
-    name: what ran (a system or model name), for the message.
-    state_names: names of the state components (the columns of `xs`).
-    ts: sample times [s], shape (n,).   xs: states, shape (n, n_states).
-    energy: the system's energy [J] at the samples, shape (n,), or None.
-    energy0: the reference energy (default ``energy[0]``) — pass the run's first value when
+    name : str
+        what ran (a system or model name), for the message.
+    state_names
+        names of the state components (the columns of `xs`).
+    ts
+        sample times [s], shape (n,).
+    xs
+        states, shape (n, n_states).
+    energy
+        the system's energy [J] at the samples, shape (n,), or None.
+    energy0 : float, optional
+        the reference energy (default ``energy[0]``) — pass the run's first value when
         checking a later chunk.
-    member: the batch member, for the message.
-    last_sane: the state before ``xs[0]`` (a previous chunk's last sample), used when the
+    member : int, optional
+        the batch member, for the message.
+    last_sane
+        the state before ``xs[0]`` (a previous chunk's last sample), used when the
         very first sample of this chunk is already bad.
     """
     xs = np.asarray(xs, dtype=float)

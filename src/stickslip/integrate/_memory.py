@@ -122,13 +122,13 @@ def check_memory(owner: str, nbytes: float, what: str, fix: str) -> None:
 
     Parameters
     ----------
-    owner:
+    owner : str
         The entry point as the message names it (``"simulate"``, ``"grid"``).
-    nbytes:
+    nbytes : float
         The estimated peak [bytes] of what it is about to allocate.
-    what:
+    what : str
         What those bytes hold, in words (``"1e+09 samples of 4 channels"``).
-    fix:
+    fix : str
         How to ask for less, in words (the arguments to change, with values).
     """
     budget, source = memory_budget()

@@ -126,10 +126,13 @@ class AbstractFrictionLaw(AbstractLaw):
 
         Parameters
         ----------
-        state: shape ``(n_states, *velocity.shape)``.
-        velocity: sliding velocity of the body relative to the surface [m/s] (or [rad/s]);
+        state : Array
+            shape ``(n_states, *velocity.shape)``.
+        velocity : Array
+            sliding velocity of the body relative to the surface [m/s] (or [rad/s]);
             a scalar, or a vector for planar sliding.
-        normal_force: normal force pressing the surfaces together [N] (laws with a fixed
+        normal_force : Array
+            normal force pressing the surfaces together [N] (laws with a fixed
             level ignore it).
         """
 
@@ -148,10 +151,13 @@ class AbstractContactLaw(AbstractLaw):
 
         Parameters
         ----------
-        state: shape ``(n_states,)`` (per contact).
-        gap: signed distance to the wall [m]; negative means penetration (SPEC §3: the wall
+        state : Array
+            shape ``(n_states,)`` (per contact).
+        gap : Array
+            signed distance to the wall [m]; negative means penetration (SPEC §3: the wall
             occupies p ≤ 0).
-        gap_rate: its time derivative [m/s].
+        gap_rate : Array
+            its time derivative [m/s].
         """
 
     def potential(self, gap: jnp.ndarray) -> jnp.ndarray | None:

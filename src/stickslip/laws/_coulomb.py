@@ -60,26 +60,26 @@ class CoulombODE(AbstractFrictionLaw):
 
     Parameters
     ----------
-    F:
+    F
         Kinetic (sliding) friction level [N], a fixed force. Give exactly one of F and mu.
-    K:
+    K
         Proxy stiffness [N/m] (N·m/rad for rotation); larger means stiffer sticking.
-    beta:
+    beta
         Proxy time constant [s]; the proxy damping is ``K·beta`` [N·s/m].
-    mu, mu_k:
+    mu, mu_k
         Kinetic friction coefficient [-] (two spellings of one parameter: ``mu_k`` matches
         ``mu_s`` and the other elements' ``mu_k``, ``mu`` is the seed's name for a
         one-level law; give one); the level is ``mu·N`` with N the normal force the host
         supplies (joint reaction, contact force). Stored as ``mu`` (``law.mu_k`` reads it).
-    F_s:
+    F_s
         Static level [N] ≥ F (with ``F``); default F — one level, as eq. 9.
-    mu_s:
+    mu_s
         Static coefficient [-] ≥ mu (with ``mu``); default mu.
-    v_stribeck:
+    v_stribeck
         Stribeck velocity [m/s] > 0 (rad/s for rotation); default none: a jump from F_s to F.
-    stribeck_exponent:
+    stribeck_exponent
         Shape δ ≥ 1 of the drop (default 2, Gaussian; 1 is exponential).
-    viscous:
+    viscous
         Viscous coefficient σ [N·s/m] ≥ 0 (N·m·s/rad for rotation); default none.
 
     Notes
@@ -281,17 +281,24 @@ class CoulombODE(AbstractFrictionLaw):
 
         Parameters
         ----------
-        mass: body mass M [kg].
-        tol: the rest-position error to stay below [m].
-        F: friction level [N]; or `mu` with `normal_force` [N] (default ``mass·9.81``).
-        push: the step load that starts the slide [N] > F (default 2F).
-        slide_time: how long the body slides before it sticks, t* [s].
-        damping_ratio: the stick-mode damping ratio ζ to use; None (default) chooses.
+        mass : float
+            body mass M [kg].
+        tol : float
+            the rest-position error to stay below [m].
+        F : float, optional
+            friction level [N]; or `mu` with `normal_force` [N] (default ``mass·9.81``).
+        push : float, optional
+            the step load that starts the slide [N] > F (default 2F).
+        slide_time : float, optional
+            how long the body slides before it sticks, t* [s].
+        damping_ratio : float, optional
+            the stick-mode damping ratio ζ to use; None (default) chooses.
 
         Returns
         -------
-        :class:`ToleranceTuning` ``(K, beta, dt, law, error)``; ``error`` is the simulated
-        rest-position error p_rest − p* [m] at (K, beta, dt).
+        ToleranceTuning
+            :class:`ToleranceTuning` ``(K, beta, dt, law, error)``; ``error`` is the simulated
+            rest-position error p_rest − p* [m] at (K, beta, dt).
 
         Examples
         --------

@@ -39,7 +39,7 @@ class NewtonImpact(AbstractContactLaw):
 
     Parameters
     ----------
-    e:
+    e : Array, optional
         Coefficient of restitution [-], 0 ≤ e ≤ 1 (0: plastic, the body stays on the wall;
         1: elastic).
 

@@ -23,7 +23,10 @@ class KelvinVoigt(AbstractContactLaw):
 
     Parameters
     ----------
-    k: penalty stiffness [N/m].   c: penalty damping [N·s/m].
+    k : Array, optional
+        penalty stiffness [N/m].
+    c : Array, optional
+        penalty damping [N·s/m].
     """
 
     k: jnp.ndarray = eqx.field(converter=as_parameter)
@@ -66,7 +69,12 @@ class HuntCrossley(AbstractContactLaw):
 
     Parameters
     ----------
-    k: stiffness [N/mⁿ].   lam: damping [N·s/m^(n+1)].   n: exponent [-] (1.5, Hertz).
+    k : Array, optional
+        stiffness [N/mⁿ].
+    lam : Array, optional
+        damping [N·s/m^(n+1)].
+    n : Array, optional
+        exponent [-] (1.5, Hertz).
     """
 
     k: jnp.ndarray = eqx.field(converter=as_parameter)

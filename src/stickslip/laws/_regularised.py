@@ -25,9 +25,12 @@ class TanhCoulomb(AbstractFrictionLaw):
 
     Parameters
     ----------
-    F: friction force level [N] (or give mu).
-    v_eps: transition velocity [m/s] (1e-3 by default).
-    mu: friction coefficient [-]; the level is ``mu·N`` from the host's normal force.
+    F
+        friction force level [N] (or give mu).
+    v_eps
+        transition velocity [m/s] (1e-3 by default).
+    mu
+        friction coefficient [-]; the level is ``mu·N`` from the host's normal force.
     """
 
     v_eps: jnp.ndarray = eqx.field(converter=as_parameter)

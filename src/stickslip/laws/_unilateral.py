@@ -31,11 +31,11 @@ class UnilateralODE(AbstractContactLaw):
 
     Parameters
     ----------
-    K:
+    K : Array, optional
         Contact stiffness [N/m]; a static load W penetrates by W/K.
-    beta:
+    beta : Array, optional
         Proxy time constant [s] (damping ``K·beta`` [N·s/m]).
-    alpha:
+    alpha : Array, optional
         Low-pass time constant [s] of the contact force, ``0 < alpha <= beta``.
 
     Examples

@@ -115,9 +115,18 @@ def impact_response(M: float, K: float, beta: float, alpha: float, v0: float = 1
 
     Parameters
     ----------
-    M: mass [kg].  K: contact stiffness [N/m].  beta: proxy time constant [s].
-    alpha: filter time constant [s], ``0 < alpha <= beta``.  v0: impact speed [m/s] > 0.
-    g: gravitational acceleration towards the wall during the contact [m/s²] (default 0).
+    M : float
+        mass [kg].
+    K : float
+        contact stiffness [N/m].
+    beta : float
+        proxy time constant [s].
+    alpha : float
+        filter time constant [s], ``0 < alpha <= beta``.
+    v0 : float, optional
+        impact speed [m/s] > 0.
+    g : float, optional
+        gravitational acceleration towards the wall during the contact [m/s²] (default 0).
         With gravity the contact is affine rather than linear, so the restitution depends
         on v0: the weight keeps pressing while the contact force decays, and the mass leaves
         slower than without it — by a relative amount of order g/(ω·v0), ω = √(K/M). A ball

@@ -53,13 +53,20 @@ class Body:
 
     Attributes
     ----------
-    name: the body's name; its Results channels are ``<name>.x`` … ``<name>.phidd``.
-    mass: m [kg] (> 0).   inertia: centroidal moment of inertia J [kg·m²] (> 0).
-    x, y, phi: initial pose (centre of mass [m], rotation [rad]); :meth:`Model.assemble`
+    name : str
+        the body's name; its Results channels are ``<name>.x`` … ``<name>.phidd``.
+    mass : float
+        m [kg] (> 0).
+    inertia : float
+        centroidal moment of inertia J [kg·m²] (> 0).
+    x, y, phi : float, optional
+        initial pose (centre of mass [m], rotation [rad]); :meth:`Model.assemble`
         replaces a rough guess by a pose that satisfies the constraints.
-    xd, yd, phid: initial velocities [m/s, rad/s] (made consistent with the constraints
+    xd, yd, phid : float, optional
+        initial velocities [m/s, rad/s] (made consistent with the constraints
         before a dynamic run).
-    points: named body-fixed points ``{name: (x', y')}`` [m], usable wherever an element asks
+    points
+        named body-fixed points ``{name: (x', y')}`` [m], usable wherever an element asks
         for a point (``point_i="pin"``).
     """
 

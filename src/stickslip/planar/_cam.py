@@ -53,18 +53,24 @@ class CamFollowerJoint(AbstractConstraint):
 
     Parameters
     ----------
-    cam, follower: the bodies (i and j).
-    profile: ρ(α) [m] — a ``jax.numpy`` callable of the polar angle α [rad] in the cam frame,
+    cam, follower
+        the bodies (i and j).
+    profile
+        ρ(α) [m] — a ``jax.numpy`` callable of the polar angle α [rad] in the cam frame,
         about ``point_i`` — or a pair (angles, radii) of evenly spaced samples. For a roller
         follower give the **pitch curve** (the path of the roller centre, i.e. the cam
         surface offset by the roller radius); for a flat-faced follower the cam surface
         (convex).
-    kind: ``"roller"`` — point_j (the roller centre) lies on the pitch curve:
+    kind : str, optional
+        ``"roller"`` — point_j (the roller centre) lies on the pitch curve:
         ‖d‖ − ρ(α_d) = 0 with α_d the polar angle of d = r_jᴾ − r_iᴾ in the cam frame;
         ``"flat"`` — the face through point_j with unit normal ``normal_j`` (follower frame,
         pointing toward the cam) is tangent to the cam: n·(r_iᴾ − r_jᴾ) − h(w) = 0, where
         h(w) = max_α r'(α)·w is the cam's support function in the direction w = −A_iᵀn
         (the contact angle by Newton iterations, differentiated through).
+
+    Notes
+    -----
     Reaction: on the cam, ``Fx``/``Fy`` in the cam frame, ``T`` about the cam centre; the
     multiplier is the contact force (≤ 0 means the follower is pulled: it would lift off,
     which this bilateral joint does not model).

@@ -121,27 +121,40 @@ class PointLineContact(AbstractFrictionalContact):
 
     Parameters
     ----------
-    body_i: the body carrying the line (or ``model.ground`` / ``"ground"``).
-    body_j: the body carrying the point.
-    point_j: the contact point P (x', y') [m] in body j's frame (or a named point).
-    line_point_i: a point L of the line (x', y') [m] in body i's frame.
-    line_axis_i: the line's direction t in body i's frame; the free side is n = t turned
+    body_i
+        the body carrying the line (or ``model.ground`` / ``"ground"``).
+    body_j
+        the body carrying the point.
+    point_j
+        the contact point P (x', y') [m] in body j's frame (or a named point).
+    line_point_i
+        a point L of the line (x', y') [m] in body i's frame.
+    line_axis_i
+        the line's direction t in body i's frame; the free side is n = t turned
         by +90° (counter-clockwise), e.g. axis (1, 0) → the point stays above (y > 0).
-    mu, mu_k: friction coefficient μ [-] (>= 0; default 0), the kinetic one when `mu_s` is
+    mu, mu_k : float, optional
+        friction coefficient μ [-] (>= 0; default 0), the kinetic one when `mu_s` is
         given; two spellings of one parameter (``mu_k`` matches ``mu_s`` and the other
         elements; give one; stored as ``mu``, ``contact.mu_k`` reads it).
-    mu_s: static coefficient [-] >= mu (default mu). The relaxation lets a sticking contact's
+    mu_s : float, optional
+        static coefficient [-] >= mu (default mu). The relaxation lets a sticking contact's
         sliding velocity decay over δ rather than vanish, so the bound is the curve
         μ + (μ_s − μ)·exp(−(|v_t|/v_stribeck)²) of its sliding speed |v_t|
         (``ss.laws.friction_curve``): μ_s while it sticks, μ once it slides.
-    v_stribeck: the sliding speed [m/s] over which the bound falls from μ_s to μ (default
+    v_stribeck : float, optional
+        the sliding speed [m/s] over which the bound falls from μ_s to μ (default
         :data:`STATIC_SPEED`, 1 mm/s).
-    delta: relaxation time δ [s] of the Baumgarte-like relaxation (default 1e-3).
-    zeta: relaxation damping ratio ζ [-] (default 1: no bounce).
-    name: the element's name (a non-empty string without '.', as for joints); channels
+    delta : float, optional
+        relaxation time δ [s] of the Baumgarte-like relaxation (default 1e-3).
+    zeta : float, optional
+        relaxation damping ratio ζ [-] (default 1: no bounce).
+    name : str, optional
+        the element's name (a non-empty string without '.', as for joints); channels
         ``<name>.gap`` [m], ``<name>.fn`` [N] (normal force, >= 0) and ``<name>.ft`` [N]
         (friction force on body j along t).
 
+    Notes
+    -----
     A run (``Model.simulate``, ``ss.planar.moreau_jean``) that would start with the point
     inside the line is refused before it starts — a ModelError with the depth and the move
     that fixes it — as the spatial models refuse a body starting inside the ground: the
@@ -194,16 +207,26 @@ class ClearanceSlider(AbstractFrictionalContact):
 
     Parameters
     ----------
-    guide, slider: the bodies (`guide` may be ``model.ground``).
-    half_length, half_height: the slider's half sizes [m] (> 0).
-    clearance: c [m] (> 0), the gap on each side when centred.
-    mu (or mu_k): friction coefficient μ [-] at the walls; mu_s, v_stribeck: the static
-        coefficient and its speed, as for :class:`PointLineContact`.
-    delta, zeta: the relaxation (δ [s], ζ [-]) as for :class:`PointLineContact`.
-    guide_point, guide_axis: the channel's centre line in the guide's frame.
-    name: channels ``<name>.gap.1`` … ``.4``, ``<name>.fn.k``, ``<name>.ft.k`` (a non-empty
+    guide, slider
+        the bodies (`guide` may be ``model.ground``).
+    half_length, half_height : float
+        the slider's half sizes [m] (> 0).
+    clearance : float
+        c [m] (> 0), the gap on each side when centred.
+    mu, mu_k : float, optional
+        friction coefficient μ [-] at the walls (mu or mu_k).
+    mu_s, v_stribeck : float, optional
+        the static coefficient and its speed, as for :class:`PointLineContact`.
+    delta, zeta : float, optional
+        the relaxation (δ [s], ζ [-]) as for :class:`PointLineContact`.
+    guide_point, guide_axis
+        the channel's centre line in the guide's frame.
+    name : str, optional
+        channels ``<name>.gap.1`` … ``.4``, ``<name>.fn.k``, ``<name>.ft.k`` (a non-empty
         string without '.').
 
+    Notes
+    -----
     A slider that would start with a corner through a wall — shifted across the channel, or
     turned further than its clearance allows — is refused before the run with the depth and
     the move, or the angle it may have (as for :class:`PointLineContact`).

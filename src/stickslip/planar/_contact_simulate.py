@@ -19,6 +19,7 @@ from ..constraints._lambda_problem import (STATUS_TEXT, check_formulation, check
 from ..errors import ModelError, PainleveError, ParameterError
 from ..results import Results
 from ._contact import STATIC_SPEED, AbstractFrictionalContact
+from ._contact_step import check_restitution, default_restitution
 from ._contact_system import ContactPlanarSystem, PairGeometry
 
 __all__ = ["add_frictional_contact", "check_contact_start", "contact_system",
@@ -53,10 +54,12 @@ def add_frictional_contact(model, element: AbstractFrictionalContact):
 
 def contact_system(model, formulation: str = "kikuuwe", baumgarte=(0.0, 0.0),
                    projection: bool = True, certify: str = "auto",
-                   fallback: bool = True) -> ContactPlanarSystem:
+                   fallback: bool = True, restitution=None) -> ContactPlanarSystem:
     """The model with its frictional contacts as a :class:`ContactPlanarSystem`; `certify`:
     how uniqueness of the λ-problem's solution is checked, `fallback`: whether the
-    enumeration takes over where the active set fails (``solve_lambda``)."""
+    enumeration takes over where the active set fails (``solve_lambda``); `restitution`:
+    Newton's e of ``method="moreau_jean"`` (default e(ζ) of the first contact's ζ,
+    module :mod:`._contact_step`)."""
     check_formulation(formulation)
     check_uniqueness(certify, "painleve_check")
     contacts = list(model.frictional_contacts)
@@ -94,7 +97,9 @@ def contact_system(model, formulation: str = "kikuuwe", baumgarte=(0.0, 0.0),
                v_stribeck=None if mu_s == mu else np.array(v_stribeck),
                zeta=np.array(zeta), formulation=formulation, names=tuple(names),
                contact_names=tuple(owners), certify=certify, projection=bool(projection),
-               fallback=bool(fallback))
+               fallback=bool(fallback), ignored=tuple(s.name for s in model.stops),
+               restitution=default_restitution(float(zeta[0])) if restitution is None
+               else check_restitution("contact_system", restitution))
 
 
 def check_contact_start(system: ContactPlanarSystem, x, where: str, elements=None) -> None:
@@ -217,8 +222,14 @@ def _painleve(system: ContactPlanarSystem, t: float, x, status: int, when: str):
 def simulate_contacts(model, t_end: float, dt: float | None = None, method: str = "rk4",
                       dt_out: float | None = None, *, contact_formulation: str | None = None,
                       baumgarte=None, projection=None, painleve_check: str = "auto",
-                      **options: Any) -> Results:
+                      restitution=None, **options: Any) -> Results:
     """Model.simulate for a model with frictional contacts (see Model.simulate).
+
+    ``method="moreau_jean"`` (with `dt`, optional ``theta=`` and ``restitution=``) runs the
+    time-stepping route on the :class:`ContactPlanarSystem` (module :mod:`._contact_step`:
+    the step of :func:`stickslip.planar.moreau_jean`); it projects the joints after every
+    step, so it takes neither `baumgarte` nor ``projection=False``. A step whose impulse
+    problem has no solution or several raises the same PainleveError as the ODE route.
 
     painleve_check: how each evaluation checks that the λ-problem's solution is unique
     (``"auto"``: by a monotonicity bound, else by enumeration for at most 16 mode
@@ -240,13 +251,24 @@ def simulate_contacts(model, t_end: float, dt: float | None = None, method: str 
                          initial=options.get("initial"), fixed_step=fixed)
     formulation = check_formulation("kikuuwe" if contact_formulation is None
                                     else contact_formulation)
-    projection = fixed if projection is None else bool(projection)
+    stepping = method == "moreau_jean"
+    projection = fixed or stepping if projection is None else bool(projection)
     if baumgarte is None:
         baumgarte = (0.0, 0.0) if projection else (10.0, 10.0)
     options.pop("max_drift", None)
-    system = contact_system(model, formulation, baumgarte, projection, painleve_check)
-    lean = not enumerates_each_evaluation(["planar_contact"] * len(system.names),
-                                          formulation, painleve_check)
+    if restitution is not None:
+        if not stepping:
+            raise ParameterError("`planar.Model.simulate.restitution` is an option of "
+                                 f"method='moreau_jean'; got method={method!r}. The relaxed "
+                                 "ODE's impacts follow from each contact's zeta.")
+        restitution = check_restitution("planar.Model.simulate", restitution)
+    if stepping and (tuple(baumgarte) != (0.0, 0.0) or not projection):
+        raise ParameterError("method='moreau_jean' projects the joints after every step; drop "
+                             "`planar.Model.simulate.baumgarte` and `projection`.")
+    system = contact_system(model, formulation, baumgarte, projection, painleve_check,
+                            restitution=restitution)
+    lean = not stepping and not enumerates_each_evaluation(
+        ["planar_contact"] * len(system.names), formulation, painleve_check)
     if lean:
         system = dataclasses.replace(system, fallback=False)
     if options.get("initial") is None and model.layout.n_rows:
@@ -277,7 +299,7 @@ def simulate_contacts(model, t_end: float, dt: float | None = None, method: str 
         status = 1 if res["painleve.none"][k] > 0 else 2
         x = np.array([res[name][k] for name in system.state_names])
         t_prev = float(res.t[max(k - 1, 0)])
-        if k == 1:
+        if k == 1 and not stepping:
             # the counters grew over the first interval: was the start itself Painlevé?
             # (one extra compile, paid only on this path)
             x_start = np.array([res[name][0] for name in system.state_names])
@@ -285,9 +307,12 @@ def simulate_contacts(model, t_end: float, dt: float | None = None, method: str 
             if at_start:
                 raise _painleve(system, t_prev, x_start, at_start, "at the start,")
         raise _painleve(system, float(res.t[k]), x, status,
-                        f"between t={t_prev:.6g} s and")
+                        f"{'in a Moreau–Jean step ' if stepping else ''}between "
+                        f"t={t_prev:.6g} s and")
     res.meta.update(model=model.name, analysis="dynamics", contact_formulation=formulation,
                     lambda_fallback=fallback,
                     projection=projection, baumgarte=list(baumgarte),
                     wall_time=time.perf_counter() - start)
+    if stepping:
+        res.meta["restitution"] = float(system.restitution)
     return res

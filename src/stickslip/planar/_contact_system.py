@@ -25,9 +25,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..constraints import Bilateral, PlanarContact, ProductSet, solve_lambda
+from ..integrate._moreau_jean_host import AbstractTimeSteppingHost
 from ..integrate._system import AbstractSystem
 from ..laws import friction_curve
 from ..laws._base import as_parameter
+from . import _contact_step
 from ._system import PlanarSystem
 
 __all__ = ["ContactPlanarSystem", "ProjectedContactPlanarSystem", "PairGeometry"]
@@ -176,7 +178,7 @@ def _sliding(qi, qj, qdi, qdj, point_j, axis_i):
     return t @ (v_p - v_i)
 
 
-class ContactPlanarSystem(AbstractSystem):
+class ContactPlanarSystem(AbstractSystem, AbstractTimeSteppingHost):
     """A :class:`PlanarSystem` plus frictional unilateral contacts (module docstring).
 
     mechanism: the planar system of the bodies, joints, drivers and force elements.
@@ -189,6 +191,9 @@ class ContactPlanarSystem(AbstractSystem):
     fallback: whether the vector field's solve falls back on the enumeration where the
     active set finds no solution (``solve_lambda``'s ``fallback``; default True).
     names: per pair, (gap, fn, ft) channel names; contact_names: per pair, the element name.
+    restitution: Newton's e [-] of ``method="moreau_jean"`` (module :mod:`._contact_step`;
+    None: that route is refused). ignored: elements of the model that neither route
+    represents (impact stops), named by ``route_refusal``.
     """
 
     trace_stages_once: ClassVar[bool] = True
@@ -211,6 +216,8 @@ class ContactPlanarSystem(AbstractSystem):
     projection: bool = eqx.field(static=True, default=False)
     mu_s: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
     v_stribeck: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
+    restitution: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
+    ignored: tuple = eqx.field(static=True, default=())
 
     @property
     def projects_after_step(self) -> bool:
@@ -315,6 +322,33 @@ class ContactPlanarSystem(AbstractSystem):
         out["constraint.position"] = jnp.max(jnp.abs(phi)) if phi.size else jnp.zeros(())
         out["constraint.velocity"] = jnp.max(jnp.abs(rate)) if rate.size else jnp.zeros(())
         return out
+
+    # --- method="moreau_jean" (stickslip.integrate._moreau_jean; module ._contact_step) ----
+    def route_refusal(self, method):
+        """``moreau_jean`` needs a restitution and the exact Coulomb law, and represents
+        no impact stop; the ODE methods accept every instance."""
+        if method != "moreau_jean":
+            return None
+        if self.ignored:
+            return (f"its model has impact stops {list(self.ignored)}, which the contact step "
+                    "does not represent; model them as frictional contacts, or drop them")
+        if self.formulation != "kikuuwe":
+            return (f"its contact_formulation is {self.formulation!r}; the time-stepping step "
+                    "solves the exact Coulomb law: build it with "
+                    "contact_formulation='kikuuwe'")
+        if self.restitution is None:
+            return ("it has no `restitution`; build it with planar.Model.simulate or "
+                    "contact_system, or set restitution= (Newton's e in [0, 1])")
+        return None
+
+    def moreau_jean_step(self, t, x, h, theta):
+        """One step: :func:`._contact_step.moreau_jean_step`."""
+        return _contact_step.moreau_jean_step(self, t, x, h, theta)
+
+    def moreau_jean_outputs(self, t, x, forces):
+        """``<contact>.gap/.fn/.ft`` and ``painleve.status``:
+        :func:`._contact_step.moreau_jean_outputs`."""
+        return _contact_step.moreau_jean_outputs(self, t, x, forces)
 
     def linear_modes(self):
         """The relaxation's modes −ζ/δ ± √(ζ² − 1)/δ [1/s] of each contact (SPEC §6): a

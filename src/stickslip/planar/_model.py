@@ -39,15 +39,20 @@ class Model(Builder):
 
     Parameters
     ----------
-    gravity: (g_x, g_y) [m/s²], default (0, −9.81).
-    name: a label for the Results metadata.
+    gravity
+        (g_x, g_y) [m/s²], default (0, −9.81).
+    name
+        a label for the Results metadata.
 
     Attributes
     ----------
-    ground: the fixed frame (pose (0, 0, 0)); pass it as a body of any element.
-    bodies, constraints, forces, frictions, stops: what was added, in order (the bound
-    elements ``add`` returned).
+    ground
+        the fixed frame (pose (0, 0, 0)); pass it as a body of any element.
+    bodies, constraints, forces, frictions, stops
+        what was added, in order (the bound elements ``add`` returned).
 
+    Notes
+    -----
     Building (``add_body``, ``add``, ``replace``, ``validate``, ``system``) is in
     :class:`~._builder.Builder`; the analyses below wrap the pure functions of
     :mod:`._analyses` on ``self.system()``.

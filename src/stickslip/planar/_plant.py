@@ -44,12 +44,15 @@ class JointActuator(AbstractForceElement):
 
     Parameters
     ----------
-    joint: the joint, as returned by ``model.add`` (a joint with a ``slide``: revolute or
+    joint
+        the joint, as returned by ``model.add`` (a joint with a ``slide``: revolute or
         translational).
-    tau: the effort [N·m or N] (default 0). A closed loop sets it every sample
+    tau : float, optional
+        the effort [N·m or N] (default 0). A closed loop sets it every sample
         (:class:`MechanismPlant`); a constant value acts in an open-loop
         ``model.simulate``.
-    name: channel prefix (default ``actuator1``, …).
+    name : str, optional
+        channel prefix (default ``actuator1``, …).
 
     Examples
     --------

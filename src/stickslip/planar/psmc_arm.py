@@ -73,13 +73,21 @@ def two_link_arm(*, angles=HANGING, masses=(1.0, 1.0), lengths=(0.3, 0.3),
 
     Parameters
     ----------
-    angles: initial joint angles (θ1, θ2) [rad], at rest (default: hanging down).
-    masses, lengths: of the two links [kg], [m].
-    gravity: (g_x, g_y) [m/s²]; default vertical plane. (0, 0) gives a horizontal (SCARA)
+    angles
+        initial joint angles (θ1, θ2) [rad], at rest (default: hanging down).
+    masses, lengths
+        of the two links [kg], [m].
+    gravity
+        (g_x, g_y) [m/s²]; default vertical plane. (0, 0) gives a horizontal (SCARA)
         arm, whose pins then carry only the inertial loads.
-    mu: pin friction coefficient [-].   pin_radius: a [m].
-    friction_stiffness: the friction proxy's stiffness K [N·m/rad] (SPEC §2, eq. 9).
-    shoulder_limit: an obstacle: a unilateral stop ``θ1 ≤ shoulder_limit`` [rad] (a
+    mu : float, optional
+        pin friction coefficient [-].
+    pin_radius : float, optional
+        a [m].
+    friction_stiffness : float, optional
+        the friction proxy's stiffness K [N·m/rad] (SPEC §2, eq. 9).
+    shoulder_limit : float, optional
+        an obstacle: a unilateral stop ``θ1 ≤ shoulder_limit`` [rad] (a
         :class:`~stickslip.planar.RevoluteStop` with a ``UnilateralODE`` contact law of
         stiffness `stop_stiffness` [N·m/rad], β = 2√(I/K) (damping ratio 1 on the shoulder's
         inertia I) and α = β/2 (SPEC §3: α < β dissipates at impact)); None: no stop.

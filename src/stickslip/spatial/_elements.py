@@ -143,16 +143,22 @@ class RevoluteJoint(AbstractJoint):
 
     Parameters
     ----------
-    body_i, body_j: body names (``"ground"``: the world).
-    point: a point on the axis [m], world coordinates at the initial pose.
-    axis: the axis direction (world, initial pose); its sign sets the angle's sign.
-    name: channel prefix (default ``"<body_i>-<body_j>"``): ``<name>.angle`` [rad],
+    body_i, body_j
+        body names (``"ground"``: the world).
+    point
+        a point on the axis [m], world coordinates at the initial pose.
+    axis
+        the axis direction (world, initial pose); its sign sets the angle's sign.
+    name
+        channel prefix (default ``"<body_i>-<body_j>"``): ``<name>.angle`` [rad],
         ``<name>.rate`` [rad/s], reactions ``<name>.fx`` … ``<name>.tz`` (on body j, world
         frame, about the joint point) and, with friction, ``<name>.friction`` [N·m] and
         ``<name>.normal``.
-    friction: a friction law (``ss.laws.CoulombODE`` with ``F=`` a torque level [N·m], or
+    friction
+        a friction law (``ss.laws.CoulombODE`` with ``F=`` a torque level [N·m], or
         ``mu=``: then its level is μ·a·N, SPEC §9 9-2 in 3-D, N the pin's radial load).
-    pin_radius: a [m], the pin radius that turns the radial load into the normal force
+    pin_radius : float, optional
+        a [m], the pin radius that turns the radial load into the normal force
         a·N the law sees (needed with a load-dependent law).
     """
 

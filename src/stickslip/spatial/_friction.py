@@ -47,20 +47,28 @@ def static_friction_holds(force, torque, footprint, mu_s: float, normal_force: f
 
     Parameters
     ----------
-    force: (f_x, f_y) tangential force [N] at the footprint's origin.
-    torque: tau_z, torque about the normal (+z) [N m] at the footprint's origin.
-    footprint: (L, 2) vertices of the convex contact polygon [m], in the same frame.
-    mu_s: static friction coefficient μ_s [-].
-    normal_force: f_n > 0 [N]; its centre of pressure is the origin (tau_x = tau_y = 0).
-    P: sides of the pyramid inscribed in the friction cone (>= 3); its first edge is along +x.
-    solver: "nnls" (default: the compiled NNLS feasibility test, min ‖Mε − y‖ over ε ≥ 0)
+    force
+        (f_x, f_y) tangential force [N] at the footprint's origin.
+    torque
+        tau_z, torque about the normal (+z) [N m] at the footprint's origin.
+    footprint
+        (L, 2) vertices of the convex contact polygon [m], in the same frame.
+    mu_s : float
+        static friction coefficient μ_s [-].
+    normal_force : float
+        f_n > 0 [N]; its centre of pressure is the origin (tau_x = tau_y = 0).
+    P : int, optional
+        sides of the pyramid inscribed in the friction cone (>= 3); its first edge is along +x.
+    solver : str, optional
+        "nnls" (default: the compiled NNLS feasibility test, min ‖Mε − y‖ over ε ≥ 0)
         or "highs" (SciPy's HiGHS LP). They agree (tested on a grid of loads); NNLS is
         80–150× faster per call.
 
     Returns
     -------
-    True when some distribution of forces at the footprint's vertices, each inside the
-    P-sided pyramid, adds up to (f_n, f_x, f_y, tau_z, 0, 0).
+    bool
+        True when some distribution of forces at the footprint's vertices, each inside the
+        P-sided pyramid, adds up to (f_n, f_x, f_y, tau_z, 0, 0).
 
     Examples
     --------

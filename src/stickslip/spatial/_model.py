@@ -66,27 +66,36 @@ class SpatialModel:
 
     Parameters
     ----------
-    gravity: gravitational acceleration (3,) [m/s^2].
-    k: penetration compensation gain k_i [1/s] (eq. 3); paper: 1000.
-    lam: relaxation coefficient λ [-] of eq. 10 (paper: 0.001). Here it is made
+    gravity
+        gravitational acceleration (3,) [m/s^2].
+    k : float, optional
+        penetration compensation gain k_i [1/s] (eq. 3); paper: 1000.
+    lam : float, optional
+        relaxation coefficient λ [-] of eq. 10 (paper: 0.001). Here it is made
         dimensionless and acts on the normal force only: the QP's regulariser is
         λ·s_n·n nᵀ with s_n = nᵀ(AᵀQA)_ff n (see docs/spatial.md for why: the paper gives no
         units, λ = 0.001 in SI units lets a kilogram box sink, and regularising the friction
         components or the tilting torques makes a loaded box creep and rock). The resting
         penetration is about λ g Δt / k.
-    P: sides of the pyramid inscribed in the friction cone (>= 3); paper: 8.
-    eps_v: threshold ε_v of the normalisation in eq. 2 and 32; paper: 1e-12.
-    mu_s, mu_k: static and kinetic friction coefficients between bodies, mu_s >= mu_k >= 0
+    P : int, optional
+        sides of the pyramid inscribed in the friction cone (>= 3); paper: 8.
+    eps_v : float, optional
+        threshold ε_v of the normalisation in eq. 2 and 32; paper: 1e-12.
+    mu_s, mu_k : float, optional
+        static and kinetic friction coefficients between bodies, mu_s >= mu_k >= 0
         (the ground's come from `add_ground`); `mu_d` is the old spelling of mu_k
         (deprecated: it warns, as does the attribute ``model.mu_d``).
-    kinetic_iterations: at most this many consistency passes after a kinetic correction
+    kinetic_iterations : int, optional
+        at most this many consistency passes after a kinetic correction
         (0 = the paper's single pass; they stop when the wrench changes by < 1e-10): the
         slipping contacts' friction is fixed and eq. 16 re-solved for their normal parts (f_n, τ_1, τ_2), then eq. 32–34 applied again. Without it the normal
         pressure computed for a sticking contact stays in place after the friction drops,
         and a pushed box rocks.
-    patch: the contact polygon S: "projection" (default; the contact volume projected onto
+    patch : str, optional
+        the contact polygon S: "projection" (default; the contact volume projected onto
         the contact plane) or "section" (the plane's section of the volume).
-    restitution: None (default: the paper's eq. 3, v⁺ = k h, whose rebound depends on how
+    restitution : float, optional
+        None (default: the paper's eq. 3, v⁺ = k h, whose rebound depends on how
         deep the impact step happened to penetrate: anywhere from 0 to ~100 % of the impact
         speed when k = 1/Δt) or a coefficient of restitution e in [0, 1] between bodies (the
         ground's comes from `add_ground`). With e, eq. 3's target becomes
@@ -372,42 +381,55 @@ class SpatialModel:
 
         Parameters
         ----------
-        t_end: end time [s]; the last sample is exactly `t_end` (as in ``ss.simulate``).
+        t_end : float
+            end time [s]; the last sample is exactly `t_end` (as in ``ss.simulate``).
             When `dt` does not divide ``t_end - t0`` the last step is shorter (the rule of
             ``stickslip.integrate.step_grid``).
-        method: "rk_gill" (the paper's), "rk4" or "euler".
-        forces: applied wrenches at the centres of mass, world frame:
+        method : str, optional
+            "rk_gill" (the paper's), "rk4" or "euler".
+        forces
+            applied wrenches at the centres of mass, world frame:
             ``{body: fn(t, states) -> (force (3,) [N], torque (3,) [N m])}`` or one
             ``fn(t, states) -> {body: (force, torque)}``; `states` maps names to `BodyState`.
             `t` is the simulation time (it starts at `t0`, not 0, in a continued run).
-        friction: "pyramid" (proposed: LP of eq. 28–31, correction eq. 32–34) or
+        friction : str, optional
+            "pyramid" (proposed: LP of eq. 28–31, correction eq. 32–34) or
             "previous" (friction force and normal torque limited separately).
-        dt_out: sampling interval of the results [s], a multiple of dt (default dt). When
+        dt_out : float, optional
+            sampling interval of the results [s], a multiple of dt (default dt). When
             ``t_end - t0`` is not a multiple of it, the last interval is shorter and the last
             sample is still `t_end`.
-        lp_solver: "nnls" (compiled NNLS feasibility, default) or "highs" (SciPy/HiGHS LP).
-        initial: where to start: None (the bodies' states from `add_body`), a previous
+        lp_solver : str, optional
+            "nnls" (compiled NNLS feasibility, default) or "highs" (SciPy/HiGHS LP).
+        initial
+            where to start: None (the bodies' states from `add_body`), a previous
             `Results` of this model (continues from its ``final_state`` at its last time,
             which becomes the default `t0`), or an (n_bodies, 13) state array.
-        t0: start time [s] (default 0, or the end of `initial` when that is a Results).
-        contact_update: "step" (default; contact wrench once per step) or "stage" (at every
+        t0 : float, optional
+            start time [s] (default 0, or the end of `initial` when that is a Results).
+        contact_update : str, optional
+            "step" (default; contact wrench once per step) or "stage" (at every
             Runge–Kutta stage; kept for study, see docs/spatial.md).
 
         Returns
         -------
-        Results with ``<body>.x/.y/.z/.qw/.qx/.qy/.qz/.vx/.vy/.vz/.wx/.wy/.wz`` and per
-        contact ``<A>-<B>.active/.volume/.nx/.ny/.nz/.px/.py/.pz/.fx/.fy/.fz/.tx/.ty/.tz/
-        .fn/.stick`` (force and torque on B at the volume's centroid p_g, world frame;
-        stick = 1 when static friction held); ``final_state`` is the state at ``t[-1]``.
+        Results
+            Results with ``<body>.x/.y/.z/.qw/.qx/.qy/.qz/.vx/.vy/.vz/.wx/.wy/.wz`` and per
+            contact ``<A>-<B>.active/.volume/.nx/.ny/.nz/.px/.py/.pz/.fx/.fy/.fz/.tx/.ty/.tz/
+            .fn/.stick`` (force and torque on B at the volume's centroid p_g, world frame;
+            stick = 1 when static friction held); ``final_state`` is the state at ``t[-1]``.
 
         Raises
         ------
-        ParameterError: a bad argument (the message names it and the fix); a bad `t_end`,
+        ParameterError
+            a bad argument (the message names it and the fix); a bad `t_end`,
             `dt`, `dt_out` or `t0` on either route before anything is built (the core's
             ``stickslip.integrate.check_time_arguments``, naming
             ``SpatialModel.simulate.<argument>``).
-        ModelError: no bodies, or bodies that start overlapping (names, volume, fix).
-        SimulationError: a step would carry a body past a contact (tunnelling: names the
+        ModelError
+            no bodies, or bodies that start overlapping (names, volume, fix).
+        SimulationError
+            a step would carry a body past a contact (tunnelling: names the
             body, the time and a step that works), or the run diverges (non-finite values or
             energy growing beyond everything the run was given: names the time, the body and
             the last sane state).

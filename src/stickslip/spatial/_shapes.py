@@ -21,8 +21,10 @@ class Polyhedron:
 
     Parameters
     ----------
-    vertices: (N, 3) vertex coordinates [m].
-    faces: one sequence of vertex indices per face, counter-clockwise seen from outside.
+    vertices
+        (N, 3) vertex coordinates [m].
+    faces
+        one sequence of vertex indices per face, counter-clockwise seen from outside.
 
     Raises
     ------

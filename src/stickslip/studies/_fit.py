@@ -41,48 +41,48 @@ def fit(system: AbstractSystem | Callable[..., AbstractSystem], data,
 
     Parameters
     ----------
-    system:
+    system
         A stickslip system holding the start values, with `params` as dotted paths to its
         fields (``"law.mu_s"``, ``"law.F"``, ``"M"``, ``"force.amplitude"``; an old
         spelling such as ``"law.mus"`` still works, with a DeprecationWarning); or a builder
         ``build(**fixed, **params) -> system`` with `params` its keywords (it must write them
         into array fields, as :func:`~stickslip.studies.lugre_block` does).
-    data:
+    data
         Measured samples: a :class:`~stickslip.Results`, a DataFrame with a ``t`` column
         (or index), or ``{"t": times [s], channel: values}``. Times start at ≥ 0.
-    params:
+    params
         Names of the parameters to fit, or ``{name: start value}``.
-    dt:
+    dt : float
         Integration step [s]; when the data are uniformly sampled on a multiple of `dt`
         the model is read at the samples, otherwise interpolated linearly.
-    channels:
+    channels
         Data channels to fit (default: every data column the model also produces: its
         states and outputs, e.g. ``p``, ``v``, ``f``).
-    bounds:
+    bounds
         ``{name: (low, high)}`` (either may be None). Without one, a parameter whose law
         rule is ``positive`` or ``nonnegative`` (the laws' ``parameter_rules``) is fitted
         as ``log θ``; others unconstrained.
-    initial:
+    initial
         ``{name: start value}`` for fitted parameters (with a system, instead of the value
         it holds); a name that is not fitted is refused.
-    fixed:
+    fixed
         Builder fits only: ``{keyword: value}`` passed to the builder and not fitted; a
         keyword the builder does not take, or one that is also fitted, is refused (with a
         system, set the values on the system instead).
-    weights:
+    weights
         ``{channel: 1/σ}``: residual weight per fitted channel, a finite number > 0
         (default ``1/std(data)``); a channel that is not fitted is refused.
-    solver:
+    solver : str, optional
         ``"levenberg_marquardt"`` (default: Marquardt-scaled, Nielsen damping, on the
         Jacobian materialised by one ``jax.jacfwd`` pass per accepted step), or optimistix's
         ``"optimistix_lm"`` / ``"gauss_newton"``. The default is ours because it needs ~4×
         fewer integrations than optimistix's trust-region LM on these problems (measured in
         benchmarks/studies_speed.py).
-    rtol, atol, max_steps:
+    rtol, atol, max_steps
         Solver tolerances and step cap.
-    confidence:
+    confidence : float, optional
         Level of the reported intervals (0.95).
-    check_step:
+    check_step : bool, optional
         Refuse a `dt` outside `method`'s stability region for the model's stiff modes at the
         start values, as :func:`stickslip.simulate` does (default True); estimates where it
         is outside warn and report ``converged=False``.
@@ -96,10 +96,12 @@ def fit(system: AbstractSystem | Callable[..., AbstractSystem], data,
 
     Raises
     ------
-    ParameterError: unknown parameter or channel, bad data, start values outside bounds,
+    ParameterError
+        unknown parameter or channel, bad data, start values outside bounds,
         `initial`/`fixed`/`weights` entries that do not apply, a `dt` too large for the
         model's stiffness.
-    SimulationError: the model's run is not finite at the start values.
+    SimulationError
+        the model's run is not finite at the start values.
 
     Notes
     -----

@@ -20,18 +20,38 @@ class FitResult:
 
     Attributes
     ----------
-    names: the fitted parameters, in order.
-    estimates: ``{name: value}`` at the optimum.
-    intervals: ``{name: (low, high)}`` confidence intervals at level `confidence`, from the
+    names
+        the fitted parameters, in order.
+    estimates
+        ``{name: value}`` at the optimum.
+    intervals
+        ``{name: (low, high)}`` confidence intervals at level `confidence`, from the
         Gauss–Newton covariance ``σ²(JᵀJ)⁻¹`` of the fit variables (log space for positive
         parameters, so the intervals stay positive and are asymmetric there).
-    stderr: ``{name: standard error}`` by the delta method.
-    covariance: covariance of the fit variables u (the solver's coordinates).
-    sigma2: residual variance ``‖r‖²/(m − n)`` of the weighted residuals.
-    residual_norm: ``‖r‖`` at the optimum (weighted).   cost_start: ``‖r‖`` at the start.
-    n_data: residual count m.   steps: solver steps.   converged: the solver's verdict.
-    system: the model with the estimates.   fitted: its run sampled at the data times.
-    data: ``(t, {channel: values})`` that was fitted.   wall_time: [s].
+    stderr
+        ``{name: standard error}`` by the delta method.
+    covariance : np.ndarray
+        covariance of the fit variables u (the solver's coordinates).
+    sigma2 : float
+        residual variance ``‖r‖²/(m − n)`` of the weighted residuals.
+    residual_norm : float
+        ``‖r‖`` at the optimum (weighted).
+    cost_start : float
+        ``‖r‖`` at the start.
+    n_data : int
+        residual count m.
+    steps : int
+        solver steps.
+    converged : bool
+        the solver's verdict.
+    system : Any
+        the model with the estimates.
+    fitted : Results
+        its run sampled at the data times.
+    data : tuple
+        ``(t, {channel: values})`` that was fitted.
+    wall_time : float
+        [s].
     """
 
     names: list[str]

@@ -51,41 +51,41 @@ def sweep(build: Callable[..., Any], grid, analysis, *, t_end: float | None = No
 
     Parameters
     ----------
-    build:
+    build
         ``build(**parameters)`` → a stickslip system (``FrictionMass``, …), a model with
         its own ``simulate(t_end, dt=..., dt_out=...)`` (planar, spatial), or finished
         :class:`~stickslip.Results`. Parameters are the design's column names.
-    grid:
+    grid
         The points: a DataFrame (:func:`grid`, :func:`latin_hypercube`,
         :func:`random_sample`, or your own) or a ``{name: values}`` mapping (a full grid).
         The names ``key``, ``error`` and ``trajectory`` (:data:`RESERVED_COLUMNS`) are the
         sweep's own columns and are refused as parameter or output names.
-    analysis:
+    analysis
         The scalar outputs: a function of the Results (reducing over the last axis, see
         :mod:`stickslip.studies._analyses`), a built-in name (``"stick_fraction"``,
         ``"max_abs(p)"``, ``"rest_position"``, ``"energy_loss"``, ``"final(v)"``), or a list
         or ``{column: function}`` mapping of them.
-    t_end, dt, dt_out, method:
+    t_end, dt, dt_out, method
         As for :func:`stickslip.simulate` (end time [s], step [s], output interval [s]),
         checked once before any point runs (a bad value raises ``ParameterError`` naming
         ``sweep.<argument>``; it is not recorded per point). Analyses see the samples every
         `dt_out`, on :func:`stickslip.simulate`'s output grid (the last sample is exactly
         `t_end`) in every mode.
-    backend:
+    backend : str, optional
         ``"vmap"`` — chunks in this process; ``"processes"`` — chunks spread over `workers`
         processes on this machine; ``"dask"`` — chunks submitted to a Dask cluster:
         `client` is a ``dask.distributed.Client`` or a scheduler address
         (``"tcp://host:8786"``); without one a ``LocalCluster`` of `workers` processes is
         started and closed. The chunks and the code are the same everywhere, so every backend
         gives the same numbers.
-    chunk:
+    chunk : int, optional
         Points per chunk. Default: as many as fit `memory` bytes of trajectories (at most
         1024) for vmapped systems, 4 for per-point runs; never more than the points to
         compute (a vmapped chunk is padded to its size).
-    memory:
+    memory : float, optional
         Bytes of trajectories one vmapped chunk may hold (a positive number), for the
         default `chunk`.
-    store:
+    store
         A directory, checked writable before any point runs: each finished chunk is written
         there as Parquet, and a rerun with the same store skips the points already in it (so
         a killed sweep resumes). With `retry_failed` the failed points are run again. The
@@ -98,12 +98,12 @@ def sweep(build: Callable[..., Any], grid, analysis, *, t_end: float | None = No
         fingerprinted (an object of your own class without ``__stickslip_key__()``, a
         function that reads a module of your own) is warned about and the store is not used.
         A damaged part is named in a warning, set aside and its points computed again.
-    trajectories:
+    trajectories : bool, optional
         Keep every run's full Results in a ``"trajectory"`` column (and in the store); a
         point reused from the store whose run was not kept is computed again.
-    progress:
+    progress : bool, optional
         Show a rich progress bar (default: when stderr is a terminal).
-    options:
+    options : Any, optional
         Passed to ``ss.simulate`` / the model's ``simulate`` (``check_step``, ``t0``,
         ``max_state``, ``energy_tol``, ``rtol``, …), honoured the same way in the vmapped and
         the per-point mode (a vmapped chunk with options other than ``check_step``,
