@@ -71,6 +71,13 @@ def contact_system(model, formulation: str = "kikuuwe", baumgarte=(0.0, 0.0),
         raise ModelError(f"planar model {model.name!r}: frictional contacts (SPEC §6) cannot "
                          "be combined with joint-friction or contact-law stops in one model "
                          "yet; model that friction as a contact, or drop it.")
+    impact_stops = [s.name for s in model.stops if s.law is None]
+    if impact_stops:
+        # neither the λ-stage nor its exact step sees an impact stop: refused, not ignored
+        raise ModelError(f"planar model {model.name!r}: impact stops {impact_stops} cannot be "
+                         "combined with frictional contacts in one model yet (the contact "
+                         "runs would pass through them); model each stop as a "
+                         "PointLineContact, or give it a contact law.")
     mech = model.system(baumgarte, projection=projection)
     index = {id(b): k + 1 for k, b in enumerate(layout.bodies)}
     bi, bj, pj, lp, la, mu, delta, zeta, names, owners = ([] for _ in range(10))
