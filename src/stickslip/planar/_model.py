@@ -128,7 +128,10 @@ class Model(Builder):
         dt : float, optional
             Step [s] (required for rk4, rk_gill, euler).
         method : str, optional
-            Any of :data:`stickslip.integrate.METHODS`.
+            Any of :data:`stickslip.integrate.METHODS`. A model with impact stops runs the
+            event route (``"events"``, also under ``"rk4"``); a model with frictional
+            contacts also runs ``"moreau_jean"`` (exact time stepping at the velocity
+            level; ``restitution=`` sets Newton's e, default e(ζ) of the first contact).
         dt_out : float, optional
             Output interval [s].
         baumgarte : tuple of float, optional
