@@ -22,7 +22,8 @@ from .._rules import check_friction_pair
 from ..errors import SimulationError
 from ..laws import curve_slip_speed, friction_curve
 from ..nonsmooth import sat
-from ._export_c import CTemplate, register_c
+from ._export_c import register_c
+from ._friction_templates import _COULOMB, _COULOMB_STATIC, _DA, _DA_STATIC, _SIGN
 
 __all__ = ["sign_inclusion_step", "coulomb_mass_step", "da_relaxation_step",
            "CoulombMass", "DARelaxation", "RULES"]
@@ -52,13 +53,17 @@ def sign_inclusion_step(x_prev: ArrayLike, u: ArrayLike, T: ArrayLike) -> jnp.nd
 
     Parameters
     ----------
-    x_prev: the state x_{k−1} (any unit; the sgn term has unit x/s).
-    u: the input u_k held over the step [x/s].
-    T: sample period [s] > 0.
+    x_prev : ArrayLike
+        the state x_{k−1} (any unit; the sgn term has unit x/s).
+    u : ArrayLike
+        the input u_k held over the step [x/s].
+    T : ArrayLike
+        sample period [s] > 0.
 
     Returns
     -------
-    x_k, the unique solution of ``(x_k − x_{k−1})/T ∈ −sgn(x_k) − u_k``.
+    jnp.ndarray
+        x_k, the unique solution of ``(x_k − x_{k−1})/T ∈ −sgn(x_k) − u_k``.
 
     Notes
     -----
@@ -92,19 +97,27 @@ def coulomb_mass_step(v_prev: ArrayLike, h: ArrayLike, M: ArrayLike, F: ArrayLik
 
     Parameters
     ----------
-    v_prev: velocity v_{k−1} [m/s] (a 2-vector for planar sliding).
-    h: every force on the mass except friction, h_k [N], held over the step.
-    M: mass [kg] > 0.
-    F: friction force level [N] ≥ 0 (the kinetic level when F_s is given).
-    T: sample period [s] > 0.
-    F_s: static level [N] ≥ F (default F).
-    v_stribeck, stribeck_exponent, viscous: the Stribeck drop from F_s to F and the viscous
-        term, as in :class:`stickslip.laws.CoulombODE` (default: none; a jump at rest).
+    v_prev : ArrayLike
+        velocity v_{k−1} [m/s] (a 2-vector for planar sliding).
+    h : ArrayLike
+        every force on the mass except friction, h_k [N], held over the step.
+    M : ArrayLike
+        mass [kg] > 0.
+    F : ArrayLike
+        friction force level [N] ≥ 0 (the kinetic level when F_s is given).
+    T : ArrayLike
+        sample period [s] > 0.
+    F_s : ArrayLike, optional
+        static level [N] ≥ F (default F).
+    v_stribeck, stribeck_exponent, viscous : ArrayLike, optional
+        the Stribeck drop from F_s to F and the viscous term, as in
+        :class:`stickslip.laws.CoulombODE` (default: none; a jump at rest).
 
     Returns
     -------
-    ``(v_k, f_k)``: the new velocity [m/s] and the friction force [N] (the force *on* the
-    mass is ``−f_k``). Positions follow as ``p_k = p_{k−1} + T v_k``.
+    tuple[jnp.ndarray, jnp.ndarray]
+        ``(v_k, f_k)``: the new velocity [m/s] and the friction force [N] (the force *on*
+        the mass is ``−f_k``). Positions follow as ``p_k = p_{k−1} + T v_k``.
 
     Notes
     -----
@@ -168,19 +181,26 @@ def da_relaxation_step(e_prev: ArrayLike, v: ArrayLike, F: ArrayLike, K: ArrayLi
 
     Parameters
     ----------
-    e_prev: proxy deflection e_{k−1} [m].
-    v: measured device velocity v_k [m/s].
-    F: friction force level [N] ≥ 0 (the kinetic level when F_s is given).
-    K: relaxation stiffness [N/m] ≥ 0 (as large as the loop allows).
-    B: relaxation damping [N·s/m] > 0 (as large as the loop allows).
-    T: sample period [s] > 0.
-    F_s, v_stribeck, stribeck_exponent, viscous: the friction curve, as in
-        :func:`coulomb_mass_step` (default none).
+    e_prev : ArrayLike
+        proxy deflection e_{k−1} [m].
+    v : ArrayLike
+        measured device velocity v_k [m/s].
+    F : ArrayLike
+        friction force level [N] ≥ 0 (the kinetic level when F_s is given).
+    K : ArrayLike
+        relaxation stiffness [N/m] ≥ 0 (as large as the loop allows).
+    B : ArrayLike
+        relaxation damping [N·s/m] > 0 (as large as the loop allows).
+    T : ArrayLike
+        sample period [s] > 0.
+    F_s, v_stribeck, stribeck_exponent, viscous : ArrayLike, optional
+        the friction curve, as in :func:`coulomb_mass_step` (default none).
 
     Returns
     -------
-    ``(f_k, e_k)``: the friction force resisting the motion [N] (apply ``−f_k`` to the
-    device) and the new deflection [m].
+    tuple[jnp.ndarray, jnp.ndarray]
+        ``(f_k, e_k)``: the friction force resisting the motion [N] (apply ``−f_k`` to the
+        device) and the new deflection [m].
 
     Notes
     -----
@@ -287,184 +307,8 @@ class DARelaxation(_Loop):
         self.k += 1
         return float(f)
 
-# --- C export: the same updates in C99, registered for export_c ---------------------------
 
-_SIGN = CTemplate(
-    name="sign_inclusion",
-    summary="Backward Euler for x' in -sgn(x) - u (Kikuuwe, slides: implicit Euler)",
-    params=(("T", "sample period [s] > 0"),),
-    state=(("double", "x", "state x_{k-1}"),
-           ("unsigned long", "faults", "samples rejected for a non-finite input")),
-    step_args="double u",
-    step_doc="Advances x by one period with input u held; returns x_k.",
-    init_body="    s->x = 0.0;\n    s->faults = 0;\n",
-    check_body="""    if (!(prm->T > 0.0) || !isfinite(prm->T)) return 1;
-    return 0;
-""",
-    step_body="""    double w;
-    if (!isfinite(u)) {
-        s->faults += 1;
-        return s->x;
-    }
-    w = s->x - prm->T * u;
-    s->x = w - stickslip_sat(prm->T, w);
-    return s->x;
-""")
-
-_COULOMB = CTemplate(
-    name="coulomb_mass",
-    summary="Mass with Coulomb friction in discrete time (Kikuuwe et al., T-RO 2006)",
-    params=(("M", "mass [kg] > 0"),
-            ("F", "friction force level [N] >= 0"),
-            ("T", "sample period [s] > 0")),
-    state=(("double", "p", "position [m]"),
-           ("double", "v", "velocity [m/s]"),
-           ("unsigned long", "faults", "samples rejected for a non-finite input")),
-    step_args="double h",
-    step_doc="Applies the force h [N] for one period; returns the friction force f_k [N]\n"
-             " * (the force on the mass is -f_k) and updates s->v, s->p.",
-    init_body="    s->p = 0.0;\n    s->v = 0.0;\n    s->faults = 0;\n",
-    check_body="""    if (!(prm->M > 0.0) || !isfinite(prm->M)) return 1;
-    if (!(prm->F >= 0.0) || !isfinite(prm->F)) return 2;
-    if (!(prm->T > 0.0) || !isfinite(prm->T)) return 3;
-    return 0;
-""",
-    step_body="""    const double M = prm->M, F = prm->F, T = prm->T;
-    double f;
-    if (!isfinite(h)) {
-        s->faults += 1;
-        return 0.0;
-    }
-    f = stickslip_sat(F, M * s->v / T + h);    /* f_k = F sat((M v_{k-1}/T + h_k)/F) */
-    s->v = s->v + T * (h - f) / M;
-    s->p = s->p + T * s->v;
-    return f;
-""")
-
-_DA = CTemplate(
-    name="da_relaxation",
-    summary="Differential-algebraic relaxation of friction (Kikuuwe et al., "
-            "T-RO 2006)",
-    params=(("F", "friction force level [N] >= 0"),
-            ("K", "relaxation stiffness [N/m] >= 0"),
-            ("B", "relaxation damping [N s/m] > 0"),
-            ("T", "sample period [s] > 0")),
-    state=(("double", "e", "proxy deflection e_{k-1} [m]"),
-           ("unsigned long", "faults", "samples rejected for a non-finite input")),
-    step_args="double v",
-    step_doc="Friction force f_k [N] resisting the measured velocity v [m/s] (apply -f_k);\n"
-             " * updates s->e.",
-    init_body="    s->e = 0.0;\n    s->faults = 0;\n",
-    check_body="""    if (!(prm->F >= 0.0) || !isfinite(prm->F)) return 1;
-    if (!(prm->K >= 0.0) || !isfinite(prm->K)) return 2;
-    if (!(prm->B > 0.0) || !isfinite(prm->B)) return 3;
-    if (!(prm->T > 0.0) || !isfinite(prm->T)) return 4;
-    return 0;
-""",
-    step_body="""    const double F = prm->F, K = prm->K, B = prm->B, T = prm->T;
-    double gain, f;
-    if (!isfinite(v)) {
-        s->faults += 1;
-        return 0.0;
-    }
-    gain = K * T + B;
-    f = stickslip_sat(F, gain * v + K * s->e);
-    s->e = (B * s->e + T * f) / gain;
-    return f;
-""")
-
-
-# The same steps with a static level F_s above the kinetic F: ``_curve_force`` with no
-# Stribeck drop and no viscous term, operation by operation. Separate templates, so that the
-# params structs of coulomb_mass and da_relaxation (filled positionally by existing C code)
-# keep their fields. F_s = F is allowed (the Python F_s=F step, equal to the plain one).
-_STATIC_KINETIC = """
-static double stickslip_static_kinetic(double w, double damping, double F, double F_s,
-                                       double *speed)
-{
-    /* Friction of a backward-Euler step with the static level F_s >= F (SPEC 6;
-     * stickslip.discrete._friction._curve_force): w is the force that stops the motion in
-     * this step. Stick (f = w, *speed = 0) when |w| <= F_s, else slide at the speed
-     * *speed = (|w| - F)/damping with f = F w/|w|. |w| here; Python's sqrt(w*w) is the same
-     * number for 1e-154 < |w| < 1e154. */
-    const double r = w < 0.0 ? -w : (w > 0.0 ? w : 1.0);
-    const double drive = w != 0.0 ? r : 0.0;
-    const double excess = drive - F > 0.0 ? drive - F : 0.0;
-    *speed = drive > F_s ? excess / damping : 0.0;
-    return *speed > 0.0 ? F * w / r : w;
-}
-"""
-
-_COULOMB_STATIC = CTemplate(
-    name="coulomb_mass_static",
-    summary="Mass with static and kinetic Coulomb friction in discrete time ("
-            "Kikuuwe et al., T-RO 2006)",
-    params=(("M", "mass [kg] > 0"),
-            ("F", "kinetic friction level [N] >= 0"),
-            ("F_s", "static friction level [N] >= F; sticks while |M v/T + h| <= F_s"),
-            ("T", "sample period [s] > 0"),
-            ("p0", "start position [m]"),
-            ("v0", "start velocity [m/s]")),
-    state=_COULOMB.state,
-    step_args="double h",
-    step_doc=_COULOMB.step_doc,
-    init_body=_COULOMB.init_body,
-    start_body="    s->p = prm->p0;\n    s->v = prm->v0;\n",
-    check_body="""    if (!(prm->M > 0.0) || !isfinite(prm->M)) return 1;
-    if (!(prm->F >= 0.0) || !isfinite(prm->F)) return 2;
-    if (!(prm->F_s >= prm->F) || !isfinite(prm->F_s)) return 3;
-    if (!(prm->T > 0.0) || !isfinite(prm->T)) return 4;
-    if (!isfinite(prm->p0)) return 5;
-    if (!isfinite(prm->v0)) return 6;
-    return 0;
-""",
-    step_body="""    const double M = prm->M, T = prm->T;
-    double f, speed;
-    if (!isfinite(h)) {
-        s->faults += 1;
-        return 0.0;
-    }
-    /* M v_{k-1}/T + h_k: the force that stops the mass in this step */
-    f = stickslip_static_kinetic(M * s->v / T + h, M / T, prm->F, prm->F_s, &speed);
-    s->v = speed > 0.0 ? s->v + T * (h - f) / M : 0.0;   /* v_k; exactly 0 when stuck */
-    s->p = s->p + T * s->v;
-    return f;
-""",
-    helpers=_STATIC_KINETIC)
-
-_DA_STATIC = CTemplate(
-    name="da_relaxation_static",
-    summary="Differential-algebraic relaxation of static and kinetic friction ("
-            "Kikuuwe et al., T-RO 2006)",
-    params=(("F", "kinetic friction level [N] >= 0"),
-            ("F_s", "static friction level [N] >= F; holds while |(KT + B) v + K e| <= F_s"),
-            ("K", "relaxation stiffness [N/m] >= 0"),
-            ("B", "relaxation damping [N s/m] > 0"),
-            ("T", "sample period [s] > 0")),
-    state=_DA.state,
-    step_args="double v",
-    step_doc=_DA.step_doc,
-    init_body=_DA.init_body,
-    check_body="""    if (!(prm->F >= 0.0) || !isfinite(prm->F)) return 1;
-    if (!(prm->F_s >= prm->F) || !isfinite(prm->F_s)) return 2;
-    if (!(prm->K >= 0.0) || !isfinite(prm->K)) return 3;
-    if (!(prm->B > 0.0) || !isfinite(prm->B)) return 4;
-    if (!(prm->T > 0.0) || !isfinite(prm->T)) return 5;
-    return 0;
-""",
-    step_body="""    const double K = prm->K, B = prm->B, T = prm->T;
-    double gain, f, speed;
-    if (!isfinite(v)) {
-        s->faults += 1;
-        return 0.0;
-    }
-    gain = K * T + B;
-    f = stickslip_static_kinetic(gain * v + K * s->e, gain, prm->F, prm->F_s, &speed);
-    s->e = (B * s->e + T * f) / gain;
-    return f;
-""",
-    helpers=_STATIC_KINETIC)
-
+# --- C export: the same updates in C99 (._friction_templates), registered for export_c ----
 
 def _plain_coulomb(m: CoulombMass) -> dict[str, float] | None:
     """coulomb_mass carries M, F, T: a CoulombMass without F_s that starts at rest."""
