@@ -2,7 +2,8 @@
 
 `ss.simulate` on the core systems, `simulate_batch`, `ss.sweep`, the planar model with and
 without an impact stop and with frictional contacts, a spatial link system, the spatial
-volume model and the closed loop all run the core's step and span check
+volume model, the exact routes (``moreau_jean`` on PointOnPlane, TwoBlocksConveyor, 3-D point
+contacts and planar contacts; ``events`` in a batch) and the closed loop all run the core's step and span check
 (:func:`stickslip.integrate.check_time_arguments`): a bad `dt`, `t_end`, `dt_out` (or the
 closed loop's `t0`, `substeps`) raises `ss.errors.ParameterError` naming
 ``<host>.<argument>``, before the host builds or compiles anything (no JAX trace or compile,
@@ -124,6 +125,17 @@ def _hosts():
     free, stopped, incline = _ball(False), _ball(True), _incline()
     pendulum, box = _pendulum(), _box_on_ground()
     design = grid(F=[0.5], amplitude=[0.6])
+    # the exact routes: time stepping on every host that has it, events in a batch
+    rigid = ss.laws.NewtonImpact(e=0.0)
+    plane = ss.systems.PointOnPlane(M=1.0, contact=rigid)
+    blocks = ss.systems.TwoBlocksConveyor(contacts=(rigid, rigid, rigid),
+                                          x0=(0.0, 0.03, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
+    points = ss.spatial.PointContacts.from_model(_box_on_ground())
+    balls = ss.stack_systems([ss.systems.ContactMass(M=1.0, law=ss.laws.NewtonImpact(e=e),
+                                                     p0=1.0) for e in (0.5, 0.8)])
+
+    def stepped(system):
+        return lambda t, dt, o: ss.simulate(system, t, dt=dt, dt_out=o, method="moreau_jean")
     return {
         # host id: (owner named in the messages, runner)
         "FrictionMass": ("simulate", lambda t, dt, o: ss.simulate(block, t, dt=dt, dt_out=o)),
@@ -143,12 +155,20 @@ def _hosts():
                           lambda t, dt, o: pendulum.simulate(t, dt=dt, dt_out=o)),
         "spatial_volume": ("SpatialModel.simulate",
                            lambda t, dt, o: box.simulate(t, dt=dt, dt_out=o)),
+        "PointOnPlane_moreau_jean": ("simulate", stepped(plane)),
+        "TwoBlocks_moreau_jean": ("simulate", stepped(blocks)),
+        "point_contacts_moreau_jean": ("simulate", stepped(points)),
+        "planar_contacts_moreau_jean": ("planar.Model.simulate", lambda t, dt, o: incline.simulate(
+            t, dt=dt, dt_out=o, method="moreau_jean")),
+        "events_batch": ("simulate_batch", lambda t, dt, o: ss.simulate_batch(
+            balls, t, dt=dt, dt_out=o, method="events")),
     }
 
 
 HOST_IDS = ["FrictionMass", "FrictionMass_tsit5", "ContactMass", "simulate_batch", "sweep",
             "planar", "planar_impact_stop", "planar_contacts", "spatial_links",
-            "spatial_volume"]
+            "spatial_volume", "PointOnPlane_moreau_jean", "TwoBlocks_moreau_jean",
+            "point_contacts_moreau_jean", "planar_contacts_moreau_jean", "events_batch"]
 ADAPTIVE = {"FrictionMass_tsit5"}  # dt is the initial step; dt_out need not be a multiple
 
 

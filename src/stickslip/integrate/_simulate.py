@@ -153,7 +153,7 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     _check_route_options(system, method, options)
     # the step and span check every host runs, before any compile (_initial compiles)
     check_time_arguments("simulate", t_end, dt, dt_out, options.get("t0"),
-                         initial=options.get("initial"), fixed_step=method in FIXED_STEP_METHODS)
+                         initial=options.get("initial"), fixed_step=_on_a_grid(method, dt))
     t0, x0 = _initial(system, options)
     t_end = _check_span(t0, t_end)
     guard = guard_from_options(options)
@@ -236,7 +236,7 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
             raise ParameterError(f"`simulate_batch` does not take `{unsupported}`; run the "
                                  "members with `simulate` for that.")
     t0, t_end = check_time_arguments("simulate_batch", t_end, dt, dt_out, options.get("t0"),
-                                     fixed_step=method in FIXED_STEP_METHODS)[:2]
+                                     fixed_step=_on_a_grid(method, dt))[:2]
     guard = guard_from_options(options, "simulate_batch")
     rule = _step_rule(stacked, method, options)
     dynamic, static = eqx.partition(stacked, eqx.is_array)
@@ -370,6 +370,13 @@ def largest_stable_step(system: AbstractSystem, method: str = "rk4") -> float:
 
 
 # --- checks -------------------------------------------------------------------------------
+
+def _on_a_grid(method, dt) -> bool:
+    """Whether the run steps on the fixed grid of `dt` (dt_out a whole multiple of it): the
+    fixed-step methods, and the exact routes once `dt` is given (without it they name what
+    they need themselves)."""
+    return method in FIXED_STEP_METHODS or (dt is not None and method not in ADAPTIVE_METHODS)
+
 
 def _check_options(options):
     unknown = set(options) - _KNOWN_OPTIONS

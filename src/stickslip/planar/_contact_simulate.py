@@ -254,8 +254,10 @@ def simulate_contacts(model, t_end: float, dt: float | None = None, method: str 
 
     fixed = method in FIXED_STEP_METHODS
     # the core's step and span check, before the λ-problem is built or anything compiles
+    # (moreau_jean steps on the same grid: dt_out a whole multiple of dt)
     check_time_arguments("planar.Model.simulate", t_end, dt, dt_out, options.get("t0"),
-                         initial=options.get("initial"), fixed_step=fixed)
+                         initial=options.get("initial"),
+                         fixed_step=fixed or (method == "moreau_jean" and dt is not None))
     formulation = check_formulation("kikuuwe" if contact_formulation is None
                                     else contact_formulation)
     stepping = method == "moreau_jean"
