@@ -46,3 +46,23 @@ def test_default_linear_modes_names_a_non_finite_jacobian(rate):
         system.linear_modes()
     with pytest.raises(ss.ParameterError, match="Decay"):
         ss.simulate(system, 1.0, dt=1e-3)
+
+
+def test_batch_step_check_takes_each_member_and_names_the_unstable_one():
+    # member 1 is 100× stiffer: the batch check must look at it, not at member 0 alone
+    batch = ss.stack_systems([Decay(rate=jnp.asarray(r))
+                              for r in (1.0, 100.0 * RK4_REAL_LIMIT, 2.0)])
+    with pytest.raises(ss.ParameterError, match=r"batch member 1: dt=0\.05 s is too large"):
+        ss.simulate_batch(batch, 1.0, dt=0.05)
+    res = ss.simulate_batch(batch, 1.0, dt=0.005)
+    assert res["x"].shape[0] == 3
+
+
+def test_batch_step_check_runs_on_planar_mechanisms():
+    # the planar modes read the Baumgarte gains as numbers: a stacked batch used to fail
+    # the check with a TypeError ("only scalar arrays …"); now each member is checked
+    system = ss.planar.examples.slider_crank().system()
+    res = ss.simulate_batch(ss.stack_systems([system, system]), 0.02, dt=1e-4)
+    single = ss.simulate(system, 0.02, dt=1e-4)
+    name = single.names[0]
+    np.testing.assert_allclose(res[name][1], single[name], rtol=0, atol=1e-12)

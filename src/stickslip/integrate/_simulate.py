@@ -27,7 +27,7 @@ from ._memory import check_run_memory
 from ._moreau_jean import TIME_STEPPING_METHODS, time_stepping_program
 from ._runners import (_run_adaptive, _run_batch_chunks, _run_fixed_chunks, _StreamWriter,
                        _to_results, likely_channels)
-from ._stability import check_stability, mode_step_limit
+from ._stability import check_stability, check_stability_members, mode_step_limit
 from ._system import AbstractSystem
 from ._tableaus import FIXED_STEP_METHODS
 
@@ -255,7 +255,7 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
         else:
             grid = step_grid(t0, t_end, dt, dt_out, owner="simulate_batch")
             if as_flag("simulate_batch", "check_step", options.get("check_step", True)):
-                check_stability(stacked, method, grid.dt)
+                check_stability_members(stacked, method, grid.dt)
 
             def run_chunk(capacity, t_start, x, seg):
                 return _program_store.call(integrate_batch, (static, rule, capacity),
