@@ -4,7 +4,6 @@ equal the samples computed after the loop: same states, same channels, the same 
 short last step, continuation and batches."""
 
 import numpy as np
-import pytest
 
 import stickslip as ss
 from stickslip.spatial._link_system import LinkSystem
@@ -26,52 +25,35 @@ def hinged_ball(mu=0.3, v0=1.5):
     return m
 
 
-@pytest.fixture
-def both_ways(monkeypatch):
-    """Run a function with samples from the stages, then from the loop after the steps."""
-    def run(fn):
-        assert LinkSystem.samples_in_stages
-        staged = fn()
-        monkeypatch.setattr(LinkSystem, "samples_in_stages", False)
-        after = fn()
-        monkeypatch.undo()
-        return staged, after
-    return run
 
 
-def _same(a, b, atol):
-    assert a.names == b.names
-    np.testing.assert_array_equal(a.t, b.t)
-    for name in a.names:
-        np.testing.assert_allclose(a[name], b[name], atol=atol, rtol=0, err_msg=name)
-
-
-def test_samples_from_the_stages_equal_samples_after_the_loop(both_ways):
+def test_samples_from_the_stages_equal_samples_after_the_loop(both_ways, same_results):
     # t_end not a multiple of dt_out nor of dt: a short last step and a short last sample
-    staged, after = both_ways(lambda: hinged_ball().simulate(0.4237, dt=1e-3, dt_out=0.01))
+    staged, after = both_ways(LinkSystem,
+                              lambda: hinged_ball().simulate(0.4237, dt=1e-3, dt_out=0.01))
     assert staged.t[-1] == 0.4237
-    _same(staged, after, atol=1e-12)
+    same_results(staged, after, atol=1e-12)
     assert abs(staged["hinge.fz"]).max() > 1.0        # the channels carry real values
 
 
-def test_sample_every_step_and_continuation(both_ways):
+def test_sample_every_step_and_continuation(both_ways, same_results):
     def split():
         m = hinged_ball()
         first = m.simulate(0.05, dt=1e-3, dt_out=1e-3)
         return m.simulate(0.1, dt=1e-3, dt_out=1e-3, initial=first)
-    staged, after = both_ways(split)
-    _same(staged, after, atol=1e-12)
+    staged, after = both_ways(LinkSystem, split)
+    same_results(staged, after, atol=1e-12)
     whole = hinged_ball().simulate(0.1, dt=1e-3, dt_out=1e-3)
     np.testing.assert_allclose(staged["ball.x"][-1], whole["ball.x"][-1], atol=1e-13)
 
 
-def test_batches_take_their_samples_from_the_stages_too(both_ways):
+def test_batches_take_their_samples_from_the_stages_too(both_ways, same_results):
     def batch():
         return ss.sweep(hinged_ball, {"mu": [0.2, 0.4]},
                         {"v": lambda r: r["ball.vx"][..., -1],
                          "fn": lambda r: r["ground-ball.fn"][..., -1]},
                         t_end=0.3, dt=1e-3, dt_out=0.05)
-    staged, after = both_ways(batch)
+    staged, after = both_ways(LinkSystem, batch)
     assert staged.attrs["mode"] == "vmap"
     np.testing.assert_allclose(staged["v"], after["v"], atol=1e-12)
     np.testing.assert_allclose(staged["fn"], 9.81, rtol=1e-9)

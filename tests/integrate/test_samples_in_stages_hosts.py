@@ -8,7 +8,6 @@ a vmap batch. Both paths are forced in turn by setting the class variable."""
 import math
 
 import numpy as np
-import pytest
 
 import stickslip as ss
 from stickslip.planar import examples
@@ -35,24 +34,6 @@ def pushed_box(push=3.0, v0=0.5):
                                                force_point=(0.0, 0.0, -0.05))
 
 
-@pytest.fixture
-def both_ways(monkeypatch):
-    """Run a function with samples from the stages, then from the loop after the steps."""
-    def run(cls, fn):
-        monkeypatch.setattr(cls, "samples_in_stages", True)
-        staged = fn()
-        monkeypatch.setattr(cls, "samples_in_stages", False)
-        after = fn()
-        monkeypatch.undo()
-        return staged, after
-    return run
-
-
-def _same(a, b, atol):
-    assert a.names == b.names
-    np.testing.assert_array_equal(a.t, b.t)
-    for name in a.names:
-        np.testing.assert_allclose(a[name], b[name], atol=atol, rtol=0, err_msg=name)
 
 
 def test_planar_samples_in_stages_only_with_several_joint_frictions():
@@ -61,28 +42,28 @@ def test_planar_samples_in_stages_only_with_several_joint_frictions():
     assert not examples.sliding_block("lugre").system().samples_in_stages
 
 
-def test_planar_samples_from_the_stages_equal_samples_after_the_loop(both_ways):
+def test_planar_samples_from_the_stages_equal_samples_after_the_loop(both_ways, same_results):
     # t_end not a multiple of dt_out nor of dt: a short last step and a short last sample
     staged, after = both_ways(PlanarSystem, lambda: crank_with_friction().simulate(
         0.4237, dt=1e-3, dt_out=0.01))
     assert staged.t[-1] == 0.4237
-    _same(staged, after, atol=1e-12)
+    same_results(staged, after, atol=1e-12)
     friction = [n for n in staged.names if n.endswith(".friction")]
     assert len(friction) == 4 and max(abs(staged[n]).max() for n in friction) > 1e-3
 
 
-def test_planar_sample_every_step_and_continuation(both_ways):
+def test_planar_sample_every_step_and_continuation(both_ways, same_results):
     def split():
         m = crank_with_friction()
         first = m.simulate(0.05, dt=1e-3, dt_out=1e-3)
         return m.simulate(0.1, dt=1e-3, dt_out=1e-3, initial=first)
     staged, after = both_ways(PlanarSystem, split)
-    _same(staged, after, atol=1e-12)
+    same_results(staged, after, atol=1e-12)
     whole = crank_with_friction().simulate(0.1, dt=1e-3, dt_out=1e-3)
     np.testing.assert_allclose(staged["crank.phi"][-1], whole["crank.phi"][-1], atol=1e-13)
 
 
-def test_planar_batches_take_their_samples_from_the_stages_too(both_ways):
+def test_planar_batches_take_their_samples_from_the_stages_too(both_ways, same_results):
     def batch():
         members = [crank_with_friction(mu).system() for mu in (0.05, 0.2)]
         return ss.simulate_batch(members, 0.2, dt=1e-3, dt_out=0.05, check_step=False)
@@ -93,7 +74,8 @@ def test_planar_batches_take_their_samples_from_the_stages_too(both_ways):
     assert not np.allclose(staged["crank.phi"][0], staged["crank.phi"][1])
 
 
-def test_point_contacts_samples_from_the_stages_equal_samples_after_the_loop(both_ways):
+def test_point_contacts_samples_from_the_stages_equal_samples_after_the_loop(both_ways,
+                                                                             same_results):
     # eight contacts of a box carry no unique forces: compare the states, the gaps and
     # the summed forces (unique: the box's momentum balance)
     staged, after = both_ways(PointContacts, lambda: pushed_box().simulate(
@@ -112,7 +94,7 @@ def test_point_contacts_samples_from_the_stages_equal_samples_after_the_loop(bot
                                9.81, rtol=1e-6)
 
 
-def test_point_contacts_continuation_and_batch(both_ways):
+def test_point_contacts_continuation_and_batch(both_ways, same_results):
     def split():
         pc = pushed_box()
         first = pc.simulate(0.03, dt=1e-3, dt_out=1e-3)
