@@ -47,6 +47,7 @@ _SUBPACKAGES = ("errors", "integrate", "laws", "nonsmooth", "systems", "control"
 _NAMES = {
     "simulate": "integrate", "simulate_batch": "integrate", "stack_systems": "integrate",
     "largest_stable_step": "integrate", "Results": "results",
+    "Output": "integrate", "Guard": "integrate", "Steps": "integrate",   # simulate's options
     "sweep": "studies", "fit": "studies",     # dask and pyarrow load only when used
     "export_fmu": "discrete",
 }
@@ -70,6 +71,7 @@ __all__ = [
     "__version__", "errors", "integrate", "laws", "nonsmooth", "systems", "control", "discrete",
     "planar", "spatial", "constraints", "studies", "sweep", "fit",
     "simulate", "simulate_batch", "stack_systems", "largest_stable_step", "Results", "export_fmu",
+    "Output", "Guard", "Steps",
     "StickslipError", "ParameterError", "ModelError", "InclusionError", "SimulationError",
     "ChannelError", "ResultsFileError", "MissingDependencyError", "PainleveError",
     "MemoryBudgetError",

@@ -158,13 +158,14 @@ def test_new_end_and_step_reuse_the_compiled_program():
 def test_ten_thousand_steps_run_in_compiled_code():
     # the Python loop this replaced took 5.0 s for these 10 000 steps (0.16 s for the same
     # slider without stops on the fixed-step route); now one compiled loop per chunk
+    # (its time — 0.2 s measured — belongs to benchmarks/planar_compile_events.py, not to
+    # an assertion here): the second run reuses the compiled loop, nothing is traced again
     model = examples.slider_end_stop()
     model.simulate(10.0, dt=1e-3, dt_out=0.01)                # compile
-    start = time.perf_counter()
+    traced = ss.integrate.traces(integrate_events)
     res = model.simulate(10.0, dt=1e-3, dt_out=0.01)
-    wall = time.perf_counter() - start
+    assert ss.integrate.traces(integrate_events) == traced
     assert res.meta["steps"] == 10_000 and len(res.meta["impacts"]) == 6
-    assert wall < 1.5, wall                                   # measured 0.2 s
 
 
 def test_ball_coming_to_rest_ends_with_a_clear_error():

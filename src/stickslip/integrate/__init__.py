@@ -39,6 +39,8 @@ _NAMES = {
     "check_time_arguments": "._grid",
     "TimeArguments": "._grid",
     "Guard": "._guard",
+    "Output": "._options",
+    "Steps": "._options",
     "check_divergence": "._guard",
     "rk_step": "._rk_step",
     "StepRule": "._fixed_step",
@@ -66,6 +68,8 @@ if TYPE_CHECKING:              # for static tools (documentation, type checkers)
     from ._grid import check_time_arguments as check_time_arguments
     from ._grid import TimeArguments as TimeArguments
     from ._guard import Guard as Guard
+    from ._options import Output as Output
+    from ._options import Steps as Steps
     from ._guard import check_divergence as check_divergence
     from ._rk_step import rk_step as rk_step
     from ._fixed_step import StepRule as StepRule

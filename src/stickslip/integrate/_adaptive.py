@@ -10,8 +10,8 @@ import functools
 import equinox as eqx
 import jax
 
-__all__ = ["ADAPTIVE_METHODS", "solve_adaptive", "solve_adaptive_batch", "integrate_adaptive",
-           "integrate_adaptive_batch"]
+__all__ = ["ADAPTIVE_METHODS", "integrate_adaptive", "integrate_adaptive_batch",
+           "is_diffrax_solver", "solve_adaptive", "solve_adaptive_batch", "solver_label"]
 
 # method name → diffrax solver class name (kvaerno5 is implicit: for stiff K)
 ADAPTIVE_METHODS = {"tsit5": "Tsit5", "dopri5": "Dopri5", "kvaerno5": "Kvaerno5"}
@@ -19,12 +19,36 @@ ADAPTIVE_METHODS = {"tsit5": "Tsit5", "dopri5": "Dopri5", "kvaerno5": "Kvaerno5"
 _STATIC = ("static", "method", "max_steps")
 
 
+def is_diffrax_solver(obj) -> bool:
+    """Whether `obj` is a diffrax adaptive solver object (``diffrax.Dopri8()``, …), which
+    ``simulate(..., method=obj)`` accepts in place of a method name. diffrax is looked at
+    only when the object comes from it (stickslip does not import it at start-up)."""
+    if not type(obj).__module__.startswith("diffrax"):
+        return False
+    import diffrax
+
+    return isinstance(obj, diffrax.AbstractAdaptiveSolver)
+
+
+def solver_label(method) -> str:
+    """A method's name for Results.meta and messages (a solver object: ``diffrax.Dopri8``)."""
+    return method if isinstance(method, str) else f"diffrax.{type(method).__name__}"
+
+
+def _solver(method):
+    import diffrax
+
+    if not isinstance(method, str):
+        return method
+    return getattr(diffrax, ADAPTIVE_METHODS[method])()
+
+
 def _integrate(dynamic, static, ts, x0, dt0, rtol, atol, method, max_steps):
     import diffrax
 
     system = eqx.combine(dynamic, static)
     term = diffrax.ODETerm(lambda t, x, args: system.vector_field(t, x))
-    solver = getattr(diffrax, ADAPTIVE_METHODS[method])()
+    solver = _solver(method)
     solution = diffrax.diffeqsolve(
         term, solver, t0=ts[0], t1=ts[-1], dt0=dt0, y0=x0,
         saveat=diffrax.SaveAt(ts=ts),

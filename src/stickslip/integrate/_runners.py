@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import ParameterError, SimulationError
 from ..results import Results
-from ._adaptive import integrate_adaptive, integrate_adaptive_batch
+from ._adaptive import integrate_adaptive, integrate_adaptive_batch, solver_label
 from ._arguments import as_count, as_flag, as_real, as_time
 from . import _program_store
 from ._fixed_step import integrate_padded, padded_length, run_capacity, segment
@@ -250,7 +250,7 @@ def _run_adaptive(dynamic, static, system, t0, x0, t_end, dt, dt_out, method, op
         shown = ", ".join(f"{k}={v:.6g}" for k, v in state.items())
         who = f" (batch member {member})" if batched else ""
         raise SimulationError(
-            f"{method} failed{who} before t_end={t_end:g} s (last good output at "
+            f"{solver_label(method)} failed{who} before t_end={t_end:g} s (last good output at "
             f"t={ts[reached]:g} s: {shown}): the step size collapsed or max_steps={max_steps} "
             "was reached. Increase `max_steps`, loosen rtol/atol, or for a stiff law use "
             "method='kvaerno5'.", time=float(ts[reached]), state=state)

@@ -15,16 +15,17 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..results import Results
-from ._adaptive import ADAPTIVE_METHODS
+from ._adaptive import ADAPTIVE_METHODS, is_diffrax_solver, solver_label
 from ._arguments import as_flag, as_time, did_you_mean
 from . import _program_store
 from ._event_route import (EVENT_METHODS, buffer_bytes, check_route, event_columns,
                            event_program)
 from ._fixed_step import StepRule, integrate_batch, solve_fixed_step
 from ._grid import check_time_arguments, step_grid
-from ._guard import check_divergence, guard_from_options
+from ._guard import Guard, check_divergence, guard_from_options
 from ._memory import check_run_memory
 from ._moreau_jean import TIME_STEPPING_METHODS, time_stepping_program
+from ._options import Output, Steps, legacy_positionals, merge_options
 from ._runners import (_run_adaptive, _run_batch_chunks, _run_fixed_chunks, _StreamWriter,
                        _to_results, likely_channels)
 from ._stability import check_stability, check_stability_members, mode_step_limit
@@ -37,13 +38,12 @@ __all__ = ["simulate", "simulate_batch", "trajectory", "stack_systems", "largest
 METHODS = (tuple(FIXED_STEP_METHODS) + tuple(ADAPTIVE_METHODS) + EVENT_METHODS
            + TIME_STEPPING_METHODS)
 
-_KNOWN_OPTIONS = {"t0", "initial", "rtol", "atol", "max_steps", "check_step", "chunk",
-                  "stream_to", "progress", "max_state", "energy_tol", "trace_stages_once",
-                  "projection", "theta", "max_events"}
 
-
-def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
-             method: str = "rk4", dt_out: float | None = None, **options: Any) -> Results:
+def simulate(system: AbstractSystem, t_end: float, *args: Any, dt: float | None = None,
+             method: str | Any = "rk4", dt_out: float | None = None,
+             t0: float | None = None, initial: Any = None, output: Output | None = None,
+             guard: Guard | None = None, steps: Steps | None = None,
+             progress: bool | None = None, **options: Any) -> Results:
     """Integrate `system` from its initial state to `t_end` and return its channels.
 
     Parameters
@@ -65,23 +65,42 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
         in time (:mod:`stickslip.integrate._event_route`; ``Results.events`` lists them).
         Hosts of both: ``FrictionMass`` with ``CoulombODE``, ``ContactMass`` with
         ``NewtonImpact``.
+        A diffrax adaptive solver object (``diffrax.Dopri8()``, ``diffrax.Kvaerno3()``, …)
+        is accepted in place of a name and runs the adaptive route.
     dt_out : float, optional
         Output interval [s]; a whole multiple of `dt` for fixed-step methods. Default: every
         step (fixed) or ``(t_end − t0)/1000`` (adaptive).
+    t0 : float, optional
+        Start time [s] (default 0, or the end of `initial` when that is a Results).
+    initial : array_like or Results, optional
+        Initial state — a state vector, or a previous :class:`~stickslip.Results` of
+        the same system to continue from its last sample (exactly: its final state).
+    output : Output, optional
+        What the run keeps and where it writes it (``chunk``, ``stream_to``).
+    guard : Guard, optional
+        The divergence guard's thresholds (``max_state``, ``energy_rtol``,
+        ``energy_atol``; ``math.inf`` turns one off).
+    steps : Steps, optional
+        How the run steps (``check``, ``projection``, ``trace_stages_once``, ``rtol``,
+        ``atol``, ``max_steps``, ``theta``, ``max_events``); fields left at None keep the
+        route's default.
+    progress : bool, optional
+        Show a progress bar over the chunks.
 
     Other Parameters
     ----------------
-    t0 : float, optional
-        Start time [s] (default 0, or the end of `initial` when that is a Results).
+    **options
+        The flat keywords of earlier releases, each the field of the same name of
+        `output`, `guard` or `steps` (``check_step`` is ``Steps.check``, ``max_state`` and
+        ``energy_tol=(rtol, atol)`` the guard's); an option given both ways is refused.
+        Positional ``dt, method, dt_out`` after `t_end` still work, with a
+        DeprecationWarning. They are:
     theta : float, optional
         The θ of ``moreau_jean``'s smooth forces, in [0, 1] (default 0.5; friction and
         impacts are always fully implicit).
     max_events : int, optional
         Capacity of the event buffer of ``method="events"`` (default 10 000); a run
         with more events stops with a SimulationError.
-    initial : array_like or Results, optional
-        Initial state — a state vector, or a previous :class:`~stickslip.Results` of
-        the same system to continue from its last sample (exactly: its final state).
     rtol, atol : float, optional
         Adaptive tolerances (1e-8, 1e-10).
     max_steps : int, optional
@@ -111,8 +130,6 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
         Path of a ``.csv`` file written incrementally (only checked, finite rows),
         so an interrupted run keeps what it computed; at the end its JSON sidecar is written
         as by :meth:`Results.save` (adaptive methods write the file once, at the end).
-    progress : bool, optional
-        Show a progress bar over the chunks.
 
     Returns
     -------
@@ -147,9 +164,11 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
     ``t_end=1e4, dt=1e-5`` with every step kept (10⁹ samples) is refused with the
     `dt_out` that fits, instead of being killed for memory.
     """
-    _check_options(options)
+    dt, method, dt_out = legacy_positionals("simulate", args, dt, method, dt_out)
+    options = merge_options("simulate", options, output=output, guard=guard, steps=steps,
+                            progress=progress, t0=t0, initial=initial)
     _check_system(system)
-    method = _check_method(method)
+    solver, method = _solver_and_route(method)
     _check_route_options(system, method, options)
     # the step and span check every host runs, before any compile (_initial compiles)
     check_time_arguments("simulate", t_end, dt, dt_out, options.get("t0"),
@@ -180,11 +199,12 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
         if options.get("stream_to") is not None:
             _StreamWriter(options["stream_to"], system)          # checks the path first
         ts, xs, outputs, energy, meta = _run_adaptive(dynamic, static, system, t0, x0, t_end,
-                                                      dt, dt_out, method, options)
+                                                      dt, dt_out, solver or method, options)
         check_divergence(type(system).__name__, system.state_names, ts, xs, energy=energy,
                          guard=guard)
     wall = time.perf_counter() - start
-    meta.update(system=type(system).__name__, method=method, t0=t0, t_end=t_end,
+    meta.update(system=type(system).__name__, method=solver_label(solver or method), t0=t0,
+                t_end=t_end,
                 wall_time=wall, parameters=system.parameters())
     res = _to_results(system, ts, xs, outputs, meta)
     res.events = event_columns(system, located)
@@ -199,7 +219,9 @@ def simulate(system: AbstractSystem, t_end: float, dt: float | None = None,
 
 
 def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: float,
-                   dt: float | None = None, method: str = "rk4", dt_out: float | None = None,
+                   *args: Any, dt: float | None = None, method: str | Any = "rk4",
+                   dt_out: float | None = None, t0: float | None = None,
+                   guard: Guard | None = None, steps: Steps | None = None,
                    **options: Any) -> Results:
     """Run many parameter sets of one system with a single compile (``jax.vmap``).
 
@@ -223,13 +245,14 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
     member then time; ``res.member(i).events`` is member i's own table (no ``member``
     column) and ``res.meta["events"]`` the count per member.
     """
-    _check_options(options)
+    dt, method, dt_out = legacy_positionals("simulate_batch", args, dt, method, dt_out)
+    options = merge_options("simulate_batch", options, guard=guard, steps=steps, t0=t0)
     if isinstance(systems, AbstractSystem):
         stacked = systems
     else:
         stacked = stack_systems(systems)
     _check_system(stacked)
-    method = _check_method(method)
+    solver, method = _solver_and_route(method, "simulate_batch")
     _check_route_options(stacked, method, options, "simulate_batch")
     for unsupported in ("initial", "stream_to", "chunk", "progress"):
         if unsupported in options:
@@ -270,14 +293,15 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
         meta = {"dt": grid.dt, "dt_out": grid.dt_out, "steps": grid.n_steps, **route_meta}
     else:
         ts, xs, outputs, energy, meta = _run_adaptive(dynamic, static, stacked, t0, x0, t_end,
-                                                      dt, dt_out, method, options,
+                                                      dt, dt_out, solver or method, options,
                                                       batched=True)
     wall = time.perf_counter() - start
     for member in range(xs.shape[0]):
         check_divergence(type(stacked).__name__, stacked.state_names, ts, xs[member],
                          energy=None if energy is None else energy[member], guard=guard,
                          member=member)
-    meta.update(system=type(stacked).__name__, method=method, t0=t0, t_end=t_end,
+    meta.update(system=type(stacked).__name__, method=solver_label(solver or method), t0=t0,
+                t_end=t_end,
                 wall_time=wall, batch_size=int(xs.shape[0]))
     res = _to_results(stacked, ts, xs, outputs, meta, batched=True)
     res.events = event_columns(stacked, located)
@@ -378,14 +402,6 @@ def _on_a_grid(method, dt) -> bool:
     return method in FIXED_STEP_METHODS or (dt is not None and method not in ADAPTIVE_METHODS)
 
 
-def _check_options(options):
-    unknown = set(options) - _KNOWN_OPTIONS
-    if unknown:
-        hint = did_you_mean(sorted(unknown), _KNOWN_OPTIONS | {"t_end", "dt", "dt_out", "method"})
-        warnings.warn(f"simulate ignores unknown option(s) {sorted(unknown)}; known options "
-                      f"are {sorted(_KNOWN_OPTIONS)}.{hint}", stacklevel=3)
-
-
 def _check_system(system, owner="simulate"):
     if not isinstance(system, AbstractSystem):
         raise ParameterError(f"`{owner}.system` must be a stickslip system (e.g. "
@@ -398,6 +414,15 @@ def _check_method(method, owner="simulate"):
         raise ParameterError(f"unknown `method` {method!r} (`{owner}.method`); choose one "
                              f"of {list(METHODS)}.{hint}")
     return method
+
+
+def _solver_and_route(method, owner="simulate"):
+    """``(solver, route)``: a diffrax adaptive solver object runs the adaptive route (its
+    checks are those of ``tsit5``; the object itself goes to ``diffeqsolve``); a name is
+    checked against `METHODS`."""
+    if not isinstance(method, str) and is_diffrax_solver(method):
+        return method, "tsit5"
+    return None, _check_method(method, owner)
 
 
 def _check_route_options(system, method, options, owner="simulate"):

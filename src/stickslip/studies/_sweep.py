@@ -19,7 +19,7 @@ from ..integrate import FIXED_STEP_METHODS, METHODS, AbstractSystem, check_time_
 from ..integrate._arguments import as_flag, did_you_mean
 from ..integrate._fingerprint import code_versions, fingerprint
 from ..integrate._guard import guard_from_options
-from ..integrate._simulate import _KNOWN_OPTIONS
+from ..integrate._options import KNOWN_OPTIONS, merge_options
 from ._analyses import resolve_analyses
 from ._backends import (BACKENDS, ChunkResult, Task, as_system, build_stacked, chunk_size, execute,
                         plan_chunks)
@@ -104,8 +104,9 @@ def sweep(build: Callable[..., Any], grid, analysis, *, t_end: float | None = No
     progress : bool, optional
         Show a rich progress bar (default: when stderr is a terminal).
     options : Any, optional
-        Passed to ``ss.simulate`` / the model's ``simulate`` (``check_step``, ``t0``,
-        ``max_state``, ``energy_tol``, ``rtol``, …), honoured the same way in the vmapped and
+        Passed to ``ss.simulate`` / the model's ``simulate`` (``steps=ss.Steps(...)``,
+        ``guard=ss.Guard(...)``, or flat: ``check_step``, ``t0``, ``max_state``,
+        ``energy_tol``, ``rtol``, …), honoured the same way in the vmapped and
         the per-point mode (a vmapped chunk with options other than ``check_step``,
         ``max_state`` and ``energy_tol`` runs through :func:`stickslip.simulate_batch`;
         ``initial`` runs point by point). An option the points' simulate does not take is
@@ -176,6 +177,10 @@ def sweep(build: Callable[..., Any], grid, analysis, *, t_end: float | None = No
         raise ParameterError(f"unknown `method` {method!r}; choose one of {list(METHODS)}."
                              + (did_you_mean([method], METHODS) if isinstance(method, str)
                                 else ""))
+    # simulate's option objects (ss.Steps, ss.Guard, ss.Output) as the flat options the
+    # points' simulate and the vmapped chunks read (an option given both ways is refused)
+    objects = {k: options.pop(k) for k in ("steps", "guard", "output") if k in options}
+    options = merge_options("sweep", options, check_names=False, **objects)
     _check_option_values(options)
     if t_end is not None:      # the core's step and span check, once, before any point runs
         check_time_arguments("sweep", t_end, dt, dt_out, options.get("t0"),
@@ -284,7 +289,7 @@ def _check_option_names(first, options: dict) -> None:
     checked when none of the first points builds (`first` None: each point records why)."""
     if first is None:
         return
-    known = set(_KNOWN_OPTIONS) - set(_NOT_PER_POINT)
+    known = set(KNOWN_OPTIONS) - set(_NOT_PER_POINT)
     runner = None if isinstance(first, AbstractSystem) else getattr(first, "simulate", None)
     if callable(runner):
         try:
