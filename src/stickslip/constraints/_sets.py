@@ -28,7 +28,7 @@ import jax.numpy as jnp
 
 from .._validation import check_finite, check_nonnegative, check_scalar
 from ..errors import ParameterError
-from ..laws._base import as_parameter
+from .._parameter_arrays import as_parameter
 
 __all__ = ["AbstractBlock", "Bilateral", "Unilateral", "CoulombBound", "PlanarContact",
            "SpatialContact", "ProductSet"]

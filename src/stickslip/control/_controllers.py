@@ -29,7 +29,7 @@ from .._parameters import FRICTION_LEVEL, MASS, SAMPLE_PERIOD, AbstractParametri
 from .._repr import parameter_repr
 from .._validation import concrete
 from ..errors import ParameterError, SimulationError
-from ..laws._base import as_parameter
+from .._parameter_arrays import as_parameter
 from ..discrete import da_relaxation_step
 from ..discrete._export_c import CTemplate, register_c
 

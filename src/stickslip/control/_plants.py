@@ -26,7 +26,7 @@ import numpy as np
 
 from .._parameters import INERTIA, INITIAL, MASS, AbstractParametrised, Rule
 from ..errors import ParameterError
-from ..laws._base import as_parameter
+from .._parameter_arrays import as_parameter
 from ..systems import AbstractSystem
 from ..systems._base import check_time_function
 

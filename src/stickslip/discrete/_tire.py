@@ -14,7 +14,7 @@ from .._parameters import (FRICTION_COEFFICIENT, SAMPLE_PERIOD, AbstractParametr
                            check_parameters)
 from .._repr import parameter_repr
 from ..errors import ParameterError
-from ..laws._base import as_parameter
+from .._parameter_arrays import as_parameter
 from ..nonsmooth import sat
 
 __all__ = ["BrushTire", "brush_tire_step", "brush_analytic_force", "steady_state_curve"]

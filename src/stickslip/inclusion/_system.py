@@ -13,7 +13,7 @@ import sympy as sp
 from .._validation import check_finite, is_traced
 from ..errors import InclusionError, ParameterError
 from ..laws import CoulombODE, UnilateralODE
-from ..laws._base import as_parameter
+from .._parameter_arrays import as_parameter
 from ..systems import AbstractSystem
 from ..systems._base import law_parameters
 from ._bounds import bound_problem

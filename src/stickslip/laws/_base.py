@@ -33,39 +33,15 @@ import abc
 import dataclasses
 from typing import Any, ClassVar
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._parameter_arrays import as_parameter
 from .._parameters import AbstractParametrised
 from .._repr import parameter_repr
 from ..errors import ParameterError
 
 __all__ = ["AbstractLaw", "AbstractFrictionLaw", "AbstractContactLaw", "as_parameter"]
-
-def as_parameter(value: Any) -> Any:
-    """Convert a parameter to a float64 JAX array (None stays None; tracers pass through).
-
-    A value that is not a number (a string, a callable) is left as it is, so the element's
-    parameter rule rejects it with a message naming the field instead of a bare TypeError.
-    """
-    if value is None or isinstance(value, (str, bytes)) or (
-            callable(value) and not hasattr(value, "shape")):
-        return value
-    if isinstance(value, jax.core.Tracer):
-        return jnp.asarray(value, dtype=float)
-    if isinstance(value, jax.Array) and value.dtype == jnp.float64:
-        return value
-    try:
-        # through NumPy and device_put: no tiny XLA program is compiled per new value type,
-        # as jnp.asarray would (each costs a lowering and a cache read in a fresh process)
-        return jax.device_put(np.asarray(value, dtype=np.float64))
-    except (TypeError, ValueError, jax.errors.TracerArrayConversionError):
-        pass
-    try:                                 # e.g. a list holding tracers
-        return jnp.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        return value
 
 
 class AbstractLaw(AbstractParametrised):

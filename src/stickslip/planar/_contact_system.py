@@ -28,7 +28,7 @@ from ..constraints import Bilateral, PlanarContact, ProductSet, solve_lambda
 from ..integrate._moreau_jean_host import AbstractTimeSteppingHost
 from ..integrate._system import AbstractSystem
 from ..laws import friction_curve
-from ..laws._base import as_parameter
+from .._parameter_arrays import as_parameter
 from . import _contact_step
 from ._system import PlanarSystem
 

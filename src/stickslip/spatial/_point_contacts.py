@@ -45,7 +45,7 @@ from ..constraints._lambda_problem import STATUS_TEXT, check_formulation
 from ..errors import ModelError, PainleveError, ParameterError
 from ..integrate._moreau_jean_host import AbstractTimeSteppingHost
 from ..integrate._system import AbstractSystem
-from ..laws._base import as_parameter
+from .._parameter_arrays import as_parameter
 from ._dynamics import quat_to_matrix
 from ._model import SpatialModel
 from ._model_rules import check_scalar as _check_scalar

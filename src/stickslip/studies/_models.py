@@ -17,7 +17,7 @@ import jax.numpy as jnp
 from .._parameters import MASS, STIFFNESS, check_parameters
 from .._validation import keyword_alias
 from ..laws import CoulombODE, LuGre
-from ..laws._base import as_parameter
+from .._parameter_arrays import as_parameter
 from ..systems import FrictionMass
 
 __all__ = ["SineForce", "friction_mass", "lugre_block", "MODELS", "ModelEntry"]

@@ -19,7 +19,7 @@ from ..integrate._moreau_jean_host import (
     impulse,
 )
 from ..laws import AbstractContactLaw, HuntCrossley, NewtonImpact
-from ..laws._base import as_parameter
+from .._parameter_arrays import as_parameter
 from ._base import AbstractSystem, check_law_scalars, check_time_function
 from ._event_modes import contact_event
 

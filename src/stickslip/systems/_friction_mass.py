@@ -17,7 +17,7 @@ from ..errors import ParameterError
 from ..integrate._event_host import EVENT_METHODS, AbstractEventHost
 from ..integrate._moreau_jean_host import AbstractTimeSteppingHost, impulse
 from ..laws import AbstractFrictionLaw
-from ..laws._base import as_parameter
+from .._parameter_arrays import as_parameter
 from ._base import AbstractSystem, check_law_scalars, check_time_function, finite_modes
 from ._event_modes import friction_event
 from ._time_stepping import (

@@ -25,7 +25,7 @@ from ..laws import (
     UnilateralODE,
     curve_slip_speed,
 )
-from ..laws._base import as_parameter
+from .._parameter_arrays import as_parameter
 from ..nonsmooth import safe_norm
 from ._base import AbstractSystem, check_law_scalars, check_time_function, finite_modes
 from ._time_stepping import check_friction_step, friction_route_refusal
