@@ -50,6 +50,13 @@ _NAMES = {
     "check_memory": "._memory",
     "check_run_memory": "._memory",
     "memory_budget": "._memory",
+    # the contracts a host implements for the exact routes (issue 21), and what they share
+    "AbstractTimeSteppingHost": "._moreau_jean_host",
+    "TIME_STEPPING_METHODS": "._moreau_jean_host",
+    "impulse": "._moreau_jean_host",
+    "AbstractEventHost": "._event_host",
+    "EVENT_KINDS": "._event_host",
+    "EVENT_METHODS": "._event_host",
 }
 
 if TYPE_CHECKING:              # for static tools (documentation, type checkers)
@@ -79,6 +86,12 @@ if TYPE_CHECKING:              # for static tools (documentation, type checkers)
     from ._memory import check_memory as check_memory
     from ._memory import check_run_memory as check_run_memory
     from ._memory import memory_budget as memory_budget
+    from ._moreau_jean_host import AbstractTimeSteppingHost as AbstractTimeSteppingHost
+    from ._moreau_jean_host import TIME_STEPPING_METHODS as TIME_STEPPING_METHODS
+    from ._moreau_jean_host import impulse as impulse
+    from ._event_host import AbstractEventHost as AbstractEventHost
+    from ._event_host import EVENT_KINDS as EVENT_KINDS
+    from ._event_host import EVENT_METHODS as EVENT_METHODS
 
 
 def __getattr__(name):

@@ -25,8 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..constraints import Bilateral, PlanarContact, ProductSet, solve_lambda
-from ..integrate._moreau_jean_host import AbstractTimeSteppingHost
-from ..integrate._system import AbstractSystem
+from ..integrate import AbstractSystem, AbstractTimeSteppingHost
 from ..laws import friction_curve
 from .._parameter_arrays import as_parameter
 from . import _contact_step

@@ -43,8 +43,7 @@ from .._rules import FRICTION_COEFFICIENT
 from ..constraints import ProductSet, SpatialContact, solve_lambda
 from ..constraints._lambda_problem import STATUS_TEXT, check_formulation
 from ..errors import ModelError, PainleveError, ParameterError
-from ..integrate._moreau_jean_host import AbstractTimeSteppingHost
-from ..integrate._system import AbstractSystem
+from ..integrate import AbstractSystem, AbstractTimeSteppingHost
 from .._parameter_arrays import as_parameter
 from ._dynamics import quat_to_matrix
 from ._model import SpatialModel

@@ -55,7 +55,7 @@ import jax
 import jax.numpy as jnp
 
 from ..constraints import ProductSet, SpatialContact, solve_lambda
-from ..integrate._moreau_jean_host import impulse
+from ..integrate import impulse
 from ..nonsmooth import safe_norm
 
 __all__ = ["mass_terms", "moreau_jean_step"]

@@ -12,9 +12,10 @@ import numpy as np
 from .._parameters import GRAVITY, INITIAL, MASS, AbstractParametrised, Rule
 from .._validation import check_finite_matrix
 from ..errors import ParameterError
-from ..integrate._event_host import EVENT_METHODS, AbstractEventHost
-from ..integrate._moreau_jean_host import (
+from ..integrate import (
+    EVENT_METHODS,
     TIME_STEPPING_METHODS,
+    AbstractEventHost,
     AbstractTimeSteppingHost,
     impulse,
 )

@@ -14,8 +14,7 @@ import numpy as np
 from .._parameters import INITIAL, MASS, NORMAL_FORCE, AbstractParametrised, Rule
 from .._validation import check_finite_matrix
 from ..errors import ParameterError
-from ..integrate._event_host import EVENT_METHODS, AbstractEventHost
-from ..integrate._moreau_jean_host import AbstractTimeSteppingHost, impulse
+from ..integrate import EVENT_METHODS, AbstractEventHost, AbstractTimeSteppingHost, impulse
 from ..laws import AbstractFrictionLaw
 from .._parameter_arrays import as_parameter
 from ._base import AbstractSystem, check_law_scalars, check_time_function, finite_modes

@@ -12,7 +12,7 @@ import numpy as np
 from .._parameters import GRAVITY, MASS, AbstractParametrised, Rule
 from .._validation import check_finite_matrix, check_shape
 from ..errors import ParameterError
-from ..integrate._moreau_jean_host import (
+from ..integrate import (
     TIME_STEPPING_METHODS,
     AbstractTimeSteppingHost,
     impulse,
