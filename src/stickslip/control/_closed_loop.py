@@ -16,8 +16,7 @@ from ..errors import ParameterError, SimulationError
 from ..integrate import (check_divergence, check_time_arguments, largest_stable_step,
                          step_grid)
 from ..integrate import _program_store
-from ..integrate._fixed_step import rk_step
-from ..integrate._tableaus import FIXED_STEP_METHODS
+from ..integrate import FIXED_STEP_METHODS, rk_step
 from ..results import Results
 from ._controllers import AbstractController, _StatefulController
 from ._plants import AbstractPlant, ActuatedSystem

@@ -22,7 +22,7 @@ import numpy as np
 from .._validation import check_positive
 from ..errors import ParameterError, SimulationError
 from ..integrate import _program_store, check_time_arguments
-from ..integrate._tableaus import FIXED_STEP_METHODS
+from ..integrate import FIXED_STEP_METHODS
 from ..results import Results
 from ._closed_loop import (_check_divergence, _reference_samples, check_substeps, hold,
                            outputs_kernel, sample_grid)

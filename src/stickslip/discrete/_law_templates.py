@@ -41,8 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ParameterError
-from ..integrate._stability import mode_step_limit
-from ..integrate._tableaus import FIXED_STEP_METHODS
+from ..integrate import FIXED_STEP_METHODS, mode_step_limit
 from ..laws import AbstractLaw, CoulombODE, LuGre, TanhCoulomb
 from ..laws._lugre import _G_FLOOR
 from ._export_c import CTemplate, register_c

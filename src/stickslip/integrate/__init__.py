@@ -27,6 +27,7 @@ _NAMES = {
     "METHODS": "._simulate",
     "AbstractSystem": "._system",
     "largest_stable_step": "._simulate",
+    "mode_step_limit": "._stability",
     "simulate": "._simulate",
     "simulate_batch": "._simulate",
     "stack_systems": "._simulate",
@@ -63,6 +64,7 @@ if TYPE_CHECKING:              # for static tools (documentation, type checkers)
     from ._simulate import METHODS as METHODS
     from ._system import AbstractSystem as AbstractSystem
     from ._simulate import largest_stable_step as largest_stable_step
+    from ._stability import mode_step_limit as mode_step_limit
     from ._simulate import simulate as simulate
     from ._simulate import simulate_batch as simulate_batch
     from ._simulate import stack_systems as stack_systems

@@ -17,6 +17,10 @@ __all__ = ["check_stability", "check_stability_members", "mode_step_limit"]
 
 
 def mode_step_limit(tableau, lam: complex) -> float:
+    """The largest step [s] at which `tableau` (a :class:`ButcherTableau`) keeps the linear
+    mode ẋ = λx from growing — by bisection on the method's stability function; ``inf`` for
+    a growing mode (physics, not the step), a neutral one, or one the method amplifies at
+    every step (an undamped oscillator under Euler: accuracy, not stiffness)."""
     if lam.real > 0 or abs(lam) == 0:
         return math.inf  # growing physics (not the integrator's fault) or a neutral mode
     stable = lambda h: abs(tableau.stability(lam * h)[0]) <= 1 + 1e-12  # noqa: E731

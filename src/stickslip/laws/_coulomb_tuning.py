@@ -109,7 +109,7 @@ def _stable_step(mass: float, K: float, beta: float) -> float:
 def _rest_state(law, mass, push, n_push, dt, n):
     """(p, v) after n RK4 steps of eq. 10 with a step load `push` on for the first n_push
     steps, from rest (the slide-then-stick problem)."""
-    from ..integrate._rk_step import rk_step   # integrate imports laws: import late
+    from ..integrate import rk_step   # integrate imports laws: import late
 
     def step(i, x):
         load = jnp.where(i < n_push, push, 0.0)
