@@ -15,9 +15,10 @@ import planar_slider_crank as psc
 G, E, H0 = event_route.G, event_route.E, event_route.H0
 
 
-def row(problem, engine, route, step, err, wall, first):
-    return dict(problem=problem, engine=engine, route=route, step=step, err=float(err),
-                wall=wall, first=first)
+def row(problem, engine, route, step, err, wall, first, cpu=None):
+    """A table row; `cpu` (the best CPU time [s]) where measured."""
+    return {"problem": problem, "engine": engine, "route": route, "step": step,
+            "err": float(err), "wall": wall, "first": first, "cpu": cpu}
 
 
 def sampled_apex_error(p, v):
@@ -45,7 +46,7 @@ def _mujoco_rollout(xml, state0, n, control=None):
     init = np.zeros(mujoco.mj_stateSize(model, spec))
     mujoco.mj_getState(model, data, init, spec)
     init[1:1 + len(state0)] = state0                           # [time, qpos..., qvel...]
-    run = lambda: rollout.rollout(model, data, init[None], control, nstep=n)[0][0]  # noqa: E731
+    run = lambda: rollout.rollout(model, data, init[None], control, nstep=n)[0][0]
     first, wall, states = mj.timed(run)
     return load + first, wall, states, model.nq
 
@@ -53,7 +54,7 @@ def _mujoco_rollout(xml, state0, n, control=None):
 def mujoco_ap1(quick):
     rows = []
     for h in (1e-2, 1e-3) if quick else (1e-2, 1e-3, 1e-4):
-        n = int(round(10.0 / h))
+        n = round(10.0 / h)
         u = np.asarray(mj.ap1_load(h * np.arange(n)))[None, :, None]
         for noslip in (0, 10):
             xml = f"""<mujoco><option timestep="{h}" gravity="0 0 0"
@@ -70,7 +71,7 @@ def mujoco_ap1(quick):
 def mujoco_ap2(quick):
     rows = []
     for h in (1e-3,) if quick else (1e-3, 1e-4):
-        n = int(round(20.0 / h))
+        n = round(20.0 / h)
         for noslip in (0, 10):
             # a belt body of 1e12 kg at 0.5 m/s carries the block (joint x relative to it);
             # the spring to the wall is a fixed tendon on the sum of the two joints
@@ -81,7 +82,7 @@ def mujoco_ap2(quick):
               <inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/></body></body>
               </worldbody><tendon><fixed stiffness="1"><joint joint="b" coef="1"/>
               <joint joint="x" coef="1"/></fixed></tendon></mujoco>"""
-            first, wall, s, nq = _mujoco_rollout(xml, [0.0, 0.0, 0.5, -0.5], n)
+            first, wall, s, _nq = _mujoco_rollout(xml, [0.0, 0.0, 0.5, -0.5], n)
             t, x = s[:, 0], s[:, 1] + s[:, 2]
             rows.append(row("AP2", "MuJoCo", "frictionloss" + (" + noslip" if noslip else ""),
                             f"dt={h:g}", cycle_error(t, x), wall, first))
@@ -92,7 +93,7 @@ def mujoco_ap3(quick):
     rows = []
     zeta = -math.log(E) / math.sqrt(math.pi ** 2 + math.log(E) ** 2)   # linear e = 0.8
     for h in (1e-3, 1e-4) if quick else (1e-3, 1e-4, 1e-5):
-        n = int(round(3.0 / h))
+        n = round(3.0 / h)
         for integrator in ("Euler", "RK4"):
             xml = f"""<mujoco><option timestep="{h}" integrator="{integrator}"/>
               <worldbody><geom type="plane" size="5 5 0.1"/><body pos="0 0 0.1"><joint
@@ -109,12 +110,12 @@ def _mujoco_crank(dt):
     import mujoco
 
     xml = psc.MJCF.format(dt=dt, Ic=psc.CRANK ** 2 / 12, Ir=psc.ROD ** 2 / 12,
-                          solref='solref="{:g} 1"'.format(2 * dt))
+                          solref=f'solref="{2 * dt:g} 1"')
     model = mujoco.MjModel.from_xml_string(xml)
     bx, by = psc.CRANK * math.cos(psc.THETA0), psc.CRANK * math.sin(psc.THETA0)
     sx = bx + math.sqrt(psc.ROD ** 2 - by ** 2)
     psi = math.atan2(-by, sx - bx)
-    n = int(round(psc.T_END / dt))
+    n = round(psc.T_END / dt)
 
     def call():
         data = mujoco.MjData(model)
@@ -143,7 +144,7 @@ def _exudyn_system(build, h, t_end, discontinuous=False):
     sensors = build(mbs)
     mbs.Assemble()
     settings = exu.SimulationSettings()
-    settings.timeIntegration.numberOfSteps = int(round(t_end / h))
+    settings.timeIntegration.numberOfSteps = round(t_end / h)
     settings.timeIntegration.endTime = t_end
     settings.timeIntegration.verboseMode = 0
     settings.solutionSettings.writeSolutionToFile = False
@@ -161,10 +162,17 @@ def _exudyn_system(build, h, t_end, discontinuous=False):
 
 def _exudyn_block(mbs, friction, force=None, stiffness=0.0, belt=0.0):
     import exudyn as exu
-    from exudyn.itemInterface import (Mass1D, MarkerNodeCoordinate, Node1D, NodeGenericData,
-                                      NodePointGround, ObjectConnectorCoordinateSpringDamper,
-                                      ObjectConnectorCoordinateSpringDamperExt, LoadCoordinate,
-                                      SensorNode)
+    from exudyn.itemInterface import (
+        LoadCoordinate,
+        MarkerNodeCoordinate,
+        Mass1D,
+        Node1D,
+        NodeGenericData,
+        NodePointGround,
+        ObjectConnectorCoordinateSpringDamper,
+        ObjectConnectorCoordinateSpringDamperExt,
+        SensorNode,
+    )
     ground = mbs.AddMarker(MarkerNodeCoordinate(
         nodeNumber=mbs.AddNode(NodePointGround(referenceCoordinates=[0, 0, 0])), coordinate=0))
     node = mbs.AddNode(Node1D(referenceCoordinates=[0], initialCoordinates=[0],
@@ -220,9 +228,16 @@ def exudyn_ap2(quick):
 
 def _exudyn_ball(mbs):
     import exudyn as exu
-    from exudyn.itemInterface import (LoadCoordinate, Mass1D, MarkerNodeCoordinate, Node1D,
-                                      NodeGenericData, NodePointGround,
-                                      ObjectContactCoordinate, SensorNode)
+    from exudyn.itemInterface import (
+        LoadCoordinate,
+        MarkerNodeCoordinate,
+        Mass1D,
+        Node1D,
+        NodeGenericData,
+        NodePointGround,
+        ObjectContactCoordinate,
+        SensorNode,
+    )
     ground = mbs.AddMarker(MarkerNodeCoordinate(
         nodeNumber=mbs.AddNode(NodePointGround(referenceCoordinates=[0, 0, 0])), coordinate=0))
     node = mbs.AddNode(Node1D(referenceCoordinates=[0], initialCoordinates=[H0],
