@@ -295,9 +295,6 @@ def _lugre_frictions():
     (POINT, "rk4", "NewtonImpact is a rigid impact law"),
     (ss.systems.TwoBlocksConveyor(contacts=_rigid(), frictions=_lugre_frictions()),
      "moreau_jean", "frictions[0]: its friction law LuGre has no set-valued form"),
-    (ss.systems.TwoBlocksConveyor(contacts=_rigid(), frictions=(
-        ss.laws.CoulombODE(mu=0.3, mu_s=0.4, K=1e4, beta=2e-2), *BLOCKS.frictions[1:])),
-     "moreau_jean", "frictions[0] has a static level"),
     (ss.systems.TwoBlocksConveyor(), "moreau_jean", "contacts [0, 1, 2] are compliant"),
     (BLOCKS, "tsit5", "NewtonImpact is a rigid impact law"),
 ])

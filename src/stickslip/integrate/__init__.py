@@ -32,6 +32,8 @@ _NAMES = {
     "simulate_batch": "._simulate",
     "stack_systems": "._simulate",
     "trajectory": "._simulate",
+    "event_trajectory": "._event_gradient",
+    "EventTrajectory": "._event_gradient",
     "FIXED_STEP_METHODS": "._tableaus",
     "ButcherTableau": "._tableaus",
     "StepGrid": "._grid",
@@ -69,6 +71,8 @@ if TYPE_CHECKING:              # for static tools (documentation, type checkers)
     from ._simulate import simulate_batch as simulate_batch
     from ._simulate import stack_systems as stack_systems
     from ._simulate import trajectory as trajectory
+    from ._event_gradient import event_trajectory as event_trajectory
+    from ._event_gradient import EventTrajectory as EventTrajectory
     from ._tableaus import FIXED_STEP_METHODS as FIXED_STEP_METHODS
     from ._tableaus import ButcherTableau as ButcherTableau
     from ._grid import StepGrid as StepGrid

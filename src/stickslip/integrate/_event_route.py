@@ -40,6 +40,12 @@ count. The members move in lockstep: a pass in which any member meets an event r
 root search for the members hit while the others wait, so a batch's loop makes as many
 passes as its busiest member (a Zeno ball) and costs about that times the members.
 
+Reverse-mode derivatives (``jax.grad``) do not pass a plain ``lax.while_loop``:
+:func:`._event_gradient.event_trajectory` runs the same passes in equinox's checkpointed,
+bounded loop, with each event time's derivative from the implicit-function theorem
+(dτ/dp = −(∂g/∂p)/(∂g/∂t), not the unrolled search's); the loop here stays the plain one, so
+``simulate`` pays nothing for it.
+
 The compiled program depends on the model structure, the output capacity (a power of two)
 and `max_events` only (and, for a batch, the number of members); `dt`, `dt_out` and `t_end` are traced data, so a new value of any of
 them reuses it. The rest — chunked runs, the divergence guard, `initial=previous_results`,
@@ -188,13 +194,20 @@ def event_columns(system, located: _Located | None) -> dict[str, np.ndarray]:
 
 # --- the kernel ---------------------------------------------------------------------------
 
+def _ulp(t):
+    """The spacing of float64 above `t` [s]: a constant for derivatives (nextafter has no
+    differentiation rule)."""
+    t = jax.lax.stop_gradient(t)
+    return jnp.nextafter(t, jnp.inf) - t
+
+
 def _stepper(system):
     """``step(t, x, h, mode)``: one DOP853 step of the mode's ODE; the stages at the step's
     ends see time-dependent loads `_INSIDE` ulps inside the step (module docstring)."""
     def step(t, x, h, mode):
         t_b = t + h
-        first = t + _INSIDE * (jnp.nextafter(t, jnp.inf) - t)
-        last = t_b - _INSIDE * (jnp.nextafter(t_b, jnp.inf) - t_b)
+        first = t + _INSIDE * _ulp(t)
+        last = t_b - _INSIDE * _ulp(t_b)
         middle = t + 0.5 * h
 
         def field(tau, y):
@@ -272,9 +285,13 @@ def _running(c, total):
     return (c["j"] < total) & ~c["overflow"]
 
 
-def _pass(system, t0, seg: Segment, capacity: int, max_events: int, c, active):
+def _pass(system, t0, seg: Segment, capacity: int, max_events: int, c, active,
+          locate=None):
     """One pass of the loop: a step to the next grid point, or the event inside it. A run
-    that is not `active` (a batch member already done) keeps its state and writes nothing."""
+    that is not `active` (a batch member already done) keeps its state and writes nothing.
+    `locate` replaces the root search (:func:`._event_gradient.locate_differentiable`, the
+    event time with its implicit-function derivative); default :func:`_locate`."""
+    locate = _locate if locate is None else locate
     step = _stepper(system)
     total = _total(seg)
     t, x, mode, j = c["t"], c["x"], c["mode"], c["j"]
@@ -288,8 +305,9 @@ def _pass(system, t0, seg: Segment, capacity: int, max_events: int, c, active):
     # copy them on every pass (measured 50 µs a step for 2¹⁵ samples). In a batch (vmap)
     # the cond is a select: both branches run, and the search runs for the members hit only
     def on_event(_):
-        tau, x_e = _locate(system, step, t, x, mode, h, x_b, g_b, hit)
-        t_e = jnp.where(tau >= h, t_b, t + tau)
+        tau, x_e = locate(system, step, t, x, mode, h, x_b, g_b, hit)
+        # at the step's end exactly t_b (τ = h, so the sum adds 0 and keeps dτ + dt)
+        t_e = jnp.where(tau >= h, t_b + (tau - h), t + tau)
         x_new, mode_new, kind = system.event_jump(t_e, x_e, mode)
         return (t_e, x_new, jnp.asarray(mode_new, jnp.int32), j,
                 jnp.asarray(kind, jnp.int32), x_e)

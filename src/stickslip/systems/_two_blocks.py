@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from typing import ClassVar
 
 import equinox as eqx
@@ -26,7 +25,16 @@ from ..laws import (
 )
 from ..laws._base import as_parameter
 from ._base import AbstractSystem, check_law_scalars, finite_modes
-from ._time_stepping import friction_route_refusal
+from ._time_stepping import check_friction_step, friction_route_refusal
+from ._two_blocks_step import (
+    X_KINDS,
+    X_ROWS,
+    Y_KINDS,
+    Y_ROWS,
+    FrictionRow,
+    approach,
+    solve_rows,
+)
 
 __all__ = ["TwoBlocksConveyor"]
 
@@ -42,156 +50,17 @@ def _default_frictions():
             CoulombODE(mu=0.5, K=1e4, beta=2e-2))
 
 
-# --- the time-stepping step (method="moreau_jean") ------------------------------------------
-#
-# The step splits into two problems of two velocities and three contact rows each, coupled
-# only through the friction bounds (μ times a normal impulse of the *other* problem):
-#
-#   x: velocities (v1x, v2x), rows wall normal U1 = v1x, blocks normal U2 = v2x − v1x,
-#      belt friction W3 = v2x + u (bound from the belt's normal impulse P3, problem y);
-#   y: velocities (v1y, v2y), rows wall friction W1 = v1y, blocks friction W2 = v1y − v2y
-#      (bounds from P1, P2, problem x), belt normal U3 = v2y.
-#
-# Each row j has a relative velocity r_j = G_j·v + c_j (c_j = −target for a normal row, so
-# that a closed normal row and a stuck friction row both mean r_j = 0).
-
-_NORMAL, _FRICTION = "normal", "friction"
-_X_ROWS = np.array([[1.0, 0.0], [-1.0, 1.0], [0.0, 1.0]])
-_X_KINDS = (_NORMAL, _NORMAL, _FRICTION)
-_Y_ROWS = np.array([[1.0, 0.0], [1.0, -1.0], [0.0, 1.0]])
-_Y_KINDS = (_FRICTION, _FRICTION, _NORMAL)
-_TOL = 1e-12                # relative tolerance of the Coulomb/Signorini checks of a case
 _MAX_ROUNDS = 500           # fixed-point rounds; 0.9**500 ~ 1e-23 (check_time_step)
 _MAX_COUPLING = 0.9
 
 
-def _cases(kinds):
-    """Every stick/slip (friction: 0, +1, −1) and closed/open (normal: 0, +1) combination of
-    the three rows, the most closed rows first (and stick before slip in each row): the
-    order in which :func:`_solve_rows` takes the first admissible one."""
-    options = [(0, 1) if kind == _NORMAL else (0, 1, -1) for kind in kinds]
-    return sorted(itertools.product(*options), key=lambda case: sum(m != 0 for m in case))
-
-
-def _integer_inverse(rows):
-    """The inverse of a 2×2 matrix of 0/±1 entries with determinant ±1 (exact)."""
-    inverse = np.linalg.inv(rows)
-    assert np.allclose(inverse, np.round(inverse))
-    return np.round(inverse)
-
-
-def _combine(matrix, vector):
-    """``matrix @ vector`` for a small static matrix of small integers, as sums of the
-    entries (no multiplication by 1, so exact values such as 0 or −u stay exact)."""
-    out = []
-    for row in np.asarray(matrix):
-        terms = [vector[k] if a == 1 else -vector[k] if a == -1 else a * vector[k]
-                 for k, a in enumerate(row) if a != 0]
-        out.append(sum(terms[1:], terms[0]) if terms else 0.0 * vector[0])
-    return jnp.stack(out)
-
-
-def _solve_case(G, kinds, case, W, v0, c, bound):
-    """Velocities and row impulses of one case (rows closed where ``case`` is 0). Returns
-    ``(v, lam, extra)``: `extra` the violations of the hyperstatic case's own conditions
-    (an empty τ interval [N·s], a disagreeing third row [m/s]), None for the others."""
-    Gj = jnp.asarray(G)
-    closed = [j for j, m in enumerate(case) if m == 0]
-    lam_known = jnp.stack([jnp.zeros_like(bound[j]) if m == 0 or kinds[j] == _NORMAL
-                           else -m * bound[j] for j, m in enumerate(case)])
-    v_known = v0 + (Gj.T @ lam_known) / W
-    extra = None
-    if not closed:
-        return v_known, lam_known, extra
-    if len(closed) == 1:
-        # one closed row: its impulse from the row's equation, then the row put exactly on 0
-        (j,) = closed
-        g = G[j]
-        lam_j = -(jnp.asarray(g) @ v_known + c[j]) / jnp.sum(g * g / W)
-        v = v_known + jnp.asarray(g) * lam_j / W
-        dofs = np.nonzero(g)[0]
-        b = dofs[-1]
-        rest = sum((g[a] * v[a] for a in dofs[:-1]), 0.0 * v[0])
-        v = v.at[b].set((0.0 - c[j] - rest) / g[b])       # 0.0 − c: no −0.0
-        return v, lam_known.at[j].set(lam_j), extra
-    # two (or three) closed rows fix both velocities: v exactly from the first two
-    pair = closed[:2]
-    v = _combine(_integer_inverse(G[pair]), 0.0 - c[np.array(pair)])
-    if len(closed) == 2:
-        # their impulses from the momentum balance W·(v − v_known) = G_cᵀ·λ_c
-        lam_c = _combine(_integer_inverse(G[pair].T), W * (v - v_known))
-        return v, lam_known.at[np.array(pair)].set(lam_c), extra
-    # all three closed: statically indeterminate. λ = λ_p + τ·n (n spans the null space of
-    # Gᵀ); among the admissible τ the one of least friction, min Σ_friction λ_j²
-    residual = Gj[2] @ v + c[2]                         # the third row must agree
-    momentum = W * (v - v0)
-    lam_p = jnp.asarray(np.linalg.pinv(G.T)) @ momentum
-    n = np.cross(G.T[0], G.T[1])
-    friction = np.array([kind == _FRICTION for kind in kinds])
-    tau = -jnp.sum(jnp.where(friction, lam_p * n, 0.0)) / np.sum(n[friction] ** 2)
-    lo, hi = -jnp.inf, jnp.inf
-    for j in range(3):
-        if kinds[j] == _NORMAL:                                    # λ_j ≥ 0
-            edges = (-lam_p[j] / n[j], jnp.inf) if n[j] > 0 else (-jnp.inf, -lam_p[j] / n[j])
-        else:                                                      # |λ_j| ≤ B_j
-            a, b = (-bound[j] - lam_p[j]) / n[j], (bound[j] - lam_p[j]) / n[j]
-            edges = (jnp.minimum(a, b), jnp.maximum(a, b))
-        lo, hi = jnp.maximum(lo, edges[0]), jnp.minimum(hi, edges[1])
-    tau = jnp.clip(tau, lo, jnp.maximum(lo, hi))
-    extra = (jnp.maximum(lo - hi, 0.0) * np.max(np.abs(n)), jnp.abs(residual))
-    return v, lam_p + tau * n, extra
-
-
-def _solve_rows(G, kinds, W, v0, c, bound, active):
-    """The exact solution of one 2-velocity, 3-row step for given friction bounds: the
-    first case of :func:`_cases` whose solution satisfies every row's law (closed normal:
-    λ ≥ 0; open normal: r ≥ 0; stick: |λ| ≤ B; slip in sense m: λ = −m·B and m·r ≥ 0; a
-    normal row closes only when `active`), each within a relative round-off tolerance.
-
-    With the bounds fixed the velocities are the unique minimiser of the strictly convex
-    ``½(v − v0)ᵀ W (v − v0) + Σ B_j·|r_j|`` under the active normal rows, so every
-    admissible case gives the same velocities; the impulses are unique except when all
-    three rows are closed (then the least friction, :func:`_solve_case`). Returns
-    ``(v, lam)``."""
-    v_scale = jnp.max(jnp.abs(v0)) + jnp.max(jnp.abs(c)) + jnp.max(bound) / jnp.min(W)
-    v_scale = jnp.maximum(v_scale, 1e-300)
-    lam_scale = jnp.max(W) * v_scale
-    candidates, violations = [], []
-    for case in _cases(kinds):
-        v, lam, extra = _solve_case(G, kinds, case, W, v0, c, bound)
-        r = jnp.asarray(G) @ v + c
-        worst = []
-        for j, (kind, m) in enumerate(zip(kinds, case)):
-            if kind == _NORMAL and m == 0:
-                worst.append(jnp.maximum(-lam[j], 0.0) / lam_scale)
-                worst.append(jnp.where(active[j], 0.0, jnp.inf))
-            elif kind == _NORMAL:
-                worst.append(jnp.where(active[j], jnp.maximum(-r[j], 0.0), 0.0) / v_scale)
-            elif m == 0:
-                worst.append(jnp.maximum(jnp.abs(lam[j]) - bound[j], 0.0) / lam_scale)
-            else:
-                worst.append(jnp.maximum(-m * r[j], 0.0) / v_scale)
-        if extra is not None:                             # the hyperstatic case
-            worst += [extra[0] / lam_scale, extra[1] / v_scale]
-        candidates.append((v, lam))
-        violations.append(jnp.max(jnp.stack(worst)))
-    violations = jnp.stack(violations)
-    ok = violations <= _TOL
-    pick = jnp.where(jnp.any(ok), jnp.argmax(ok), jnp.argmin(violations))
-    vs = jnp.stack([v for v, _ in candidates])
-    lams = jnp.stack([lam for _, lam in candidates])
-    return vs[pick], lams[pick]
-
-
-def _approach(law: NewtonImpact, rate):
-    """Newton's target for the end-of-step normal velocity, ``−e·min(rate, 0)`` (the
-    admissible set of :meth:`NewtonImpact.velocity_after`)."""
-    return jnp.where(rate < 0.0, -law.e * rate, 0.0)
-
-
 def _coupling_slope(law):
-    """d(friction bound)/d(normal impulse): mu for a load-dependent law, 0 for a fixed F."""
-    return 0.0 if law.mu is None else concrete(law.mu)
+    """d(friction level)/d(normal impulse): the larger of mu and mu_s for a load-dependent
+    law (a Stribeck curve lies between the two), 0 for fixed levels F, F_s."""
+    slopes = [concrete(v) for v in (law.mu, law.mu_s) if v is not None]
+    if any(v is None for v in slopes):
+        return None
+    return 0.0 if not slopes else np.max(np.stack([np.asarray(v) for v in slopes]), axis=0)
 
 
 class TwoBlocksConveyor(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHost):
@@ -230,9 +99,11 @@ class TwoBlocksConveyor(AbstractSystem, AbstractParametrised, AbstractTimeSteppi
 
     Under ``simulate(..., method="moreau_jean", dt=...)`` the contacts are rigid and the
     friction set-valued: pass three ``ss.laws.NewtonImpact(e=...)`` contacts (compliant
-    contact laws are refused there, as ContactMass does) and three one-level `CoulombODE`
-    frictions, which act as the set-valued Coulomb law μ_j·(normal force) (or F_j); their K
-    and β are not used, and a static level, a Stribeck drop or a viscous term is refused.
+    contact laws are refused there, as ContactMass does) and three `CoulombODE` frictions,
+    which act as the set-valued Coulomb law of their levels — kinetic μ_j·(normal force) (or
+    F_j), static μ_s,j·N (or F_s,j) above it, a Stribeck drop and a viscous term (SPEC §6);
+    their K and β are not used. A Stribeck drop steeper than M/dt is refused
+    (:meth:`check_time_step`).
     Each step solves the coupled contact problem exactly (:meth:`moreau_jean_step`): a
     contact that sticks has its relative velocity exactly 0 at the end of the step. The
     channels are the ODE route's: contact and friction forces are the mean forces of the
@@ -343,10 +214,6 @@ class TwoBlocksConveyor(AbstractSystem, AbstractParametrised, AbstractTimeSteppi
                 refusal = friction_route_refusal(law, method)
                 if refusal is not None:
                     why.append(f"frictions[{j}]: {refusal}")
-                elif law.has_curve:
-                    why.append(f"frictions[{j}] has a static level, a Stribeck drop or a "
-                               "viscous term; its coupled time-stepping step is solved for "
-                               "one-level Coulomb laws only (pass F or mu alone)")
             compliant = [j for j, ok in enumerate(rigid) if not ok]
             if compliant:
                 why.append(f"contacts {compliant} are compliant (ODE laws); time stepping "
@@ -359,7 +226,19 @@ class TwoBlocksConveyor(AbstractSystem, AbstractParametrised, AbstractTimeSteppi
 
     def check_time_step(self, dt):
         """The coupled step's fixed point contracts by μ3·max(μ1, μ2) per round
-        (:meth:`moreau_jean_step`); refuse a coupling of 0.9 or more."""
+        (:meth:`moreau_jean_step`; μ_j the larger of μ and μ_s): refuse a coupling of 0.9 or
+        more. A Stribeck drop must be less steep than M/dt + viscous, M the smallest
+        effective mass along its row (M1 at the wall, M1·M2/(M1 + M2) between the blocks,
+        M2 on the belt; :func:`._time_stepping.check_friction_step`, levels μ·N at the
+        normal force (M1 + M2)·g), else a slip speed of the step is not unique."""
+        masses = self._row_masses()
+        if masses is not None:
+            normal = (masses[0] + masses[2]) * np.asarray(concrete(self.g), dtype=float) \
+                if concrete(self.g) is not None else None
+            for j, (law, mass) in enumerate(zip(self.frictions, masses)):
+                if isinstance(law, CoulombODE) and normal is not None:
+                    check_friction_step(f"TwoBlocksConveyor.frictions[{j}]", law, mass,
+                                        normal, dt)
         slopes = [_coupling_slope(law) for law in self.frictions]
         if any(s is None for s in slopes):
             return
@@ -372,6 +251,14 @@ class TwoBlocksConveyor(AbstractSystem, AbstractParametrised, AbstractTimeSteppi
                 "bounds contracts by that factor per round; at 1 or more the step may have "
                 "several solutions). Lower a friction coefficient, or use an ODE method.")
 
+    def _row_masses(self):
+        """(M1, M1·M2/(M1 + M2), M2) [kg] as numbers, or None while traced."""
+        m1, m2 = concrete(self.M1), concrete(self.M2)
+        if m1 is None or m2 is None:
+            return None
+        m1, m2 = np.asarray(m1, dtype=float), np.asarray(m2, dtype=float)
+        return m1, m1 * m2 / (m1 + m2), m2
+
     def moreau_jean_step(self, t, x, h, theta):
         """One Moreau–Jean step: eq. 23-26 with the three contacts rigid (Newton's law at the
         velocity level, theorem (5)) and the three frictions set-valued (theorem (4)),
@@ -381,17 +268,20 @@ class TwoBlocksConveyor(AbstractSystem, AbstractParametrised, AbstractTimeSteppi
         ``Ŵ1·(v1y_free − v1y) = −h·Ks·p1y − h²θ·Ks·v1y`` with ``Ŵ1 = M1 + (hθ)²·Ks``,
         ``v2y_free = v2y − g·h``; x has no smooth force. A contact j is active when its free
         end-of-step gap ``ψ_j + h·(θ·ψ̇_j,free + (1 − θ)·ψ̇_j)`` is ≤ 0 (eq. 27-29); then
-        ``0 ≤ ψ̇⁺_j + e_j·min(ψ̇_j, 0) ⊥ P_j ≥ 0``. Friction j: ``T_j ∈ −B_j·sgn(w⁺_j)`` with
-        ``B_j = h·μ_j·P_j/h`` (or h·F_j) and w_j the slips of eq. 24-26. The momentum
-        balances::
+        ``0 ≤ ψ̇⁺_j + e_j·min(ψ̇_j, 0) ⊥ P_j ≥ 0``. Friction j, with w_j the slips of eq.
+        24-26 and N_j = P_j/h the normal force of its contact: stuck (w⁺_j = 0) with
+        ``|T_j| ≤ h·F_s,j(N_j)``, or sliding with ``T_j = −h·F_j(|w⁺_j|)·sgn(w⁺_j)`` — the
+        static level and the kinetic curve (Stribeck drop, viscous term) of its CoulombODE,
+        SPEC §6 (:mod:`._two_blocks_step`). The momentum balances::
 
             M1·(v1x⁺ − v1x) = P1 − P2           Ŵ1·(v1y⁺ − v1y_free) = T1 + T2
             M2·(v2x⁺ − v2x) = P2 + T3           M2·(v2y⁺ − v2y_free) = −T2 + P3
 
         split into an x problem (P1, P2, T3: needs B3, i.e. P3) and a y problem (T1, T2,
-        P3: needs B1, B2, i.e. P1, P2). For fixed bounds each is solved exactly by its
-        stick/slip and open/closed cases (:func:`_solve_rows`: the velocities of a closed
-        row are set, not computed, so a stuck contact's relative velocity is exactly 0).
+        P3: needs B1, B2, i.e. P1, P2). For fixed levels each is solved exactly by its
+        stick/slip and open/closed cases (:func:`._two_blocks_step.solve_rows`: the
+        velocities of a closed row are set, not computed, so a stuck contact's relative
+        velocity is exactly 0).
         The bounds are then a fixed point P3 ↦ P3: each problem's impulses move by at most
         the change of the bounds it is given, so one round contracts by
         L = μ3·max(μ1, μ2) < 1 (:meth:`check_time_step`); the rounds run until P3 stops
@@ -411,26 +301,23 @@ class TwoBlocksConveyor(AbstractSystem, AbstractParametrised, AbstractTimeSteppi
         free_rates = (v[0], v[2] - v[0], v2y_free)
         active = [gap + h * (theta * free + (1.0 - theta) * rate) <= 0.0
                   for gap, free, rate in zip(gaps, free_rates, rates)]
-        target = [_approach(law, rate) for law, rate in zip(self.contacts, rates)]
+        target = [approach(law, rate) for law, rate in zip(self.contacts, rates)]
         fr1, fr2, fr3 = self.frictions
         zero = 0.0 * h
 
-        def bound(law, normal_impulse):
-            return h * law.kinetic_level(normal_impulse / h)
-
         def x_problem(p3):
-            return _solve_rows(_X_ROWS, _X_KINDS, jnp.stack([m1 + zero, m2 + zero]),
-                               jnp.stack([v[0], v[2]]),
-                               jnp.stack([-target[0], -target[1], self.u + zero]),
-                               jnp.stack([zero, zero, bound(fr3, p3)]),
-                               (active[0], active[1], True))
+            return solve_rows(X_ROWS, X_KINDS, jnp.stack([m1 + zero, m2 + zero]),
+                              jnp.stack([v[0], v[2]]),
+                              jnp.stack([-target[0], -target[1], self.u + zero]),
+                              (None, None, FrictionRow(fr3, p3 / h, h)),
+                              (active[0], active[1], True))
 
         def y_problem(p1, p2):
-            return _solve_rows(_Y_ROWS, _Y_KINDS, jnp.stack([w1, m2 + zero]),
-                               jnp.stack([v1y_free, v2y_free]),
-                               jnp.stack([zero, zero, -target[2]]),
-                               jnp.stack([bound(fr1, p1), bound(fr2, p2), zero]),
-                               (True, True, active[2]))
+            return solve_rows(Y_ROWS, Y_KINDS, jnp.stack([w1, m2 + zero]),
+                              jnp.stack([v1y_free, v2y_free]),
+                              jnp.stack([zero, zero, -target[2]]),
+                              (FrictionRow(fr1, p1 / h, h), FrictionRow(fr2, p2 / h, h), None),
+                              (True, True, active[2]))
 
         def unsettled(carry):
             old, new, rounds = carry[0], carry[1], carry[-1]
