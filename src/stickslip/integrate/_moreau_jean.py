@@ -114,7 +114,11 @@ def _integrate_padded(dynamic, static, t0, x0, seg: Segment, theta, capacity: in
     short = (seg.n_valid - 1) * seg.n_sub + seg.n_last      # the short final step's number
     n_steps = short + (seg.h_last > 0)
     per_output = 1.0 / seg.n_sub.astype(seg.dt.dtype)     # see _fixed_step._integrate_padded
-    _, first_forces = step(t0, x0, seg.dt, theta)       # reported at the start of the run
+    # the forces reported at the start of the run are those of its first step, which the
+    # loop computes anyway: the step is traced for its shapes only and compiled once (a
+    # separate first step doubled the program — a 3-D link system's first call 14–18 s)
+    force_shapes = jax.eval_shape(step, t0, x0, seg.dt, theta)[1]
+    zero_forces = jax.tree.map(lambda a: jnp.zeros(a.shape, a.dtype), force_shapes)
 
     def slots_of(value):
         return jnp.zeros((capacity + 1, *value.shape), value.dtype).at[0].set(value)
@@ -125,9 +129,12 @@ def _integrate_padded(dynamic, static, t0, x0, seg: Segment, theta, capacity: in
         slot = jnp.floor((s.astype(seg.dt.dtype) + 0.5) * per_output).astype(s.dtype) + 1
         put = lambda slots, v: jax.lax.dynamic_update_slice_in_dim(  # noqa: E731
             slots, v[None], slot, 0)
-        return x, f, put(xs, x), jax.tree.map(put, forces, f)
+        first = lambda slots, v: jax.lax.dynamic_update_slice_in_dim(  # noqa: E731
+            slots, jnp.where(s == 0, v, slots[0])[None], 0, 0)
+        forces = jax.tree.map(lambda slots, v: put(first(slots, v), v), forces, f)
+        return x, f, put(xs, x), forces
 
-    start = (x0, first_forces, slots_of(x0), jax.tree.map(slots_of, first_forces))
+    start = (x0, zero_forces, slots_of(x0), jax.tree.map(slots_of, zero_forces))
     x, f, xs, forces = jax.lax.fori_loop(0, n_steps, body, start)
     index = jnp.arange(capacity + 1)
     pad = index > seg.n_valid                              # padding slots: the last sample
@@ -139,7 +146,7 @@ def _integrate_padded(dynamic, static, t0, x0, seg: Segment, theta, capacity: in
     def sample(t, x, f):
         return system.moreau_jean_outputs(t, x, f), system.passive_energy(t, x)
 
-    shapes = jax.eval_shape(sample, ts[0], xs[0], first_forces)
+    shapes = jax.eval_shape(sample, ts[0], xs[0], zero_forces)
     zeros = jax.tree.map(lambda a: jnp.zeros((capacity + 1, *a.shape), a.dtype), shapes)
 
     def one(k, slots):        # a loop over the samples computed only (_fixed_step._samples)
