@@ -12,6 +12,7 @@ method, and loaded, not traced, by the next process.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any, Sequence
 
@@ -383,6 +384,8 @@ def simulate(system: PlanarSystem, t_end: float, dt: float | None = None,
             res = integrate.simulate(system, t_end, dt=dt, method=method, dt_out=dt_out,
                                      **options)
         except SimulationError as exc:
+            if method == "moreau_jean":
+                raise _moreau_jean_failure(system, exc, dt, dt_out, options) from exc
             raise _diagnose(system, exc) from exc
     _check_drift(system, res, float(max_drift))
     res.meta.update(model=system.layout.name, analysis="dynamics",
@@ -406,6 +409,24 @@ def _simulate_events(system, stops, t_end, dt, method, dt_out, options):
         if exc.state and "impacts by" not in str(exc):
             raise _diagnose(system, exc) from exc
         raise
+
+
+def _moreau_jean_failure(system, exc: SimulationError, dt, dt_out, options):
+    """A ``moreau_jean`` run stopped by a NaN: the failed step named (the joint, the time) by
+    re-stepping from the last sane sample (:func:`._mj_step.locate_failure`); the lock-up
+    diagnosis where no step reports a failure (a divergence of another kind)."""
+    from ._mj_step import locate_failure
+
+    if exc.time is None or not exc.state or dt is None:
+        return _diagnose(system, exc)
+    initial = options.get("initial")
+    t0 = float(initial.t[-1]) if hasattr(initial, "t") else float(options.get("t0", 0.0))
+    interval = float(dt if dt_out is None else dt_out)
+    k = max(math.ceil((float(exc.time) - t0) / interval - 1e-9), 1)
+    x = np.array([exc.state[name] for name in system.state_names])
+    found = locate_failure(system, t0 + (k - 1) * interval, x, float(exc.time), float(dt),
+                           float(options.get("theta", 0.5)))
+    return found if found is not None else _diagnose(system, exc)
 
 
 def _check_drift(system, res: Results, max_drift: float) -> None:

@@ -263,7 +263,8 @@ class Builder:
                    alpha=alpha, beta=beta, constraints=tuple(self.constraints),
                    forces=tuple(self.forces),
                    frictions=tuple(joint_frictions(self.constraints) + self.frictions),
-                   contacts=tuple(s for s in self.stops if s.law is not None), layout=layout,
+                   contacts=tuple(s for s in self.stops if s.law is not None),
+                   stops=tuple(s for s in self.stops if s.law is None), layout=layout,
                    projection=bool(projection))
 
     def _q(self):

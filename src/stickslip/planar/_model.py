@@ -129,9 +129,11 @@ class Model(Builder):
             Step [s] (required for rk4, rk_gill, euler).
         method : str, optional
             Any of :data:`stickslip.integrate.METHODS`. A model with impact stops runs the
-            event route (``"events"``, also under ``"rk4"``); a model with frictional
-            contacts also runs ``"moreau_jean"`` (exact time stepping at the velocity
-            level; ``restitution=`` sets Newton's e, default e(ζ) of the first contact).
+            event route (``"events"``, also under ``"rk4"``) or ``"moreau_jean"`` (exact
+            time stepping at the velocity level: joint friction with CoulombODE laws as
+            set-valued Coulomb, stops with their restitution; ``planar._mj_step``); a model
+            with frictional contacts also runs ``"moreau_jean"`` (``restitution=`` sets
+            Newton's e, default e(ζ) of the first contact).
         dt_out : float, optional
             Output interval [s].
         baumgarte : tuple of float, optional
@@ -185,17 +187,23 @@ class Model(Builder):
                                      projection=projection,
                                      contact_formulation=contact_formulation, **options)
         # impact stops run on the event route, whose steps are fixed and projected after
-        # each (planar/_event_stops.py): the defaults of a fixed-step run
-        fixed = method in FIXED_STEP_METHODS or (
+        # each (planar/_event_stops.py): the defaults of a fixed-step run; moreau_jean steps
+        # on the same grid and projects the joints itself (planar/_mj_step.py)
+        stepping = method == "moreau_jean"
+        fixed = method in FIXED_STEP_METHODS or stepping or (
             method == "events" and any(s.law is None for s in self.stops))
         # the core's step and span check, before the model is frozen or anything compiles
         check_time_arguments("planar.Model.simulate", t_end, dt, dt_out, options.get("t0"),
-                             initial=options.get("initial"), fixed_step=fixed)
+                             initial=options.get("initial"),
+                             fixed_step=fixed and not (stepping and dt is None))
         projection = fixed if projection is None else bool(projection)
         if projection and not fixed:
             raise ParameterError(f"`projection=True` needs a fixed-step method (rk4, rk_gill, "
                                  f"euler); got method={method!r}. Use baumgarte= alone with "
                                  "adaptive methods.")
+        if stepping and (baumgarte is not None or not projection):
+            raise ParameterError("method='moreau_jean' projects the joints after every step; "
+                                 "drop `planar.Model.simulate.baumgarte` and `projection`.")
         if baumgarte is None:
             baumgarte = (0.0, 0.0) if projection else (10.0, 10.0)
         system = self.system(baumgarte, projection=projection)
@@ -204,7 +212,8 @@ class Model(Builder):
             t0 = options.get("t0", 0.0)
             start = analyses.assemble(system, t=float(t0))
             system = system.with_state(*analyses.state_of(start, len(self.bodies) * 3))
-        events = tuple(s for s in self.stops if s.law is None)
+        # moreau_jean: the rigid stops travel in the system (PlanarSystem.stops)
+        events = () if stepping else tuple(s for s in self.stops if s.law is None)
         return analyses.simulate(system, t_end, dt, method, dt_out, max_drift=max_drift,
                                  events=events, **options)
 

@@ -32,9 +32,11 @@ import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
+from ..integrate import AbstractTimeSteppingHost
 from ..laws._base import as_parameter
 from ..systems import AbstractSystem
 from . import (
+    _mj_step,
     _stage_constraints,
     _stage_forces,
     _stage_friction,
@@ -49,15 +51,17 @@ from ._modes import mechanism_modes
 __all__ = ["Layout", "PlanarSystem", "ProjectedPlanarSystem"]
 
 
-class PlanarSystem(AbstractSystem):
+class PlanarSystem(AbstractSystem, AbstractTimeSteppingHost):
     """A planar mechanism as an ODE on [q; q̇; s] (built by :meth:`Model.system`).
 
     Fields: the diagonal of M (``masses``), ``gravity``, the initial ``q0``, ``qd0``, the
     Baumgarte gains ``alpha``, ``beta`` (arrays, traced), the bound elements
     (``constraints``, ``forces``, ``frictions``, ``contacts``: their arrays traced) and
-    the static ``layout``. Its Runge–Kutta stages run in a loop (``trace_stages_once``):
-    the vector field holds Φ_q and γ by automatic differentiation and is costly to compile
-    once per stage.
+    the static ``layout``; ``stops``, the rigid stops (``law=None``), which only
+    ``method="moreau_jean"`` represents (:mod:`._mj_step`; the ODE methods integrate the
+    mechanism without them, :meth:`Model.simulate` runs them as events). Its Runge–Kutta
+    stages run in a loop (``trace_stages_once``): the vector field holds Φ_q and γ by
+    automatic differentiation and is costly to compile once per stage.
     """
 
     trace_stages_once: ClassVar[bool] = True
@@ -72,6 +76,7 @@ class PlanarSystem(AbstractSystem):
     forces: tuple = ()
     frictions: tuple = ()
     contacts: tuple = ()
+    stops: tuple = ()
     layout: Layout = eqx.field(static=True, default=None)
     # after every fixed step, put [q; q̇] back on Φ = 0, Φ_q q̇ = ν (:meth:`project`): a
     # static field the core's step rule reads through ``projects_after_step``
@@ -205,6 +210,21 @@ class PlanarSystem(AbstractSystem):
         """(ẋ, outputs) from one evaluation of the dynamics (``samples_in_stages``): the
         outputs' own part only where the traced bool `want` holds."""
         return _stage_outputs.vector_field_and_outputs(self, t, x, want)
+
+    # --- method="moreau_jean" (stickslip.integrate._moreau_jean; module ._mj_step) ---------
+    def route_refusal(self, method):
+        """``moreau_jean`` needs CoulombODE joint frictions and rigid stops
+        (:func:`._mj_step.route_refusal`); the ODE methods accept every instance."""
+        return _mj_step.route_refusal(self, method)
+
+    def moreau_jean_step(self, t, x, h, theta):
+        """One step with joint friction and rigid stops: :func:`._mj_step.moreau_jean_step`."""
+        return _mj_step.moreau_jean_step(self, t, x, h, theta)
+
+    def moreau_jean_outputs(self, t, x, forces):
+        """The ODE route's channels and ``<stop>.gap/.force``:
+        :func:`._mj_step.moreau_jean_outputs`."""
+        return _mj_step.moreau_jean_outputs(self, t, x, forces)
 
     # --- what is reported (_stage_outputs) ----------------------------------------------------
     def reactions(self, q, J, lam):
