@@ -176,8 +176,6 @@ PENDING_REACHES: set[tuple[str, str]] = {
      "stickslip.laws._base"),
     ("stickslip.planar._system",
      "stickslip.laws._base"),
-    ("stickslip.spatial._elements",
-     "stickslip.laws._base"),
     ("stickslip.spatial._link_build",
      "stickslip.constraints._lambda_problem"),
     ("stickslip.spatial._link_system",

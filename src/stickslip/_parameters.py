@@ -29,7 +29,9 @@ Contract
   ``kind``; its hint then comes from the optional ``parameter_help = {field: hint}``). Its
   ``__check_init__`` checks every concrete field at construction; ``owner_name`` (default:
   the class name) is the name messages use. Cross-field checks (Routh–
-  Hurwitz) go in the final class's own ``__check_init__``, which equinox runs as well.
+  Hurwitz) go in the final class's own ``__check_init__``, which equinox runs as well —
+  after the field rules (:func:`~stickslip._rules.rules_before_checks`), so it only meets
+  values that passed them.
 * A static/kinetic friction pair is declared as data too: ``friction_pairs = (("mu_s",
   "mu_k"),)`` runs :func:`~stickslip._rules.check_friction_pair` (kinetic ≤ static, one
   message form) after the field rules. Parameter spellings: ``renamed_parameters = {"mus":
@@ -42,25 +44,68 @@ Contract
 * Traced values (inside ``jit``/``vmap``/``grad``) are skipped: they cannot be inspected, and
   they were checked when first built. Stacking elements for a batch (``jax.tree.map``)
   does not re-run the checks, so ``scalar`` rules do not stop ``simulate_batch``.
+* A rule may also fix a ``shape`` (``(2,)`` a planar point, ``(3,)`` a spatial vector), a
+  ``unit`` shown in messages (```RevoluteJoint.pin_radius` must be > 0 [m]; got …``), a
+  ``range`` that must hold (a restitution in [0, 1]; ``plausible`` only warns), ``kind=
+  "direction"`` (a unit vector) and ``named`` (a string names a point resolved later).
+* Copies made with :func:`evolve` (``planar._base.evolve``, which the planar model uses to
+  bind elements) run every ``__check_init__`` again: ``evolve(joint, pin_radius=-1.0)``
+  raises what the constructor raises. Plain frozen dataclasses (the spatial elements, which
+  load without JAX) take the same rules through :class:`~stickslip._rules.RuleChecked`.
 * :func:`rules_of` returns an element's rules normalised to :class:`Rule` (for conformance
   suites: each rule rejects its bad values with a message naming ``Owner.field``).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import equinox as eqx
 
-from ._rules import (DAMPING, FRICTION_COEFFICIENT, FRICTION_LEVEL, GRAVITY, INERTIA, INITIAL,
-                     MASS, NORMAL_FORCE, SAMPLE_PERIOD, STIFFNESS, TIME_CONSTANT, Rule,
-                     check_friction_pair)
+from ._rules import (
+    DAMPING,
+    FRICTION_COEFFICIENT,
+    FRICTION_LEVEL,
+    GRAVITY,
+    INERTIA,
+    INITIAL,
+    MASS,
+    NORMAL_FORCE,
+    SAMPLE_PERIOD,
+    STIFFNESS,
+    TIME_CONSTANT,
+    Rule,
+    RuleChecked,
+    _first_checker,
+    check_friction_pair,
+    check_rules,
+    evolve,
+    rules_before_checks,
+)
 from ._validation import concrete, warn_renamed
 
-__all__ = ["Rule", "AbstractParametrised", "check_parameters", "rules_of", "MASS",
-           "INERTIA", "FRICTION_LEVEL", "FRICTION_COEFFICIENT", "SAMPLE_PERIOD", "GRAVITY",
-           "INITIAL", "STIFFNESS", "DAMPING", "TIME_CONSTANT", "NORMAL_FORCE",
-           "check_friction_pair"]
+__all__ = [
+    "DAMPING",
+    "FRICTION_COEFFICIENT",
+    "FRICTION_LEVEL",
+    "GRAVITY",
+    "INERTIA",
+    "INITIAL",
+    "MASS",
+    "NORMAL_FORCE",
+    "SAMPLE_PERIOD",
+    "STIFFNESS",
+    "TIME_CONSTANT",
+    "AbstractParametrised",
+    "Rule",
+    "RuleChecked",
+    "check_friction_pair",
+    "check_parameters",
+    "check_rules",
+    "evolve",
+    "rules_of",
+]
 
 def _as_rule(rule: Rule | str, hint: str = "") -> Rule:
     if isinstance(rule, Rule):
@@ -104,13 +149,18 @@ class AbstractParametrised(eqx.Module):
     renamed_parameters: ClassVar[dict[str, str]] = {}
     parameter_aliases: ClassVar[dict[str, str]] = {}
 
+    def parameter_owner(self) -> str:
+        """The name messages use: ``owner_name``, else the class name (elements with a
+        ``name`` use it)."""
+        return self.owner_name or type(self).__name__
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        rules_before_checks(cls, AbstractParametrised)     # rules before cross-field checks
+
     def __check_init__(self) -> None:
-        owner = self.owner_name or type(self).__name__
-        for name, rule in rules_of(self).items():
-            rule.check(owner, name, getattr(self, name))
-        for static, kinetic in self.friction_pairs:
-            check_friction_pair(owner, getattr(self, static), getattr(self, kinetic),
-                                names=(static, kinetic), each=False)
+        if _first_checker(type(self)) is AbstractParametrised:   # else a subclass's ran them
+            check_rules(self, self.parameter_owner())
 
     @classmethod
     def field_name(cls, name: str, *, warn: bool = True) -> str:

@@ -23,9 +23,23 @@ from .errors import ImplausibleParameterWarning, ParameterError
 if TYPE_CHECKING:
     import jax
 
-__all__ = ["is_traced", "concrete", "check_finite", "check_positive", "check_nonnegative",
-           "check_at_most", "check_shape", "check_scalar", "check_traceable",
-           "check_finite_matrix", "check_plausible", "keyword_alias", "warn_renamed"]
+__all__ = [
+    "check_at_most",
+    "check_direction",
+    "check_finite",
+    "check_finite_matrix",
+    "check_in_range",
+    "check_nonnegative",
+    "check_plausible",
+    "check_positive",
+    "check_scalar",
+    "check_shape",
+    "check_traceable",
+    "concrete",
+    "is_traced",
+    "keyword_alias",
+    "warn_renamed",
+]
 
 
 def is_traced(value: Any) -> bool:
@@ -71,38 +85,82 @@ def _show(value: np.ndarray) -> str:
     return np.array2string(value, threshold=6, precision=6)
 
 
-def check_finite(owner: str, name: str, value: Any, hint: str = "") -> None:
-    """Raise `ParameterError` if `value` contains NaN or infinity (or is not a number)."""
+def _in_unit(unit: str) -> str:
+    return f" [{unit}]" if unit else ""
+
+
+def check_finite(owner: str, name: str, value: Any, hint: str = "", unit: str = "") -> None:
+    """Raise `ParameterError` if `value` contains NaN or infinity (or is not a number);
+    `unit` (e.g. ``"m"``) is shown after the condition."""
     arr = _numeric(owner, name, value, hint)
     if arr is None:
         return
     if not np.all(np.isfinite(arr)):
         raise ParameterError(
-            f"`{owner}.{name}` must be finite; got {name}={_show(arr)}."
+            f"`{owner}.{name}` must be finite{_in_unit(unit)}; got {name}={_show(arr)}."
             + (f" {hint}" if hint else " Pass a finite number.")
         )
 
 
-def check_positive(owner: str, name: str, value: Any, hint: str = "") -> None:
+def check_positive(owner: str, name: str, value: Any, hint: str = "", unit: str = "") -> None:
     """Raise `ParameterError` unless every element of `value` is finite and > 0."""
-    check_finite(owner, name, value, hint)
+    check_finite(owner, name, value, hint, unit)
     arr = concrete(value)
     if arr is not None and not np.all(arr > 0):
         raise ParameterError(
-            f"`{owner}.{name}` must be > 0; got {name}={_show(arr)}."
+            f"`{owner}.{name}` must be > 0{_in_unit(unit)}; got {name}={_show(arr)}."
             + (f" {hint}" if hint else " Pass a positive value.")
         )
 
 
-def check_nonnegative(owner: str, name: str, value: Any, hint: str = "") -> None:
+def check_nonnegative(owner: str, name: str, value: Any, hint: str = "",
+                      unit: str = "") -> None:
     """Raise `ParameterError` unless every element of `value` is finite and >= 0."""
-    check_finite(owner, name, value, hint)
+    check_finite(owner, name, value, hint, unit)
     arr = concrete(value)
     if arr is not None and not np.all(arr >= 0):
         raise ParameterError(
-            f"`{owner}.{name}` must be >= 0; got {name}={_show(arr)}."
+            f"`{owner}.{name}` must be >= 0{_in_unit(unit)}; got {name}={_show(arr)}."
             + (f" {hint}" if hint else " Pass zero or a positive value.")
         )
+
+
+def check_in_range(owner: str, name: str, value: Any, bounds: tuple[float, float],
+                   hint: str = "", unit: str = "") -> None:
+    """Raise `ParameterError` unless every element of `value` lies in the closed interval
+    ``bounds = (low, high)`` (a range that must hold, unlike :func:`check_plausible`)."""
+    check_finite(owner, name, value, hint, unit)
+    arr = concrete(value)
+    low, high = bounds
+    if arr is not None and not np.all((arr >= low) & (arr <= high)):
+        raise ParameterError(
+            f"`{owner}.{name}` must be in [{low:g}, {high:g}]{_in_unit(unit)}; got "
+            f"{name}={_show(arr)}." + (f" {hint}" if hint else
+                                       f" Pass a value between {low:g} and {high:g}.")
+        )
+
+
+def check_direction(owner: str, name: str, value: Any, hint: str = "") -> None:
+    """Raise `ParameterError` unless `value` is a finite direction of norm 1 (a zero vector
+    has no direction; constructors normalise a non-zero one before this check, so a
+    non-unit value means it was set directly, e.g. by ``evolve``)."""
+    check_finite(owner, name, value, hint)
+    arr = concrete(value)
+    if arr is None or arr.ndim != 1:
+        return
+    arr = np.asarray(arr, dtype=float)
+    scale = float(np.max(np.abs(arr))) if arr.size else 0.0
+    norm = scale * float(np.linalg.norm(arr / scale)) if scale > 0 else 0.0   # no overflow
+    example = "(" + ", ".join(["1.0"] + ["0.0"] * (arr.size - 1)) + ")"
+    if norm == 0.0:
+        raise ParameterError(
+            f"`{owner}.{name}` must be a non-zero direction; got {name}={_show(arr)}."
+            + (f" {hint}" if hint else f" Pass e.g. {name}={example}."))
+    if abs(norm - 1.0) > 1e-9:
+        raise ParameterError(
+            f"`{owner}.{name}` must be a unit direction (norm 1); got {name}={_show(arr)} of "
+            f"norm {norm:g}. Pass it divided by its norm (the constructor normalises it; "
+            "a copy made with evolve does not)." + (f" {hint}" if hint else ""))
 
 
 def check_at_most(owner: str, name: str, value: Any, other_name: str, other: Any,
@@ -221,15 +279,17 @@ def _user_stacklevel() -> int:
     return level if frame is not None else 2
 
 
-def check_shape(owner: str, name: str, value: Any, shape: tuple[int, ...]) -> None:
-    """Raise `ParameterError` unless `value` has exactly `shape`."""
-    arr = concrete(value)
-    if arr is None or arr.shape == shape:
+def check_shape(owner: str, name: str, value: Any, shape: tuple[int, ...], hint: str = "",
+                unit: str = "") -> None:
+    """Raise `ParameterError` unless `value` has exactly `shape` (a number or an array
+    of numbers; the message names the shape got and the one expected)."""
+    arr = _numeric(owner, name, value, hint)
+    if arr is None or arr.shape == tuple(shape):
         return
-    what = "a scalar" if shape == () else f"an array of shape {shape}"
+    what = "a scalar" if shape == () else f"an array of shape {tuple(shape)}"
     raise ParameterError(
-        f"`{owner}.{name}` must be {what}; got shape {arr.shape} ({_show(arr)}). "
-        f"Pass {what}."
+        f"`{owner}.{name}` must be {what}{_in_unit(unit)}; got shape {arr.shape} "
+        f"({_show(arr)}). " + (hint if hint else f"Pass {what}.")
     )
 
 
@@ -270,15 +330,26 @@ def check_traceable(owner: str, name: str, fn: Any, example_args: tuple,
 
     Parameters
     ----------
-    owner, name: the object and argument named in messages (``"FrictionMass"``, ``"force"``).
-    fn: the callable to check. A non-callable raises a `ParameterError`.
-    example_args: arguments to trace it with (numbers or arrays; converted to float64).
-    shape: the output shape it must have (``()`` a scalar); None: any.
-    signature: how to show the call in messages (``"t"``, ``"t, p, v"``).
+    owner, name : str
+        The object and argument named in messages (``"FrictionMass"``, ``"force"``).
+    fn : callable
+        The callable to check. A non-callable raises a `ParameterError`.
+    example_args : tuple
+        Arguments to trace it with (numbers or arrays; converted to float64).
+    shape : tuple of int or None
+        The output shape it must have (``()`` a scalar); None: any.
+    signature : str
+        How to show the call in messages (``"t"``, ``"t, p, v"``).
 
     Returns
     -------
-    The output's ``jax.ShapeDtypeStruct``.
+    jax.ShapeDtypeStruct
+        The output's shape and dtype.
+
+    Raises
+    ------
+    ParameterError
+        `fn` is not callable, cannot be traced, fails, or returns the wrong shape.
     """
     import jax
     import jax.numpy as jnp
@@ -298,7 +369,7 @@ def check_traceable(owner: str, name: str, fn: Any, example_args: tuple,
             f"np.*) on a traced argument ({type(exc).__name__}: {first}). Write branches with "
             f"jnp.where, e.g. `lambda {signature}: jnp.where(t < 1.0, 0.5, 0.0)`, and use "
             "jax.numpy instead of math/numpy.") from None
-    except Exception as exc:  # the user's function failed: say which one and why
+    except Exception as exc:  # noqa: BLE001 - the user's function failed: say which and why
         raise ParameterError(
             f"{call} failed when called with ({signature}) = "
             f"{tuple(float(np.asarray(a).ravel()[0]) if np.size(a) else a for a in example_args)}"

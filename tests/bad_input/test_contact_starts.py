@@ -142,7 +142,7 @@ def test_an_axis_whose_norm_overflows_keeps_its_direction():
 
 @pytest.mark.parametrize("point", [(np.nan, 0.0), (0.0,), "centre"])
 def test_a_bad_guide_point_is_refused(point):
-    with pytest.raises(ParameterError, match="`ClearanceSlider.guide_point` must be two "
-                                             "finite numbers"):
+    with pytest.raises(ParameterError, match=r"`ClearanceSlider.guide_point` must be .*"
+                                             r"Pass two finite numbers \(x, y\) \[m\]"):
         ss.planar.ClearanceSlider("ground", "b", half_length=0.1, half_height=0.1,
                                   clearance=0.01, guide_point=point)

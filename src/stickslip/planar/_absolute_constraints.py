@@ -12,9 +12,10 @@ from typing import Any, ClassVar
 import equinox as eqx
 import jax.numpy as jnp
 
-from ._base import host_array
+from .._rules import Rule
+from ._base import parameter_array
 from ._body import global_point
-from ._constraint_base import AbstractConstraint, _finite, _name, _positive
+from ._constraint_base import POINT, AbstractConstraint, _name, angle_rule, length_rule
 
 __all__ = ["AbsoluteAngle", "AbsoluteDistance", "AbsoluteX", "AbsoluteY"]
 
@@ -31,11 +32,20 @@ class AbsoluteX(AbstractConstraint):
     point_j: Any
     value: Any
     name: str | None = eqx.field(static=True)
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "point_i": POINT, "point_j": POINT,
+        "value": length_rule("the fixed coordinate (x= or y=; None: frozen at Model.add)",
+                             kind="finite")}
 
     def __init__(self, body, point=(0.0, 0.0), *, x: float | None = None, name=None):
         self.body_i, self.body_j, self.point_i, self.point_j = body, "ground", point, (0.0, 0.0)
         self.name = _name(type(self).__name__, name)
-        self.value = None if x is None else _finite(self.owner, "xy"[self.axis], x, "m")
+        self.value = parameter_array(x)
+
+    @classmethod
+    def example(cls) -> AbsoluteX:
+        """A point of body ``"link"`` held at x = 1 m."""
+        return cls("link", (0.1, 0.0), x=1.0)
 
     def describe(self) -> str:
         return f"{type(self).__name__} {self.name!r} on {self.body_i.name!r}"
@@ -58,7 +68,12 @@ class AbsoluteY(AbsoluteX):
     def __init__(self, body, point=(0.0, 0.0), *, y: float | None = None, name=None):
         self.body_i, self.body_j, self.point_i, self.point_j = body, "ground", point, (0.0, 0.0)
         self.name = _name(type(self).__name__, name)
-        self.value = None if y is None else _finite(self.owner, "y", y, "m")
+        self.value = parameter_array(y)
+
+    @classmethod
+    def example(cls) -> AbsoluteY:
+        """A point of body ``"link"`` held at y = 0.2 m."""
+        return cls("link", (0.1, 0.0), y=0.2)
 
 
 class AbsoluteAngle(AbstractConstraint):
@@ -72,12 +87,19 @@ class AbsoluteAngle(AbstractConstraint):
     point_j: Any
     value: Any
     name: str | None = eqx.field(static=True)
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "value": angle_rule("the fixed rotation phi= (None: frozen at Model.add)")}
 
     def __init__(self, body, *, phi: float | None = None, name=None):
         self.body_i, self.body_j = body, "ground"
         self.point_i, self.point_j = (0.0, 0.0), (0.0, 0.0)
         self.name = _name(type(self).__name__, name)
-        self.value = None if phi is None else _finite(self.owner, "phi", phi, "rad")
+        self.value = parameter_array(phi)
+
+    @classmethod
+    def example(cls) -> AbsoluteAngle:
+        """Body ``"link"`` held at φ = 0.1 rad."""
+        return cls("link", phi=0.1)
 
     def describe(self) -> str:
         return f"{type(self).__name__} {self.name!r} on {self.body_i.name!r}"
@@ -101,15 +123,23 @@ class AbsoluteDistance(AbstractConstraint):
     ground_point: Any
     distance: Any
     name: str | None = eqx.field(static=True)
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "point_i": POINT, "point_j": POINT,
+        "ground_point": Rule("finite", "Pass the ground point (x, y) in metres.", shape=(2,),
+                             unit="m"),
+        "distance": length_rule("the distance C (> 0)", optional=False)}
 
     def __init__(self, body, point=(0.0, 0.0), *, ground_point=(0.0, 0.0), distance: float,
                  name=None):
-        from ._body import _vector
-
         self.body_i, self.body_j, self.point_i, self.point_j = body, "ground", point, (0.0, 0.0)
         self.name = _name(type(self).__name__, name)
-        self.ground_point = host_array(_vector(self.owner, "ground_point", ground_point))
-        self.distance = _positive(self.owner, "distance", distance, "m")
+        self.ground_point = parameter_array(ground_point)
+        self.distance = parameter_array(distance)
+
+    @classmethod
+    def example(cls) -> AbsoluteDistance:
+        """A point of body ``"link"`` kept 0.5 m from the ground point (1, 1)."""
+        return cls("link", (0.0, 0.1), ground_point=(1.0, 1.0), distance=0.5)
 
     def describe(self) -> str:
         return f"{type(self).__name__} {self.name!r} on {self.body_i.name!r}"

@@ -23,10 +23,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..errors import ParameterError
+from .._parameters import AbstractParametrised
+from .._rules import evolve as _evolve
 
-__all__ = ["AbstractElement", "evolve", "group_key", "host_array", "nonnegative_number", "stack",
-           "unstack_like"]
+__all__ = ["AbstractElement", "evolve", "group_key", "host_array", "parameter_array", "stack",
+           "unit_direction", "unstack_like"]
 
 
 def host_array(value) -> jax.Array:
@@ -39,27 +40,86 @@ def host_array(value) -> jax.Array:
     return jax.device_put(np.asarray(value, dtype=np.float64))
 
 
+def parameter_array(value: Any) -> Any:
+    """A parameter as the element stores it: numbers and arrays of numbers as float64 JAX
+    arrays (:func:`host_array`); anything else — None, a string, a callable, an object —
+    unchanged, so that the element's ``parameter_rules`` (checked in ``__check_init__``)
+    say what is wrong with it, by name."""
+    if isinstance(value, jax.core.Tracer):
+        return host_array(value)
+    if value is None or isinstance(value, (str, bytes)) or (
+            callable(value) and not hasattr(value, "shape")):
+        return value
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return value
+    return host_array(arr)
+
+
+def unit_direction(value: Any) -> Any:
+    """A direction as the element stores it: a finite non-zero vector divided by its norm
+    (a float64 JAX array); anything else unchanged, for the ``"direction"`` rule to reject
+    by name (a zero vector, NaN, the wrong shape)."""
+    arr = parameter_array(value)
+    if not isinstance(arr, jax.Array) or isinstance(arr, jax.core.Tracer):
+        return arr
+    host = np.asarray(arr)
+    if host.ndim != 1 or not np.all(np.isfinite(host)) or not np.any(host):
+        return arr
+    host = host / np.max(np.abs(host))        # first: the norm of (1e308, 1e308) overflows
+    return host_array(host / np.linalg.norm(host))
+
+
 def evolve(module: eqx.Module, **changes: Any) -> eqx.Module:
     """A copy of `module` with the named fields replaced — static fields (bodies, name)
-    included, which ``eqx.tree_at`` cannot reach. Like ``dataclasses.replace`` but without
-    calling ``__init__`` again (its arguments are not the fields); the module itself is
-    not modified."""
-    unknown = set(changes) - {f.name for f in dataclasses.fields(module)}
-    if unknown:
-        raise TypeError(f"{type(module).__name__} has no field(s) {sorted(unknown)}")
-    new = object.__new__(type(module))
-    for f in dataclasses.fields(module):
-        object.__setattr__(new, f.name, changes.get(f.name, getattr(module, f.name)))
-    return new
+    included, which ``eqx.tree_at`` cannot reach — checked as the constructor checks it.
+
+    Like ``dataclasses.replace`` but without calling ``__init__`` again (its arguments are
+    not the fields); every ``__check_init__`` of the class runs on the copy (the
+    element's ``parameter_rules``, as equinox runs them after ``__init__``), so
+    ``evolve(joint, pin_radius=-1.0)`` raises the constructor's ParameterError. The module
+    itself is not modified. (:func:`stickslip._rules.evolve`, shared with the spatial
+    elements.)
+
+    Parameters
+    ----------
+    module : equinox.Module
+        The element (or law) to copy.
+    **changes
+        Field name → new value (numbers are stored as given: pass arrays where the
+        element stores arrays).
+
+    Returns
+    -------
+    equinox.Module
+        The checked copy.
+
+    Raises
+    ------
+    TypeError
+        An unknown field name.
+    ParameterError
+        A new value breaks the element's rules (named ``Owner.field``).
+    """
+    return _evolve(module, **changes)
 
 
-class AbstractElement(eqx.Module):
+class AbstractElement(AbstractParametrised):
     """Base of joints, drivers, force elements, frictions and stops.
 
     ``prefix`` (class variable) names unnamed elements (``revolute1``);
     ``config_fields`` (class variable) lists the non-array fields that change what the
     traced functions compute (a driver's motion, a gear's ``internal`` flag): elements
     that differ in them are never evaluated as one group.
+
+    Parameters follow the package's one validation dialect
+    (:class:`~stickslip._parameters.AbstractParametrised`): a final class declares
+    ``parameter_rules = {field: Rule}`` as data, checked in ``__check_init__`` at
+    construction and again by :func:`evolve`; ``__init__`` only converts (numbers to arrays
+    with :func:`parameter_array`, directions with :func:`unit_direction`). Messages name the
+    element by its ``name``, else its class. Each final class has an ``example()``
+    classmethod returning a valid unbound instance (tests/test_every_element_conformance.py).
     """
 
     prefix: ClassVar[str] = "element"
@@ -69,6 +129,39 @@ class AbstractElement(eqx.Module):
     @property
     def owner(self) -> str:
         return self.name or type(self).__name__
+
+    def parameter_owner(self) -> str:
+        """Messages name the element: its ``name``, else its class."""
+        return self.owner
+
+    def parameter_text(self) -> str:
+        """``field=value, …`` over the fields with a rule (for ``repr``): numbers as
+        numbers, short vectors as tuples, named points by name — then the laws it holds
+        (a joint's ``friction``, a stop's ``law``) by their own repr; None left out."""
+        parts = [f"{field}={_shown(getattr(self, field))}"
+                 for field in type(self).parameter_rules if getattr(self, field) is not None]
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, AbstractParametrised) and not isinstance(value,
+                                                                          AbstractElement):
+                parts.append(f"{f.name}={value!r}")
+        return ", ".join(parts)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, jax.core.Tracer):
+        return "traced"
+    if isinstance(value, str):
+        return repr(value)
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return type(value).__name__
+    if arr.ndim == 0:
+        return f"{float(arr):g}"
+    if arr.size <= 4:
+        return "(" + ", ".join(f"{x:g}" for x in arr.ravel()) + ")"
+    return f"array{arr.shape}"
 
 
 def _arrays(element):
@@ -106,16 +199,3 @@ def _stacked(values) -> jax.Array:
 def unstack_like(stacked, k: int):
     """Member `k` of a stacked group."""
     return jax.tree.map(lambda x: x[k] if eqx.is_array(x) else x, stacked)
-
-
-def nonnegative_number(owner: str, name: str, value, unit: str) -> jnp.ndarray:
-    """`value` as a JAX scalar, or a ParameterError naming `owner.name` unless it is a finite
-    number >= 0 [unit] (host side, at construction)."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        v = float("nan")
-    if not (np.isfinite(v) and v >= 0):
-        raise ParameterError(f"`{owner}.{name}` must be a finite number >= 0 [{unit}]; got "
-                             f"{name}={value!r}.")
-    return host_array(v)

@@ -7,14 +7,14 @@ frame, origin at the centre of mass) lies at rᴾ = r_i + A(φ_i) s'ᴾ in the g
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import jax.numpy as jnp
 import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["Body", "Ground", "rotation", "global_point", "cross2", "perp"]
+__all__ = ["Body", "Ground", "cross2", "global_point", "perp", "rotation"]
 
 
 def rotation(phi: jnp.ndarray) -> jnp.ndarray:
@@ -99,7 +99,7 @@ class Body:
         for key, value in (points or {}).items():
             self.add_point(key, value)
 
-    def add_point(self, name: str, position: Sequence[float]) -> "Body":
+    def add_point(self, name: str, position: Sequence[float]) -> Body:
         """Name a body-fixed point (x', y') [m] in the body frame; returns the body."""
         self.points[name] = _vector(f"{self.name}.points", name, position)
         return self

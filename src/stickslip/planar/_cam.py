@@ -8,16 +8,19 @@ series through the samples).
 
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._rules import Rule
 from ..errors import ParameterError
+from ._base import unit_direction
 from ._body import global_point, rotation
-from ._constraint_base import AbstractConstraint, _name
+from ._constraint_base import POINT, AbstractConstraint, _name
 
 __all__ = ["CamFollowerJoint", "trigonometric_profile"]
 
@@ -46,6 +49,16 @@ def trigonometric_profile(alphas, radii) -> Callable:
         out = jnp.cos(arg) @ a + jnp.sin(arg) @ b
         return out.reshape(jnp.shape(alpha))
     return profile
+
+
+def _check_kind(owner: str, kind: str) -> str:
+    if kind not in ("roller", "flat"):
+        raise ParameterError(f"`{owner}.kind` must be 'roller' or 'flat'; got {kind!r}.")
+    return kind
+
+
+def _example_profile(alpha):
+    return 0.05 + 0.01 * jnp.cos(alpha)
 
 
 class CamFollowerJoint(AbstractConstraint):
@@ -87,15 +100,17 @@ class CamFollowerJoint(AbstractConstraint):
     kind: str = eqx.field(static=True)
     normal_j: Any
     name: str | None = eqx.field(static=True)
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "point_i": POINT, "point_j": POINT,
+        "normal_j": Rule("direction", "Pass the face normal (nx, ny) in the follower frame, "
+                         "pointing toward the cam, e.g. normal_j=(0, -1).", shape=(2,))}
 
     def __init__(self, cam, follower, profile, point_i=(0.0, 0.0), point_j=(0.0, 0.0), *,
                  kind: str = "roller", normal_j=(0.0, -1.0), name: str | None = None):
         self.body_i, self.body_j, self.point_i, self.point_j = cam, follower, point_i, point_j
         self.name = _name(type(self).__name__, name)
-        if kind not in ("roller", "flat"):
-            raise ParameterError(f"`{self.owner}.kind` must be 'roller' or 'flat'; got "
-                                 f"{kind!r}.")
-        self.kind = kind
+        self.kind = _check_kind(self.owner, kind)     # before the profile is traced
+        self.normal_j = unit_direction(normal_j)
         if callable(profile):
             self.profile = profile
         else:
@@ -116,14 +131,15 @@ class CamFollowerJoint(AbstractConstraint):
         from .._validation import check_traceable
         check_traceable(self.owner, "profile", self.profile, (0.3,), shape=(),
                         signature="alpha")
-        try:
-            n = np.asarray(normal_j, dtype=float)
-        except (TypeError, ValueError):
-            n = np.zeros(3)
-        if n.shape != (2,) or not np.all(np.isfinite(n)) or not np.linalg.norm(n) > 0:
-            raise ParameterError(f"`{self.owner}.normal_j` must be a non-zero (nx, ny); got "
-                                 f"{normal_j!r}.")
-        self.normal_j = jnp.asarray(n / np.linalg.norm(n))
+
+    def __check_init__(self) -> None:
+        _check_kind(self.owner, self.kind)
+
+    @classmethod
+    def example(cls) -> CamFollowerJoint:
+        """A roller follower (body ``"link"``) on an eccentric ground cam
+        ρ(α) = 0.05 + 0.01 cos α [m]."""
+        return cls("ground", "link", _example_profile, point_j=(0.0, 0.0), kind="roller")
 
     def residual(self, qi, qj, t):
         if self.kind == "roller":

@@ -3,7 +3,8 @@ kinematic or driving constraint Φ(q, t) = 0 (SPEC §9) — and the host-side ar
 they share.
 
 Contract for a constraint element (one final class, a re-export, an entry in the tests'
-list — the conformance suite in tests/planar/test_element_conformance.py then checks it):
+list — the conformance suites in tests/planar/test_element_conformance.py and
+tests/test_every_element_conformance.py then check it):
 
 * ``n_equations`` (class variable): rows it adds to Φ.  ``is_driver``: a driving constraint
   (its multiplier is reported as ``<name>.effort``) or a kinematic one (reported as the
@@ -15,6 +16,9 @@ list — the conformance suite in tests/planar/test_element_conformance.py then 
   what joint friction acts along and what joint stops limit. Written once, here.
 * ``_frozen(pose_i, pose_j)``: reference constants (a translational joint's relative angle,
   a gear's phase) from the poses at :meth:`Model.add` time.
+* ``parameter_rules`` (class variable): ``{field: Rule}``, checked in ``__check_init__`` at
+  construction and by :func:`~._base.evolve` (:data:`POINT`, :data:`AXIS`,
+  :func:`length_rule`, :func:`angle_rule`); ``example()`` a valid unbound instance.
 * ``point_i`` and ``frame_i`` (angle of the joint frame in body i): where and in which frame
   the reaction on body i is reported (SPEC §9: F = −Cᵀ Aᵀ Φ_rᵀ λ, T = (s'ᵀ Bᵀ Φ_rᵀ − Φ_φᵀ) λ).
 
@@ -26,7 +30,6 @@ x, y, φ or distance), ``_drivers`` (prescribed motions, with ``_motions``).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -35,50 +38,43 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._rules import Rule, copied
+from .._validation import check_finite, check_scalar
 from ..errors import ParameterError
 from ._base import AbstractElement, evolve, host_array
 from ._body import global_point
 from ._motions import _ConstantSpeed
 
-__all__ = ["AbstractConstraint"]
+__all__ = ["AXIS", "POINT", "AbstractConstraint", "angle_rule", "length_rule"]
 
 
-def _positive(owner: str, name: str, value: float, unit: str) -> jnp.ndarray:
-    v = float(value)
-    if not (math.isfinite(v) and v > 0):
-        raise ParameterError(f"`{owner}.{name}` must be a finite number > 0 [{unit}]; got "
-                             f"{name}={value!r}.")
-    return host_array(v)
+POINT = Rule("finite", shape=(2,), unit="m", named=True,
+             hint="Pass (x', y') in the body frame [m] or the name of a body point.")
+"""The rule of a body point: two finite numbers [m] in the body frame, or a point's name."""
+
+AXIS = Rule("direction", shape=(2,), hint="Pass a non-zero direction (ux, uy) in body i's "
+            "frame, e.g. axis_i=(1, 0).")
+"""The rule of a direction in a body frame (normalised by the constructor)."""
 
 
-def _finite(owner: str, name: str, value, unit: str) -> jnp.ndarray:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        v = float("nan")
-    if not math.isfinite(v):
-        raise ParameterError(f"`{owner}.{name}` must be a finite number [{unit}]; got "
-                             f"{name}={value!r}.")
-    return host_array(v)
+def length_rule(what: str, *, kind: str = "positive", optional: bool = True) -> Rule:
+    """The rule of a length [m] (one number): `what` it is, for the hint."""
+    return Rule(kind, f"Pass {what} as one number in metres.", scalar=True, unit="m",
+                optional=optional)
 
 
-def _unit_axis(owner: str, axis) -> jnp.ndarray:
-    try:
-        arr = np.asarray(axis, dtype=float)
-    except (TypeError, ValueError):
-        arr = np.full(3, np.nan)
-    if arr.shape != (2,) or not np.all(np.isfinite(arr)) or np.linalg.norm(arr) == 0:
-        raise ParameterError(f"`{owner}.axis_i` must be a non-zero direction (ux, uy) in body "
-                             f"i's frame; got {axis!r}. Pass e.g. axis_i=(1, 0).")
-    arr = arr / np.max(np.abs(arr))        # first: the norm of (1e308, 1e308) overflows
-    return host_array(arr / np.linalg.norm(arr))
+def angle_rule(what: str) -> Rule:
+    """The rule of an angle [rad] (one finite number)."""
+    return Rule("finite", f"Pass {what} as one number in radians.", scalar=True, unit="rad")
 
 
 def _time_function(owner: str, name: str, fn) -> Callable:
     from ..systems._base import check_time_function
 
     if not callable(fn):
-        return _ConstantSpeed(0.0, float(_finite(owner, name, fn, "constant value")))
+        check_scalar(owner, name, fn, f"Pass {name} as a callable of t or one number.")
+        check_finite(owner, name, fn, f"Pass {name} as a callable of t or one finite number.")
+        return _ConstantSpeed(0.0, float(fn))
     check_time_function(owner, name, fn, ())        # traces it too (no Python `if` on t)
     return fn
 
@@ -105,6 +101,9 @@ class AbstractConstraint(AbstractElement):
     point_i: eqx.AbstractVar[Any]
     point_j: eqx.AbstractVar[Any]
 
+    def __check_init__(self) -> None:
+        _name(type(self).__name__, self.name)
+
     # host side -----------------------------------------------------------------------
     def bodies(self) -> tuple:
         return (self.body_i, self.body_j)
@@ -119,8 +118,8 @@ class AbstractConstraint(AbstractElement):
         the current poses, its name (raises ParameterError for an unknown point)."""
         point_i = body_i.resolve_point(self.owner, "point_i", self.point_i)
         point_j = body_j.resolve_point(self.owner, "point_j", self.point_j)
-        bound = evolve(self, body_i=body_i, body_j=body_j, point_i=host_array(point_i),
-                       point_j=host_array(point_j), name=name)
+        bound = copied(self, body_i=body_i, body_j=body_j, point_i=host_array(point_i),
+                       point_j=host_array(point_j), name=name)       # checked below
         # poses as NumPy: the reference constants are host arithmetic, not small compiles
         frozen = bound._frozen(np.asarray(body_i.pose, dtype=float),
                                np.asarray(body_j.pose, dtype=float))
@@ -137,7 +136,9 @@ class AbstractConstraint(AbstractElement):
 
     def __repr__(self) -> str:
         bodies = [getattr(b, "name", b) for b in (self.body_i, self.body_j) if b is not None]
-        return f"{type(self).__name__}({self.name!r}: {' – '.join(map(str, bodies))})"
+        values = self.parameter_text()
+        return (f"{type(self).__name__}({self.name!r}: {' – '.join(map(str, bodies))}"
+                + (f"; {values})" if values else ")"))
 
     # traced side ---------------------------------------------------------------------
     def residual(self, qi: jnp.ndarray, qj: jnp.ndarray, t: jnp.ndarray) -> jnp.ndarray:

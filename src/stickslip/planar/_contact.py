@@ -16,39 +16,15 @@ vanish) and ζ [-] (any: damping of the relaxed contact; ζ < 1 bounces, ζ ≥ 
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
-from .._rules import check_friction_pair
-from .._validation import check_nonnegative, check_positive, check_scalar, keyword_alias
-from ..errors import ParameterError
-from ._constraint_base import _name
+from .._rules import FRICTION_COEFFICIENT, Rule, RuleChecked, run_checks
+from .._validation import keyword_alias
+from ._constraint_base import POINT, _name
 
-__all__ = ["AbstractFrictionalContact", "PointLineContact", "ClearanceSlider", "STATIC_SPEED"]
-
-
-def _unit(owner, field, value):
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        arr = np.full(3, np.nan)
-    if arr.shape != (2,) or not np.all(np.isfinite(arr)) or not np.any(arr):
-        raise ParameterError(f"`{owner}.{field}` must be a nonzero direction (x, y) in the "
-                             f"body frame; got {value!r}. Pass e.g. {field}=(1.0, 0.0).")
-    arr = arr / np.max(np.abs(arr))        # first: the norm of (1e308, 1e308) overflows
-    return arr / np.linalg.norm(arr)
-
-
-def _point(owner, field, value):
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        arr = np.full(3, np.nan)
-    if arr.shape != (2,) or not np.all(np.isfinite(arr)):
-        raise ParameterError(f"`{owner}.{field}` must be two finite numbers (x, y) [m]; got "
-                             f"{value!r}.")
-    return arr
+__all__ = ["STATIC_SPEED", "AbstractFrictionalContact", "ClearanceSlider", "PointLineContact"]
 
 
 STATIC_SPEED = 1e-3
@@ -56,26 +32,77 @@ STATIC_SPEED = 1e-3
 as sticking and gets its static coefficient."""
 
 
+def _number(value: Any) -> Any:
+    """One number as a float; anything else unchanged (the rules name what is wrong)."""
+    try:
+        return float(value) if np.ndim(value) == 0 and not isinstance(value, (str, bytes)) \
+            else value
+    except (TypeError, ValueError):
+        return value
+
+
+def _vector(value: Any) -> Any:
+    """Numbers as a float NumPy array; anything else unchanged (the rules name it)."""
+    if isinstance(value, (str, bytes)):
+        return value
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return value
+
+
+def _direction(value: Any) -> Any:
+    """A finite non-zero vector divided by its norm; anything else unchanged."""
+    arr = _vector(value)
+    if not isinstance(arr, np.ndarray) or arr.ndim != 1 or not np.all(np.isfinite(arr)) \
+            or not np.any(arr):
+        return arr
+    arr = arr / np.max(np.abs(arr))        # first: the norm of (1e308, 1e308) overflows
+    return arr / np.linalg.norm(arr)
+
+
+def _half_size(what: str) -> Rule:
+    return Rule("positive", f"Pass {what} as one number in metres (> 0).", scalar=True,
+                unit="m", optional=False)
+
+
+_POINT = Rule("finite", "Pass two finite numbers (x, y) [m] in the body frame.", shape=(2,),
+              unit="m")
+_AXIS = Rule("direction", "Pass a non-zero direction (x, y) in the body frame, e.g. (1.0, "
+             "0.0).", shape=(2,))
+_FRICTION_RULES = {
+    "mu": FRICTION_COEFFICIENT.but(scalar=True, hint="Pass a friction coefficient >= 0 "
+                                   "(mu, also spelled mu_k)."),
+    # no plausibility warning here: mu_s defaults to mu, which warns already (_friction
+    # warns for a mu_s given explicitly)
+    "mu_s": FRICTION_COEFFICIENT.but(scalar=True, plausible=None),
+    "v_stribeck": Rule("positive", "Pass the Stribeck velocity in m/s (e.g. 1e-3).",
+                       scalar=True, unit="m/s"),
+    "delta": Rule("positive", "Pass the relaxation time δ in seconds (e.g. 1e-3).",
+                  scalar=True, unit="s"),
+    "zeta": Rule("nonnegative", "Pass a damping ratio ζ >= 0 (e.g. 1.0).", scalar=True),
+}
+
+
 def _friction(owner, mu, mu_k, mu_s, v_stribeck):
-    """(μ, μ_s, v_stribeck) checked: μ (kinetic, also spelled mu_k; default 0) and μ_s
-    (default μ) by the shared pair validator (finite, >= 0, plausible, μ ≤ μ_s),
-    v_stribeck > 0 (default STATIC_SPEED)."""
+    """(μ, μ_s, v_stribeck) with their defaults: μ (kinetic, also spelled mu_k; default 0),
+    μ_s (default μ), v_stribeck (default STATIC_SPEED); checked by the element's rules."""
     mu = keyword_alias(owner, "mu", mu, "mu_k", mu_k)
     mu = 0.0 if mu is None else mu
-    check_friction_pair(owner, mu_s, mu, names=("mu_s", "mu"))
     v_stribeck = STATIC_SPEED if v_stribeck is None else v_stribeck
-    check_positive(owner, "v_stribeck", v_stribeck, "Pass the Stribeck velocity in m/s (e.g. "
-                   "1e-3).")
-    return float(mu), float(mu if mu_s is None else mu_s), float(v_stribeck)
+    if mu_s is not None:
+        FRICTION_COEFFICIENT.check_plausible(owner, "mu_s", _number(mu_s))
+    return _number(mu), _number(mu if mu_s is None else mu_s), _number(v_stribeck)
 
 
-def _relaxation(owner, delta, zeta):
-    check_positive(owner, "delta", delta, "Pass the relaxation time δ in seconds (e.g. 1e-3).")
-    check_nonnegative(owner, "zeta", zeta, "Pass a damping ratio ζ >= 0 (e.g. 1.0).")
-    return float(delta), float(zeta)
+def _shown(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    arr = np.asarray(value, dtype=float)
+    return f"{float(arr):g}" if arr.ndim == 0 else "(" + ", ".join(f"{x:g}" for x in arr) + ")"
 
 
-class AbstractFrictionalContact:
+class AbstractFrictionalContact(RuleChecked):
     """A frictional unilateral contact element of :class:`~stickslip.planar.Model`.
 
     Contract: ``pairs()`` returns the point–line pairs as tuples ``(body_i, body_j, point_j,
@@ -87,10 +114,22 @@ class AbstractFrictionalContact:
 
     prefix: ClassVar[str] = "contact"
     name: str | None = None
+    friction_pairs: ClassVar[tuple[tuple[str, str], ...]] = (("mu_s", "mu"),)
 
     @property
     def owner(self) -> str:
         return self.name or type(self).__name__
+
+    def parameter_owner(self) -> str:
+        """Messages name the contact: its ``name``, else its class."""
+        return self.owner
+
+    def __check_init__(self) -> None:
+        _name(type(self).__name__, self.name)
+
+    def __repr__(self) -> str:
+        values = ", ".join(f"{k}={_shown(getattr(self, k))}" for k in self.parameter_rules)
+        return f"{type(self).__name__}({self.name!r}: {values})"
 
     @property
     def n_pairs(self) -> int:
@@ -172,19 +211,27 @@ class PointLineContact(AbstractFrictionalContact):
     """
 
     prefix: ClassVar[str] = "contact"
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "point_j": POINT, "line_point_i": _POINT, "line_axis_i": _AXIS, **_FRICTION_RULES}
 
     def __init__(self, body_i, body_j, *, point_j=(0.0, 0.0), line_point_i=(0.0, 0.0),
                  line_axis_i=(1.0, 0.0), mu: float | None = None, delta: float = 1e-3,
                  zeta: float = 1.0, name: str | None = None, mu_s: float | None = None,
                  v_stribeck: float | None = None, mu_k: float | None = None):
         self.name = _name("PointLineContact", name)     # the joints' rule: no '.', not ''
-        owner = name or "PointLineContact"
         self.body_i, self.body_j = body_i, body_j
         self.point_j = point_j
-        self.line_point_i = _point(owner, "line_point_i", line_point_i)
-        self.line_axis_i = _unit(owner, "line_axis_i", line_axis_i)
-        self.mu, self.mu_s, self.v_stribeck = _friction(owner, mu, mu_k, mu_s, v_stribeck)
-        self.delta, self.zeta = _relaxation(owner, delta, zeta)
+        self.line_point_i = _vector(line_point_i)
+        self.line_axis_i = _direction(line_axis_i)
+        self.mu, self.mu_s, self.v_stribeck = _friction(self.owner, mu, mu_k, mu_s, v_stribeck)
+        self.delta, self.zeta = _number(delta), _number(zeta)
+        run_checks(self)
+
+    @classmethod
+    def example(cls) -> PointLineContact:
+        """A point of body ``"link"`` on a tilted ground line, μ = 0.3, μ_s = 0.4."""
+        return cls("ground", "link", point_j=(0.0, -0.05), line_point_i=(0.0, 0.0),
+                   line_axis_i=(1.0, 0.1), mu=0.3, mu_s=0.4)
 
     def bind(self, body_i, body_j) -> None:
         super().bind(body_i, body_j)
@@ -233,6 +280,10 @@ class ClearanceSlider(AbstractFrictionalContact):
     """
 
     prefix: ClassVar[str] = "slider"
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "half_length": _half_size("half_length"), "half_height": _half_size("half_height"),
+        "clearance": _half_size("the clearance c"), "guide_point": _POINT,
+        "guide_axis": _AXIS, **_FRICTION_RULES}
 
     def __init__(self, guide, slider, *, half_length: float, half_height: float,
                  clearance: float, mu: float | None = None, delta: float = 1e-3,
@@ -241,18 +292,21 @@ class ClearanceSlider(AbstractFrictionalContact):
                  mu_s: float | None = None, v_stribeck: float | None = None,
                  mu_k: float | None = None):
         self.name = _name("ClearanceSlider", name)      # the joints' rule: no '.', not ''
-        owner = name or "ClearanceSlider"
-        for field, value in (("half_length", half_length), ("half_height", half_height),
-                             ("clearance", clearance)):
-            check_positive(owner, field, value, f"Pass {field} in metres (> 0).")
-            check_scalar(owner, field, value, f"Pass {field} as one number in metres.")
         self.body_i, self.body_j = guide, slider
-        self.half_length, self.half_height = float(half_length), float(half_height)
-        self.clearance = float(clearance)
-        self.guide_point = _point(owner, "guide_point", guide_point)
-        self.guide_axis = _unit(owner, "guide_axis", guide_axis)
-        self.mu, self.mu_s, self.v_stribeck = _friction(owner, mu, mu_k, mu_s, v_stribeck)
-        self.delta, self.zeta = _relaxation(owner, delta, zeta)
+        self.half_length, self.half_height = _number(half_length), _number(half_height)
+        self.clearance = _number(clearance)
+        self.guide_point = _vector(guide_point)
+        self.guide_axis = _direction(guide_axis)
+        self.mu, self.mu_s, self.v_stribeck = _friction(self.owner, mu, mu_k, mu_s, v_stribeck)
+        self.delta, self.zeta = _number(delta), _number(zeta)
+        run_checks(self)
+
+    @classmethod
+    def example(cls) -> ClearanceSlider:
+        """A 0.1 m × 0.04 m slider (body ``"link"``) in a ground guide with 1 mm
+        clearance, μ = 0.2."""
+        return cls("ground", "link", half_length=0.05, half_height=0.02, clearance=1e-3,
+                   mu=0.2)
 
     def pairs(self):
         t = self.guide_axis

@@ -14,9 +14,11 @@ from typing import Any, ClassVar
 import equinox as eqx
 import jax.numpy as jnp
 
+from .._rules import Rule
 from ..errors import ParameterError
+from ._base import unit_direction
 from ._body import global_point, rotation
-from ._constraint_base import AbstractConstraint, _name, _time_function, _unit_axis
+from ._constraint_base import AXIS, POINT, AbstractConstraint, _name, _time_function
 
 __all__ = ["AbsoluteDriver", "DistanceDriver", "RelativeDriver", "RotationalDriver",
            "TranslationalDriver"]
@@ -29,6 +31,7 @@ class _AbstractDriver(AbstractConstraint):
     is_driver: ClassVar[bool] = True
     prefix: ClassVar[str] = "driver"
     config_fields: ClassVar[tuple[str, ...]] = ("motion",)
+    parameter_rules: ClassVar[dict[str, Rule]] = {"point_i": POINT, "point_j": POINT}
 
     def describe(self) -> str:
         j = (f" and {self.body_j.name!r}"
@@ -59,6 +62,13 @@ class RotationalDriver(_AbstractDriver):
         self.name = _name(type(self).__name__, name)
         self.motion = _time_function(self.owner, "angle", angle)
 
+    @classmethod
+    def example(cls) -> RotationalDriver:
+        """Body ``"link"`` turned at 2 rad/s relative to the ground."""
+        from ._motions import constant_speed
+
+        return cls("ground", "link", angle=constant_speed(2.0, start=0.1))
+
     def residual(self, qi, qj, t):
         return jnp.atleast_1d(qj[2] - qi[2] - self.motion(t))
 
@@ -75,13 +85,22 @@ class TranslationalDriver(_AbstractDriver):
     axis_i: Any
     motion: Callable = eqx.field(static=True)
     name: str | None = eqx.field(static=True)
+    parameter_rules: ClassVar[dict[str, Rule]] = {"point_i": POINT, "point_j": POINT,
+                                                  "axis_i": AXIS}
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0),
                  axis_i=(1.0, 0.0), *, distance: Callable, name: str | None = None):
         self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
         self.name = _name(type(self).__name__, name)
-        self.axis_i = _unit_axis(self.owner, axis_i)
+        self.axis_i = unit_direction(axis_i)
         self.motion = _time_function(self.owner, "distance", distance)
+
+    @classmethod
+    def example(cls) -> TranslationalDriver:
+        """Body ``"link"`` slid along the ground's y axis at 0.5 m/s."""
+        from ._motions import constant_speed
+
+        return cls("ground", "link", axis_i=(0.0, 1.0), distance=constant_speed(0.5, 0.2))
 
     @property
     def frame_i(self):
@@ -122,6 +141,16 @@ class AbsoluteDriver(_AbstractDriver):
         self.coordinate = _check_coordinate(self.owner, coordinate)
         self.motion = _time_function(self.owner, "value", value)
 
+    def __check_init__(self) -> None:
+        _check_coordinate(self.owner, self.coordinate)
+
+    @classmethod
+    def example(cls) -> AbsoluteDriver:
+        """The y of a point of body ``"link"`` driven along a smooth ramp."""
+        from ._motions import smooth_ramp
+
+        return cls("link", "y", smooth_ramp(0.0, 0.1, 0.0, 1.0), point=(0.2, 0.0))
+
     @property
     def effort_unit(self) -> str:  # type: ignore[override]
         return "N·m" if self.coordinate == "phi" else "N"
@@ -155,6 +184,16 @@ class RelativeDriver(_AbstractDriver):
         self.coordinate = _check_coordinate(self.owner, coordinate)
         self.motion = _time_function(self.owner, "value", value)
 
+    def __check_init__(self) -> None:
+        _check_coordinate(self.owner, self.coordinate)
+
+    @classmethod
+    def example(cls) -> RelativeDriver:
+        """The x offset between the ground and a point of body ``"link"`` at 0.3 m/s."""
+        from ._motions import constant_speed
+
+        return cls("ground", "link", "x", constant_speed(0.3, 0.5), point_j=(0.1, 0.0))
+
     @property
     def effort_unit(self) -> str:  # type: ignore[override]
         return "N·m" if self.coordinate == "phi" else "N"
@@ -184,6 +223,13 @@ class DistanceDriver(_AbstractDriver):
         self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
         self.name = _name(type(self).__name__, name)
         self.motion = _time_function(self.owner, "distance", distance)
+
+    @classmethod
+    def example(cls) -> DistanceDriver:
+        """The distance between the ground origin and body ``"link"`` driven from 0.9 m."""
+        from ._motions import constant_speed
+
+        return cls("ground", "link", distance=constant_speed(0.1, 0.9))
 
     def residual(self, qi, qj, t):
         d = self._d(qi, qj)

@@ -12,20 +12,27 @@ Contract for a force element (an immutable ``equinox`` module, see :mod:`._base`
 
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._rules import Rule
 from ..errors import ParameterError
-from ._base import AbstractElement, evolve
-from ._base import nonnegative_number as _nonnegative
+from ._base import AbstractElement, evolve, parameter_array
 from ._body import global_point
+from ._constraint_base import POINT
 
-__all__ = ["AbstractForceElement", "TranslationalSpringDamper", "RotationalSpringDamper",
-           "PointForce", "BodyTorque"]
+__all__ = [
+    "AbstractForceElement",
+    "BodyTorque",
+    "PointForce",
+    "RotationalSpringDamper",
+    "TranslationalSpringDamper",
+]
 
 
 
@@ -44,6 +51,18 @@ def _callable(owner: str, name: str, fn, signature: str, shapes, optional=True):
     check_traceable(owner, name, fn, tuple(np.zeros(s) for s in shapes),
                     signature=signature.removeprefix("of (").split(")")[0])
     return fn
+
+
+def _scalar(kind: str, unit: str, what: str) -> Rule:
+    return Rule(kind, f"Pass {what} as one number [{unit}].", scalar=True, unit=unit)
+
+
+def _example_force(t, q, qd):
+    return jnp.stack([jnp.sin(t), -2.0 + 0.0 * q[0]])
+
+
+def _example_torque(t, q, qd):
+    return 0.5 * jnp.cos(t) + 0.0 * q[2]
 
 
 class AbstractForceElement(AbstractElement):
@@ -71,7 +90,9 @@ class AbstractForceElement(AbstractElement):
 
     def __repr__(self) -> str:
         names = " – ".join(str(getattr(b, "name", b)) for b in self.bodies())
-        return f"{type(self).__name__}({self.name!r}: {names})"
+        values = self.parameter_text()
+        return (f"{type(self).__name__}({self.name!r}: {names}"
+                + (f"; {values})" if values else ")"))
 
 
 class TranslationalSpringDamper(AbstractForceElement):
@@ -94,17 +115,29 @@ class TranslationalSpringDamper(AbstractForceElement):
     free_length: Any
     actuator: Callable | None = eqx.field(static=True)
     name: str | None = eqx.field(static=True)
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "point_i": POINT, "point_j": POINT,
+        "stiffness": _scalar("nonnegative", "N/m", "a stiffness k >= 0"),
+        "damping": _scalar("nonnegative", "N·s/m", "a damping c >= 0"),
+        "free_length": _scalar("nonnegative", "m", "a free length l0 >= 0")}
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), *,
                  stiffness: float = 0.0, damping: float = 0.0, free_length: float = 0.0,
                  actuator: Callable | None = None, name: str | None = None):
         self.name = name
         self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
-        self.stiffness = _nonnegative(self.owner, "stiffness", stiffness, "N/m")
-        self.damping = _nonnegative(self.owner, "damping", damping, "N·s/m")
-        self.free_length = _nonnegative(self.owner, "free_length", free_length, "m")
+        self.stiffness = parameter_array(stiffness)
+        self.damping = parameter_array(damping)
+        self.free_length = parameter_array(free_length)
         self.actuator = _callable(self.owner, "actuator", actuator, "of (l, ld, t)",
                                   ((), (), ()))
+
+    @classmethod
+    def example(cls) -> TranslationalSpringDamper:
+        """A spring–damper (k = 50 N/m, c = 2 N·s/m, l0 = 0.3 m) from the ground to
+        body ``"link"``."""
+        return cls("ground", "link", (0.1, 0.0), (0.0, 0.1), stiffness=50.0, damping=2.0,
+                   free_length=0.3)
 
     def bodies(self):
         return (self.body_i, self.body_j)
@@ -151,18 +184,26 @@ class RotationalSpringDamper(AbstractForceElement):
     actuator: Callable | None = eqx.field(static=True)
     name: str | None = eqx.field(static=True)
 
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "stiffness": _scalar("nonnegative", "N·m/rad", "a stiffness k >= 0"),
+        "damping": _scalar("nonnegative", "N·m·s/rad", "a damping c >= 0"),
+        "free_angle": _scalar("finite", "rad", "the free angle θ0")}
+
     def __init__(self, body_i, body_j, *, stiffness: float = 0.0, damping: float = 0.0,
                  free_angle: float = 0.0, actuator: Callable | None = None,
                  name: str | None = None):
-        from ._constraint_base import _finite
-
         self.name = name
         self.body_i, self.body_j = body_i, body_j
-        self.stiffness = _nonnegative(self.owner, "stiffness", stiffness, "N·m/rad")
-        self.damping = _nonnegative(self.owner, "damping", damping, "N·m·s/rad")
-        self.free_angle = _finite(self.owner, "free_angle", free_angle, "rad")
+        self.stiffness = parameter_array(stiffness)
+        self.damping = parameter_array(damping)
+        self.free_angle = parameter_array(free_angle)
         self.actuator = _callable(self.owner, "actuator", actuator, "of (theta, thetad, t)",
                                   ((), (), ()))
+
+    @classmethod
+    def example(cls) -> RotationalSpringDamper:
+        """A torsion spring–damper (k = 5 N·m/rad, c = 0.1 N·m·s/rad, θ0 = 0.2 rad)."""
+        return cls("ground", "link", stiffness=5.0, damping=0.1, free_angle=0.2)
 
     def bodies(self):
         return (self.body_i, self.body_j)
@@ -196,6 +237,12 @@ class PointForce(AbstractForceElement):
     point: Any
     force: Callable = eqx.field(static=True)
     name: str | None = eqx.field(static=True)
+    parameter_rules: ClassVar[dict[str, Rule]] = {"point": POINT}
+
+    @classmethod
+    def example(cls) -> PointForce:
+        """A force (sin t, −2) N at a point of body ``"link"``."""
+        return cls("link", _example_force, point=(0.1, 0.2))
 
     def __init__(self, body, force: Callable, point=(0.0, 0.0), *, name: str | None = None):
         self.name = name
@@ -229,6 +276,11 @@ class BodyTorque(AbstractForceElement):
     body: Any = eqx.field(static=True)
     torque: Callable = eqx.field(static=True)
     name: str | None = eqx.field(static=True)
+
+    @classmethod
+    def example(cls) -> BodyTorque:
+        """A torque 0.5·cos t N·m on body ``"link"``."""
+        return cls("link", _example_torque)
 
     def __init__(self, body, torque: Callable, *, name: str | None = None):
         self.name = name

@@ -42,20 +42,29 @@ from typing import Any, ClassVar
 import equinox as eqx
 import jax.numpy as jnp
 
+from .._rules import Rule
 from .._validation import keyword_alias, warn_renamed
 from ..errors import ParameterError
 from ..laws import CoulombODE, LuGre
 from ..laws._base import AbstractFrictionLaw
 from ..nonsmooth import safe_norm
-from ._base import AbstractElement, evolve
+from ._base import AbstractElement, evolve, host_array
 from ._body import cross2, rotation
 from ._constraint_base import AbstractConstraint
 from ._dynamics import eliminate_solve
+from ._friction_slot import SLIDER_LENGTH, SLOT_RULES
 
-__all__ = ["AbstractJointFriction", "JointFriction", "LuGreFriction", "NEWTON_ITERATIONS",
-           "newton_solve", "stored_energy"]
+__all__ = [
+    "NEWTON_ITERATIONS",
+    "AbstractJointFriction",
+    "JointFriction",
+    "LuGreFriction",
+    "newton_solve",
+    "stored_energy",
+]
 
 NEWTON_ITERATIONS = 5
+_TUTORIAL_K1 = math.sqrt(1e5)       # LuGreFriction's default bristle damping [N·s/m]
 
 
 def newton_solve(A, b):
@@ -82,6 +91,8 @@ class AbstractJointFriction(AbstractElement):
     viscous: eqx.AbstractVar[Any]
     preload: eqx.AbstractVar[Any]
     slider_length: eqx.AbstractVar[Any]
+    parameter_rules: ClassVar[dict[str, Rule]] = {**SLOT_RULES,
+                                                  "slider_length": SLIDER_LENGTH}
 
     def describe(self) -> str:
         return (f"{type(self).__name__} {self.name!r} on joint "
@@ -175,23 +186,33 @@ class LuGreFriction(AbstractJointFriction):
     preload: Any
     slider_length: Any
 
-    def __init__(self, joint, vs=1e-3, mu_s=None, mu_k=None, k0=1e5, k1=math.sqrt(1e5),
+    def __init__(self, joint, vs=1e-3, mu_s=None, mu_k=None, k0=1e5, k1=_TUTORIAL_K1,
                  k2=0.4, *, name: str | None = None, mus=None, mud=None):
         self.name = name
         mu_s = keyword_alias(self.owner, "mu_s", mu_s, "mus", mus, deprecated=True)
         mu_k = keyword_alias(self.owner, "mu_k", mu_k, "mud", mud, deprecated=True)
         self.joint = joint
-        if not (isinstance(joint, AbstractConstraint) and joint.supports_friction):
-            raise ParameterError(f"`{self.owner}.joint`: LuGre friction is defined for "
-                                 f"RevoluteJoint and TranslationalJoint only; "
-                                 f"{getattr(joint, 'owner', type(joint).__name__)!r} is a "
-                                 f"{type(joint).__name__}, which has none.")
-        if self.rotational and joint.pin_radius is None:
-            raise ParameterError(f"`{self.owner}.joint`: revolute joint {joint.owner!r} needs "
-                                 "a `pin_radius` for friction.")
-        self.viscous, self.preload, self.slider_length = jnp.asarray(0.0), jnp.asarray(0.0), None
-        self.law = self._make_law(dict(vs=vs, mu_s=0.3 if mu_s is None else mu_s,
-                                       mu_k=0.2 if mu_k is None else mu_k, k0=k0, k1=k1, k2=k2))
+        self.viscous, self.preload, self.slider_length = host_array(0.0), host_array(0.0), None
+        _check_joint(self.owner, joint)         # before the law's message names the joint
+        self.law = self._make_law({"vs": vs, "mu_s": 0.3 if mu_s is None else mu_s,
+                                   "mu_k": 0.2 if mu_k is None else mu_k,
+                                   "k0": k0, "k1": k1, "k2": k2})
+
+    def __check_init__(self) -> None:
+        _check_joint(self.owner, self.joint)
+        if not isinstance(self.law, LuGre):
+            raise ParameterError(f"`{self.owner}.law` must be a stickslip.laws.LuGre; got "
+                                 f"{type(self.law).__name__}. Change its parameters with "
+                                 "Model.replace or LuGreFriction.replaced.")
+
+    @classmethod
+    def example(cls) -> LuGreFriction:
+        """The tutorial's LuGre friction (μ_s = 0.3, μ_k = 0.2) on
+        :meth:`TranslationalJoint.example` without its own friction law."""
+        from ._joints import TranslationalJoint
+
+        joint = evolve(TranslationalJoint.example(), friction=None)
+        return cls(joint, mu_s=0.3, mu_k=0.2)
 
     def _make_law(self, values):
         try:
@@ -201,7 +222,7 @@ class LuGreFriction(AbstractJointFriction):
             raise ParameterError(f"`{self.owner}` (LuGre friction on joint {joint!r}): "
                                  f"{exc}") from None
 
-    def replaced(self, **changes) -> "LuGreFriction":
+    def replaced(self, **changes) -> LuGreFriction:
         """A copy with parameters changed (validated again); used by :meth:`Model.replace`."""
         renamed = {}
         for key, value in changes.items():
@@ -231,7 +252,20 @@ class LuGreFriction(AbstractJointFriction):
     k2 = property(lambda self: float(self.law.k2))
 
     def __repr__(self) -> str:
-        return f"LuGreFriction({self.name!r} on {getattr(self.joint, 'name', None)!r})"
+        return (f"LuGreFriction({self.name!r} on {getattr(self.joint, 'name', None)!r}; "
+                f"{self.parameter_text()})")
+
+
+def _check_joint(owner: str, joint) -> None:
+    """A LuGre friction's joint: a revolute (with a pin radius) or translational joint."""
+    if not (isinstance(joint, AbstractConstraint) and joint.supports_friction):
+        raise ParameterError(f"`{owner}.joint`: LuGre friction is defined for "
+                             f"RevoluteJoint and TranslationalJoint only; "
+                             f"{getattr(joint, 'owner', type(joint).__name__)!r} is a "
+                             f"{type(joint).__name__}, which has none.")
+    if joint.slide_unit == "rad" and joint.pin_radius is None:
+        raise ParameterError(f"`{owner}.joint`: revolute joint {joint.owner!r} needs "
+                             "a `pin_radius` for friction.")
 
 
 def _renamed(element, old, new):

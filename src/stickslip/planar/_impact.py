@@ -23,30 +23,42 @@ element — see SPEC §3 for how α and β set the restitution.
 
 from __future__ import annotations
 
-import math
 from typing import Any, ClassVar
 
 import equinox as eqx
+import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._rules import Rule
 from ..errors import ParameterError
 from ..laws._base import AbstractContactLaw
-from ._base import AbstractElement, evolve
+from ._base import AbstractElement, evolve, parameter_array, unit_direction
 from ._body import global_point, rotation
+from ._constraint_base import POINT, AbstractConstraint
 
-__all__ = ["AbstractStop", "PointLineStop", "TranslationalStop", "RevoluteStop"]
+__all__ = ["AbstractStop", "PointLineStop", "RevoluteStop", "TranslationalStop"]
 
 
-def _restitution(owner, e):
+RESTITUTION = Rule("finite", "Pass the coefficient of restitution e in [0, 1] (0: the "
+                   "stop holds, 1: elastic).", scalar=True, range=(0.0, 1.0))
+"""The rule of a stop's restitution: one number in [0, 1] (events)."""
+
+LINE_POINT = Rule("finite", "Pass a point (x, y) of the line in metres.", shape=(2,), unit="m")
+NORMAL = Rule("direction", "Pass the line's normal (nx, ny) towards the free side, e.g. "
+              "normal=(0, 1).", shape=(2,))
+
+
+def _concrete_number(value) -> float | None:
+    """`value` as a finite float when it is one concrete number, else None (traced, an
+    array, NaN, a string: the rules report those)."""
+    if value is None or isinstance(value, (str, bytes, jax.core.Tracer)):
+        return None
     try:
-        v = float(e)
+        arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        v = float("nan")
-    if not (math.isfinite(v) and 0.0 <= v <= 1.0):
-        raise ParameterError(f"`{owner}.restitution` must be in [0, 1]; got "
-                             f"restitution={e!r}.")
-    return jnp.asarray(v)
+        return None
+    return float(arr) if arr.ndim == 0 and np.isfinite(arr) else None
 
 
 def _check_law(owner, law):
@@ -71,8 +83,14 @@ class AbstractStop(AbstractElement):
     def n_gaps(self) -> int:
         return 1
 
+    def __check_init__(self) -> None:
+        _check_law(self.owner, self.law)
+
     def describe(self) -> str:
         return f"{type(self).__name__} {self.name!r}"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}: {self.parameter_text()})"
 
     def gaps(self, pose):
         """g(q) (shape (n_gaps,)); `pose(body)` gives a body's traced pose."""
@@ -98,25 +116,25 @@ class PointLineStop(AbstractStop):
     restitution: Any
     law: AbstractContactLaw | None
     name: str | None = eqx.field(static=True)
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "point": POINT, "line_point": LINE_POINT, "normal": NORMAL,
+        "restitution": RESTITUTION}
 
     def __init__(self, body, point=(0.0, 0.0), *, line_point=(0.0, 0.0), normal=(0.0, 1.0),
                  line_body=None, restitution: float = 1.0, law=None,
                  name: str | None = None):
-        from ._body import _vector
-
         self.name = name
         self.body, self.point, self.line_body = body, point, line_body
-        try:
-            n = np.asarray(normal, dtype=float)
-        except (TypeError, ValueError):
-            n = np.full(3, np.nan)
-        if n.shape != (2,) or not np.all(np.isfinite(n)) or np.linalg.norm(n) == 0:
-            raise ParameterError(f"`{self.owner}.normal` must be a non-zero direction; got "
-                                 f"{normal!r}.")
-        self.normal = jnp.asarray(n / np.linalg.norm(n))
-        self.line_point = jnp.asarray(_vector(self.owner, "line_point", line_point))
-        self.restitution = _restitution(self.owner, restitution)
-        self.law = _check_law(self.owner, law)
+        self.normal = unit_direction(normal)
+        self.line_point = parameter_array(line_point)
+        self.restitution = parameter_array(restitution)
+        self.law = law
+
+    @classmethod
+    def example(cls) -> PointLineStop:
+        """A point of body ``"link"`` above a tilted ground line, restitution 0.5."""
+        return cls("link", (0.0, -0.05), line_point=(0.0, -0.5), normal=(0.1, 1.0),
+                   restitution=0.5)
 
     def bodies(self) -> tuple:
         return (self.body,) if self.line_body is None else (self.body, self.line_body)
@@ -145,24 +163,23 @@ class _AbstractJointStop(AbstractStop):
     joint_type: ClassVar[str]
 
     def _setup(self, joint, lower, upper, restitution, law, name):
-        from ._constraint_base import AbstractConstraint, _finite
-
         self.name = name
         self.joint = joint
+        self.lower, self.upper = parameter_array(lower), parameter_array(upper)
+        self.restitution = parameter_array(restitution)
+        self.law = law
+
+    def __check_init__(self) -> None:
+        joint = self.joint
         if not (isinstance(joint, AbstractConstraint) and joint.slide_unit == self.slide_unit):
             raise ParameterError(f"`{self.owner}.joint` must be a {self.joint_type}; got "
                                  f"{type(joint).__name__}.")
-        if lower is None and upper is None:
+        if self.lower is None and self.upper is None:
             raise ParameterError(f"`{self.owner}` needs `lower`, `upper` or both "
                                  f"[{self.slide_unit}].")
-        lower = None if lower is None else _finite(self.owner, "lower", lower, self.slide_unit)
-        upper = None if upper is None else _finite(self.owner, "upper", upper, self.slide_unit)
-        if lower is not None and upper is not None and not float(lower) < float(upper):
-            raise ParameterError(f"`{self.owner}`: lower={float(lower)} must be < "
-                                 f"upper={float(upper)}.")
-        self.lower, self.upper = lower, upper
-        self.restitution = _restitution(self.owner, restitution)
-        self.law = _check_law(self.owner, law)
+        lower, upper = _concrete_number(self.lower), _concrete_number(self.upper)
+        if lower is not None and upper is not None and not lower < upper:
+            raise ParameterError(f"`{self.owner}`: lower={lower} must be < upper={upper}.")
 
     @property
     def unit(self) -> str:  # type: ignore[override]
@@ -202,10 +219,23 @@ class TranslationalStop(_AbstractJointStop):
     restitution: Any
     law: AbstractContactLaw | None
     name: str | None = eqx.field(static=True)
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "lower": Rule("finite", "Pass the lower travel limit in metres (or None).",
+                      scalar=True, unit="m"),
+        "upper": Rule("finite", "Pass the upper travel limit in metres (or None).",
+                      scalar=True, unit="m"),
+        "restitution": RESTITUTION}
 
     def __init__(self, joint, *, lower: float | None = None, upper: float | None = None,
                  restitution: float = 1.0, law=None, name: str | None = None):
         self._setup(joint, lower, upper, restitution, law, name)
+
+    @classmethod
+    def example(cls) -> TranslationalStop:
+        """Travel limits −0.1 m ≤ s ≤ 0.2 m on :meth:`TranslationalJoint.example`."""
+        from ._joints import TranslationalJoint
+
+        return cls(TranslationalJoint.example(), lower=-0.1, upper=0.2, restitution=0.3)
 
 
 class RevoluteStop(_AbstractJointStop):
@@ -220,7 +250,23 @@ class RevoluteStop(_AbstractJointStop):
     restitution: Any
     law: AbstractContactLaw | None
     name: str | None = eqx.field(static=True)
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "lower": Rule("finite", "Pass the lower angle limit in radians (or None).",
+                      scalar=True, unit="rad"),
+        "upper": Rule("finite", "Pass the upper angle limit in radians (or None).",
+                      scalar=True, unit="rad"),
+        "restitution": RESTITUTION}
 
     def __init__(self, joint, *, lower: float | None = None, upper: float | None = None,
                  restitution: float = 1.0, law=None, name: str | None = None):
         self._setup(joint, lower, upper, restitution, law, name)
+
+    @classmethod
+    def example(cls) -> RevoluteStop:
+        """Angle limits −1 rad ≤ θ ≤ 1.5 rad on :meth:`RevoluteJoint.example`, with a
+        contact law instead of events."""
+        from ..laws import UnilateralODE
+        from ._joints import RevoluteJoint
+
+        return cls(RevoluteJoint.example(), lower=-1.0, upper=1.5,
+                   law=UnilateralODE.example())

@@ -14,19 +14,21 @@ from typing import Any, ClassVar
 import equinox as eqx
 import jax.numpy as jnp
 
-from ._base import host_array
+from .._rules import Rule
+from ._base import host_array, parameter_array, unit_direction
 from ._body import cross2, perp, rotation
-from ._constraint_base import AbstractConstraint, _finite, _name, _positive, _unit_axis
-from ._friction_slot import check_friction_slot
+from ._constraint_base import (
+    AXIS,
+    POINT,
+    AbstractConstraint,
+    _name,
+    angle_rule,
+    length_rule,
+)
+from ._friction_slot import PIN_RADIUS, SLIDER_LENGTH, SLOT_RULES, check_friction_slot
 
 __all__ = ["GearJoint", "RevoluteJoint", "RevoluteRevoluteJoint",
            "RevoluteTranslationalJoint", "TranslationalJoint"]
-
-
-def _friction_slot(owner, law, pin_radius, viscous, preload, slider_length, rotational):
-    """Checked friction arguments of a revolute or translational joint."""
-    return check_friction_slot(owner, law, pin_radius, viscous, preload, slider_length,
-                               rotational)
 
 
 class RevoluteJoint(AbstractConstraint):
@@ -60,14 +62,27 @@ class RevoluteJoint(AbstractConstraint):
     pin_radius: Any
     viscous: Any
     preload: Any
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "point_i": POINT, "point_j": POINT, "pin_radius": PIN_RADIUS, **SLOT_RULES}
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), *,
                  name: str | None = None, friction=None, pin_radius: float | None = None,
                  viscous: float = 0.0, preload: float = 0.0):
         self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
         self.name = _name(type(self).__name__, name)
-        self.friction, self.pin_radius, self.viscous, self.preload, _ = _friction_slot(
-            self.owner, friction, pin_radius, viscous, preload, None, rotational=True)
+        self.friction, self.pin_radius = friction, parameter_array(pin_radius)
+        self.viscous, self.preload = parameter_array(viscous), parameter_array(preload)
+
+    def __check_init__(self) -> None:
+        check_friction_slot(self.owner, self.friction, self.pin_radius, rotational=True)
+
+    @classmethod
+    def example(cls) -> RevoluteJoint:
+        """A pin between the ground and body ``"link"`` with Coulomb friction (a = 5 mm)."""
+        from ..laws import CoulombODE
+
+        return cls("ground", "link", (0.0, 0.0), (-0.3, 0.05), pin_radius=5e-3,
+                   friction=CoulombODE(mu=0.2, K=1e4, beta=1e-3), viscous=0.01)
 
     @property
     def slider_length(self):
@@ -138,6 +153,10 @@ class TranslationalJoint(AbstractConstraint):
     slider_length: Any
     viscous: Any
     preload: Any
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "point_i": POINT, "point_j": POINT, "axis_i": AXIS,
+        "angle": angle_rule("the relative angle θ₀ (or None: frozen at Model.add)"),
+        "slider_length": SLIDER_LENGTH, **SLOT_RULES}
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0),
                  axis_i=(1.0, 0.0), *, angle: float | None = None, name: str | None = None,
@@ -145,10 +164,22 @@ class TranslationalJoint(AbstractConstraint):
                  preload: float = 0.0):
         self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
         self.name = _name(type(self).__name__, name)
-        self.axis_i = _unit_axis(self.owner, axis_i)
-        self.angle = None if angle is None else _finite(self.owner, "angle", angle, "rad")
-        self.friction, _, self.viscous, self.preload, self.slider_length = _friction_slot(
-            self.owner, friction, None, viscous, preload, slider_length, rotational=False)
+        self.axis_i = unit_direction(axis_i)
+        self.angle = parameter_array(angle)
+        self.friction, self.slider_length = friction, parameter_array(slider_length)
+        self.viscous, self.preload = parameter_array(viscous), parameter_array(preload)
+
+    def __check_init__(self) -> None:
+        check_friction_slot(self.owner, self.friction, None, rotational=False)
+
+    @classmethod
+    def example(cls) -> TranslationalJoint:
+        """Body ``"link"`` sliding along a tilted ground axis, with Coulomb friction over a
+        slider of length 0.1 m."""
+        from ..laws import CoulombODE
+
+        return cls("ground", "link", (0.1, 0.0), (0.0, 0.2), axis_i=(0.6, 0.8),
+                   friction=CoulombODE(mu=0.2, K=1e4, beta=1e-3), slider_length=0.1)
 
     @property
     def pin_radius(self):
@@ -239,12 +270,20 @@ class RevoluteRevoluteJoint(AbstractConstraint):
     point_j: Any
     length: Any
     name: str | None = eqx.field(static=True)
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "point_i": POINT, "point_j": POINT,
+        "length": length_rule("the coupler length C (> 0)", optional=False)}
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), *,
                  length: float, name: str | None = None):
         self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
         self.name = _name(type(self).__name__, name)
-        self.length = _positive(self.owner, "length", length, "m")
+        self.length = parameter_array(length)
+
+    @classmethod
+    def example(cls) -> RevoluteRevoluteJoint:
+        """A 0.7 m coupler between the ground and body ``"link"``."""
+        return cls("ground", "link", (0.0, 0.0), (0.1, 0.0), length=0.7)
 
     def residual(self, qi, qj, t):
         d = self._d(qi, qj)
@@ -264,13 +303,21 @@ class RevoluteTranslationalJoint(AbstractConstraint):
     axis_i: Any
     distance: Any
     name: str | None = eqx.field(static=True)
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "point_i": POINT, "point_j": POINT, "axis_i": AXIS,
+        "distance": length_rule("the distance C from the line", kind="finite")}
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0),
                  axis_i=(1.0, 0.0), *, distance: float = 0.0, name: str | None = None):
         self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
         self.name = _name(type(self).__name__, name)
-        self.axis_i = _unit_axis(self.owner, axis_i)
-        self.distance = _finite(self.owner, "distance", distance, "m")
+        self.axis_i = unit_direction(axis_i)
+        self.distance = parameter_array(distance)
+
+    @classmethod
+    def example(cls) -> RevoluteTranslationalJoint:
+        """A point of body ``"link"`` kept 0.3 m from a tilted ground line."""
+        return cls("ground", "link", axis_i=(1.0, 0.2), distance=0.3)
 
     @property
     def frame_i(self):
@@ -305,17 +352,28 @@ class GearJoint(AbstractConstraint):
     phase: Any
     theta0: Any
     name: str | None = eqx.field(static=True)
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "point_i": POINT, "point_j": POINT,
+        "radius_i": length_rule("the pitch radius ρ_i (> 0)", optional=False),
+        "radius_j": length_rule("the pitch radius ρ_j (> 0)", optional=False),
+        "phase": length_rule("the phase c (frozen at Model.add)", kind="finite"),
+        "theta0": angle_rule("the initial direction θ₀ of the line of centres")}
 
     def __init__(self, body_i, body_j, point_i=(0.0, 0.0), point_j=(0.0, 0.0), *,
                  radius_i: float, radius_j: float, internal: bool = False,
                  name: str | None = None):
         self.body_i, self.body_j, self.point_i, self.point_j = body_i, body_j, point_i, point_j
         self.name = _name(type(self).__name__, name)
-        self.radius_i = _positive(self.owner, "radius_i", radius_i, "m")
-        self.radius_j = _positive(self.owner, "radius_j", radius_j, "m")
+        self.radius_i = parameter_array(radius_i)
+        self.radius_j = parameter_array(radius_j)
         self.internal = bool(internal)
         self.phase = host_array(0.0)
         self.theta0 = host_array(0.0)
+
+    @classmethod
+    def example(cls) -> GearJoint:
+        """External gears of radii 0.2 m and 0.3 m on the ground and body ``"link"``."""
+        return cls("ground", "link", radius_i=0.2, radius_j=0.3)
 
     def _raw(self, qi, qj, theta0):
         d = self._d(qi, qj)

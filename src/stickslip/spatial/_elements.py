@@ -23,73 +23,35 @@ body point s' of the body frame, u the joint axis, e₁, e₂ ⟂ u fixed on bod
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
-from .._rules import check_friction_pair
-from .._validation import check_nonnegative, check_positive, keyword_alias
+from .._rules import Rule, run_checks
 from ..errors import ParameterError
+from ._contact_pair import STATIC_SPEED, ContactPair
+from ._element_base import (
+    AXIS,
+    POINT,
+    _friction,
+    _joint_name,
+    _number,
+    _SpatialElement,
+    body_name,
+    check_time_value,
+    time_value,
+    vector3,
+)
 
-__all__ = ["RevoluteJoint", "PrismaticJoint", "SphericalJoint", "FixedJoint", "FreeJoint", "STATIC_SPEED",
-           "JointDriver", "PointForce", "BodyTorque", "SpringDamper", "ContactPair",
-           "AbstractJoint", "body_name", "time_value", "JOINT_ROW_COUNTS"]
-
-
-def body_name(owner: str, name: str, value: Any) -> str:
-    """A body reference as its name: a string, or anything with a ``name`` string."""
-    value = getattr(value, "name", value)
-    if not isinstance(value, str) or not value:
-        raise ParameterError(f"`{owner}.{name}` must be a body name (a string; 'ground' for "
-                             f"the world); got {value!r}.")
-    return value
-
-
-def vector3(owner: str, name: str, value: Any, *, unit: bool = False) -> np.ndarray:
-    """`value` as 3 finite floats (normalised with `unit`)."""
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ParameterError(f"`{owner}.{name}` must be 3 finite numbers; got {value!r}."
-                             ) from None
-    if arr.shape != (3,) or not np.all(np.isfinite(arr)):
-        raise ParameterError(f"`{owner}.{name}` must be 3 finite numbers (x, y, z); got "
-                             f"{value!r}.")
-    if unit:
-        n = np.linalg.norm(arr)
-        if n < 1e-12:
-            raise ParameterError(f"`{owner}.{name}` must be a non-zero direction; got "
-                                 f"{value!r}. Give the axis as a vector such as (0, 0, 1).")
-        arr = arr / n
-    return arr
+__all__ = ["AXIS", "JOINT_ROW_COUNTS", "POINT", "STATIC_SPEED", "AbstractJoint", "BodyTorque",
+           "ContactPair", "FixedJoint", "FreeJoint", "JointDriver", "PointForce",
+           "PrismaticJoint", "RevoluteJoint", "SphericalJoint", "SpringDamper", "body_name",
+           "check_time_value", "time_value"]
 
 
-def time_value(owner: str, name: str, value: Any, shape: tuple = ()) -> Any:
-    """A number/vector (returned as a float array) or a callable of t (returned as is)."""
-    if callable(value) and not hasattr(value, "shape"):
-        return value
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ParameterError(f"`{owner}.{name}` must be a number, {shape or 'a scalar'} "
-                             f"array or a function of t; got {value!r}.") from None
-    if arr.shape != shape or not np.all(np.isfinite(arr)):
-        what = "a finite number" if shape == () else f"{shape[0]} finite numbers"
-        raise ParameterError(f"`{owner}.{name}` must be {what} or a function of t [s]; got "
-                             f"{value!r}.")
-    return arr
-
-
-def _joint_name(kind: str, name: Any) -> str | None:
-    if name is None:
-        return None
-    if not isinstance(name, str) or not name:
-        raise ParameterError(f"`{kind}.name` must be a non-empty string; got {name!r}.")
-    return name
-
-
-class AbstractJoint:
+class AbstractJoint(_SpatialElement):
     """A joint between body i and body j (``"ground"`` allowed for either, not both).
 
     ``rows`` (class variable): the number of constraint rows it adds; ``coordinate``: the
@@ -102,6 +64,10 @@ class AbstractJoint:
     body_i: str
     body_j: str
     name: str | None
+
+    def __check_init__(self) -> None:
+        self._check_bodies()
+        _joint_name(self.kind, self.name)
 
     def _check_bodies(self):
         if self.body_i == self.body_j:
@@ -118,23 +84,10 @@ class AbstractJoint:
         set_ = object.__setattr__
         set_(self, "body_i", body_name(k, "body_i", body_i))
         set_(self, "body_j", body_name(k, "body_j", body_j))
-        set_(self, "point", vector3(k, "point", point))
-        set_(self, "axis", vector3(k, "axis", axis, unit=True))
+        set_(self, "point", vector3(point))
+        set_(self, "axis", vector3(axis, unit=True))
         set_(self, "name", _joint_name(k, name))
-        set_(self, "friction", _friction(k, friction))
-        self._check_bodies()
-
-
-def _friction(kind: str, friction: Any):
-    if friction is None:
-        return None
-    from ..laws._base import AbstractFrictionLaw
-
-    if not isinstance(friction, AbstractFrictionLaw):
-        raise ParameterError(f"`{kind}.friction` must be a friction law such as "
-                             f"ss.laws.CoulombODE(mu=0.1, K=..., beta=...) or ss.laws.LuGre(...); "
-                             f"got {type(friction).__name__}.")
-    return friction
+        set_(self, "friction", friction)
 
 
 @dataclass(frozen=True, init=False)
@@ -172,19 +125,35 @@ class RevoluteJoint(AbstractJoint):
     rows: ClassVar[int] = 5
     coordinate: ClassVar[str] = "angle"
     kind: ClassVar[str] = "RevoluteJoint"
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "point": POINT, "axis": AXIS,
+        "pin_radius": Rule("nonnegative", "Pass the pin radius a in metres (>= 0; > 0 with "
+                           "a load-dependent friction law).", scalar=True, unit="m",
+                           optional=False)}
 
     def __init__(self, body_i, body_j, *, point, axis, name=None, friction=None,
                  pin_radius: float = 0.0):
-        k = self.kind
         self._set_axis_joint(body_i, body_j, point, axis, name, friction)
-        check_nonnegative(k, "pin_radius", pin_radius)
-        object.__setattr__(self, "pin_radius", float(pin_radius))
+        object.__setattr__(self, "pin_radius", _number(pin_radius))
+        run_checks(self)
+
+    def __check_init__(self) -> None:
+        k = self.kind
+        _friction(k, self.friction)
         if self.friction is not None and getattr(self.friction, "mu", None) is not None \
-                and self.pin_radius == 0.0:
+                and isinstance(self.pin_radius, float) and self.pin_radius == 0.0:
             raise ParameterError(f"`{k}.pin_radius` must be > 0 [m] with a load-dependent "
                                  f"friction law (mu=...): the friction torque is μ·a·N. Pass "
                                  "pin_radius=..., or a law with a fixed level F= [N·m].")
-        self._check_bodies()
+
+    @classmethod
+    def example(cls) -> RevoluteJoint:
+        """A hinge of body ``"link"`` about the world z axis, with Coulomb friction
+        (a = 5 mm)."""
+        from ..laws import CoulombODE
+
+        return cls("ground", "link", point=(0.0, 0.0, 0.5), axis=(0.0, 0.0, 1.0),
+                   friction=CoulombODE(mu=0.2, K=1e4, beta=1e-3), pin_radius=5e-3)
 
 
 @dataclass(frozen=True, init=False)
@@ -206,9 +175,19 @@ class PrismaticJoint(AbstractJoint):
     rows: ClassVar[int] = 5
     coordinate: ClassVar[str] = "position"
     kind: ClassVar[str] = "PrismaticJoint"
+    parameter_rules: ClassVar[dict[str, Rule]] = {"point": POINT, "axis": AXIS}
 
     def __init__(self, body_i, body_j, *, point, axis, name=None, friction=None):
         self._set_axis_joint(body_i, body_j, point, axis, name, friction)
+        run_checks(self)
+
+    def __check_init__(self) -> None:
+        _friction(self.kind, self.friction)
+
+    @classmethod
+    def example(cls) -> PrismaticJoint:
+        """Body ``"link"`` sliding along the world x axis."""
+        return cls("ground", "link", point=(0.0, 0.0, 0.1), axis=(1.0, 0.0, 0.0))
 
 
 @dataclass(frozen=True, init=False)
@@ -221,14 +200,20 @@ class SphericalJoint(AbstractJoint):
     name: str | None
     rows: ClassVar[int] = 3
     kind: ClassVar[str] = "SphericalJoint"
+    parameter_rules: ClassVar[dict[str, Rule]] = {"point": POINT}
 
     def __init__(self, body_i, body_j, *, point, name=None):
         k = self.kind
         object.__setattr__(self, "body_i", body_name(k, "body_i", body_i))
         object.__setattr__(self, "body_j", body_name(k, "body_j", body_j))
-        object.__setattr__(self, "point", vector3(k, "point", point))
+        object.__setattr__(self, "point", vector3(point))
         object.__setattr__(self, "name", _joint_name(k, name))
-        self._check_bodies()
+        run_checks(self)
+
+    @classmethod
+    def example(cls) -> SphericalJoint:
+        """A ball joint of body ``"link"`` at (0, 0, 0.5) m."""
+        return cls("ground", "link", point=(0.0, 0.0, 0.5))
 
 
 @dataclass(frozen=True, init=False)
@@ -242,14 +227,20 @@ class FixedJoint(AbstractJoint):
     point: np.ndarray | None
     rows: ClassVar[int] = 6
     kind: ClassVar[str] = "FixedJoint"
+    parameter_rules: ClassVar[dict[str, Rule]] = {"point": POINT}
 
     def __init__(self, body_i, body_j, *, name=None, point=None):
         k = self.kind
         object.__setattr__(self, "body_i", body_name(k, "body_i", body_i))
         object.__setattr__(self, "body_j", body_name(k, "body_j", body_j))
         object.__setattr__(self, "name", _joint_name(k, name))
-        object.__setattr__(self, "point", None if point is None else vector3(k, "point", point))
-        self._check_bodies()
+        object.__setattr__(self, "point", vector3(point))
+        run_checks(self)
+
+    @classmethod
+    def example(cls) -> FixedJoint:
+        """Body ``"link"`` welded to the ground, reactions about (0, 0, 0.5) m."""
+        return cls("ground", "link", point=(0.0, 0.0, 0.5))
 
 
 @dataclass(frozen=True, init=False)
@@ -267,11 +258,16 @@ class FreeJoint(AbstractJoint):
         object.__setattr__(self, "body_i", "ground")
         object.__setattr__(self, "body_j", body_name(self.kind, "body", body))
         object.__setattr__(self, "name", _joint_name(self.kind, name))
-        self._check_bodies()
+        run_checks(self)
+
+    @classmethod
+    def example(cls) -> FreeJoint:
+        """Body ``"link"`` free in space."""
+        return cls("link")
 
 
 @dataclass(frozen=True, init=False)
-class JointDriver:
+class JointDriver(_SpatialElement):
     """Drives a revolute or prismatic joint's coordinate: exactly one of
 
     position: the angle [rad] / slide [m] as a number or function of t (a constraint row);
@@ -303,12 +299,25 @@ class JointDriver:
         mode, value = given[0]
         object.__setattr__(self, "joint", joint)
         object.__setattr__(self, "mode", mode)
-        object.__setattr__(self, "value", time_value("JointDriver", mode, value))
+        object.__setattr__(self, "value", time_value(value))
         object.__setattr__(self, "name", _joint_name("JointDriver", name))
+        run_checks(self)
+
+    def __check_init__(self) -> None:
+        if self.mode not in ("position", "velocity", "effort"):
+            raise ParameterError(f"`JointDriver.mode` must be 'position', 'velocity' or "
+                                 f"'effort'; got {self.mode!r}.")
+        check_time_value("JointDriver", self.mode, self.value)
+        _joint_name("JointDriver", self.name)
+
+    @classmethod
+    def example(cls) -> JointDriver:
+        """A torque of 0.5 N·m on the joint named ``"hinge"``."""
+        return cls("hinge", effort=0.5)
 
 
 @dataclass(frozen=True, init=False)
-class PointForce:
+class PointForce(_SpatialElement):
     """A force [N] (world frame; a 3-vector or a function of t returning one) on `body` at
     the body-fixed `point` [m] (body frame; default the centre of mass)."""
 
@@ -317,17 +326,29 @@ class PointForce:
     point: np.ndarray
     name: str | None
 
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "point": POINT.but(hint="Pass 3 finite numbers (x, y, z) in metres, body frame.")}
+
     def __init__(self, body, *, force, point=(0.0, 0.0, 0.0), name=None):
         object.__setattr__(self, "body", body_name("PointForce", "body", body))
-        object.__setattr__(self, "force", time_value("PointForce", "force", force, (3,)))
-        object.__setattr__(self, "point", vector3("PointForce", "point", point))
+        object.__setattr__(self, "force", time_value(force))
+        object.__setattr__(self, "point", vector3(point))
         object.__setattr__(self, "name", _joint_name("PointForce", name))
+        run_checks(self)
+
+    def __check_init__(self) -> None:
+        check_time_value("PointForce", "force", self.force, (3,))
         if self.body == "ground":
             raise ParameterError("`PointForce.body` must be a body, not 'ground'.")
 
+    @classmethod
+    def example(cls) -> PointForce:
+        """A force (1, 0, −2) N on body ``"link"`` at (0.1, 0, 0) m."""
+        return cls("link", force=(1.0, 0.0, -2.0), point=(0.1, 0.0, 0.0))
+
 
 @dataclass(frozen=True, init=False)
-class BodyTorque:
+class BodyTorque(_SpatialElement):
     """A torque [N·m] (world frame; a 3-vector or a function of t) on `body`."""
 
     body: str
@@ -336,14 +357,23 @@ class BodyTorque:
 
     def __init__(self, body, *, torque, name=None):
         object.__setattr__(self, "body", body_name("BodyTorque", "body", body))
-        object.__setattr__(self, "torque", time_value("BodyTorque", "torque", torque, (3,)))
+        object.__setattr__(self, "torque", time_value(torque))
         object.__setattr__(self, "name", _joint_name("BodyTorque", name))
+        run_checks(self)
+
+    def __check_init__(self) -> None:
+        check_time_value("BodyTorque", "torque", self.torque, (3,))
         if self.body == "ground":
             raise ParameterError("`BodyTorque.body` must be a body, not 'ground'.")
 
+    @classmethod
+    def example(cls) -> BodyTorque:
+        """A torque (0, 0, 0.3) N·m on body ``"link"``."""
+        return cls("link", torque=(0.0, 0.0, 0.3))
+
 
 @dataclass(frozen=True, init=False)
-class SpringDamper:
+class SpringDamper(_SpatialElement):
     """A translational spring–damper between `point_i` on body i and `point_j` on body j
     (world coordinates at the initial pose [m]): tension k (l − l0) + c l̇ along the line.
 
@@ -359,6 +389,14 @@ class SpringDamper:
     damping: float
     rest_length: float | None
     name: str | None
+    parameter_rules: ClassVar[dict[str, Rule]] = {
+        "point_i": POINT, "point_j": POINT,
+        "stiffness": Rule("nonnegative", "Pass a stiffness k >= 0 in N/m.", scalar=True,
+                          unit="N/m", optional=False),
+        "damping": Rule("nonnegative", "Pass a damping c >= 0 in N·s/m.", scalar=True,
+                        unit="N·s/m", optional=False),
+        "rest_length": Rule("nonnegative", "Pass a rest length l0 >= 0 in metres (None: the "
+                            "initial distance).", scalar=True, unit="m")}
 
     def __init__(self, body_i, body_j, *, point_i, point_j, stiffness, damping=0.0,
                  rest_length=None, name=None):
@@ -366,88 +404,35 @@ class SpringDamper:
         set_ = object.__setattr__
         set_(self, "body_i", body_name(k, "body_i", body_i))
         set_(self, "body_j", body_name(k, "body_j", body_j))
-        set_(self, "point_i", vector3(k, "point_i", point_i))
-        set_(self, "point_j", vector3(k, "point_j", point_j))
-        check_nonnegative(k, "stiffness", stiffness)
-        check_nonnegative(k, "damping", damping)
-        set_(self, "stiffness", float(stiffness))
-        set_(self, "damping", float(damping))
-        if rest_length is not None:
-            check_nonnegative(k, "rest_length", rest_length)
-            rest_length = float(rest_length)
-        elif np.linalg.norm(self.point_j - self.point_i) < 1e-12:
+        set_(self, "point_i", vector3(point_i))
+        set_(self, "point_j", vector3(point_j))
+        set_(self, "stiffness", _number(stiffness))
+        set_(self, "damping", _number(damping))
+        set_(self, "rest_length", _number(rest_length))
+        set_(self, "name", _joint_name(k, name))
+        run_checks(self)
+
+    def __check_init__(self) -> None:
+        k = "SpringDamper"
+        _joint_name(k, self.name)
+        if self.body_i == self.body_j:
+            raise ParameterError(f"`{k}` joins body {self.body_i!r} to itself.")
+        points = [p for p in (self.point_i, self.point_j)
+                  if isinstance(p, np.ndarray) and p.shape == (3,)]
+        if self.rest_length is None and len(points) == 2 \
+                and np.linalg.norm(points[1] - points[0]) < 1e-12:
             raise ParameterError(f"`{k}` between {self.body_i!r} and {self.body_j!r} starts "
                                  "with zero length: its direction is undefined. Separate the "
                                  "points.")
-        set_(self, "rest_length", rest_length)
-        set_(self, "name", _joint_name(k, name))
-        if self.body_i == self.body_j:
-            raise ParameterError(f"`{k}` joins body {self.body_i!r} to itself.")
+
+    @classmethod
+    def example(cls) -> SpringDamper:
+        """A spring–damper (k = 100 N/m, c = 2 N·s/m, l0 = 0.4 m) from the ground to body
+        ``"link"``."""
+        return cls("ground", "link", point_i=(0.0, 0.0, 1.0), point_j=(0.0, 0.0, 0.5),
+                   stiffness=100.0, damping=2.0, rest_length=0.4)
 
 
-@dataclass(frozen=True, init=False)
-class ContactPair:
-    """Frictional point contacts between two bodies (or a body and ``"ground"``), solved
-    with the joints as one λ-problem (SPEC §6): a sphere touches at its nearest point, a
-    polyhedron at its vertices (against the ground plane, a sphere or a box's faces).
-
-    mu, mu_k: the kinetic friction coefficient [-] ≥ 0, under either name (``mu_k`` matches
-        ``mu_s`` and the other elements; give one; stored as ``mu``, ``pair.mu_k`` reads it;
-        default: the ground's ``mu_k`` for a ground pair, else required).
-    mu_s: static coefficient [-] ≥ mu (default: the ground's ``mu_s`` for a ground pair
-        without ``mu``, else mu). The λ-problem relaxes sticking (tangential velocities decay
-        over δ rather than vanish), so the bound is the curve μ + (μ_s − μ)·exp(−(|v_t|/
-        v_stribeck)²) of the contact's sliding speed |v_t| (``ss.laws.friction_curve``):
-        μ_s while it sticks, μ once it slides.
-    v_stribeck: the sliding speed [m/s] > 0 over which the bound falls from μ_s to μ
-        (default :data:`STATIC_SPEED`, 1 mm/s).
-    vertices_of: for two boxes, whose vertices touch the other's faces: ``"both"``
-        (default), ``"a"`` or ``"b"`` (e.g. the small fingertips of a gripper against the
-        held box: fewer contacts to solve). Edge–edge contact is not modelled.
-    name: prefix of the channels ``<name>.<k>.gap/.fn/.ft`` (default ``"<a>-<b>"``).
-    """
-
-    body_a: str
-    body_b: str
-    mu: float | None
-    name: str | None
-    vertices_of: str
-    mu_s: float | None = None
-    v_stribeck: float | None = None
-
-    def __init__(self, body_a, body_b, *, mu=None, name=None, vertices_of: str = "both",
-                 mu_s=None, v_stribeck=None, mu_k=None):
-        if vertices_of not in ("both", "a", "b"):
-            raise ParameterError(f"`ContactPair.vertices_of` must be 'both', 'a' or 'b'; got "
-                                 f"{vertices_of!r}.")
-        object.__setattr__(self, "vertices_of", vertices_of)
-        set_ = object.__setattr__
-        set_(self, "body_a", body_name("ContactPair", "body_a", body_a))
-        set_(self, "body_b", body_name("ContactPair", "body_b", body_b))
-        mu = keyword_alias("ContactPair", "mu", mu, "mu_k", mu_k)
-        check_friction_pair("ContactPair", mu_s, mu, names=("mu_s", "mu"))
-        set_(self, "mu", None if mu is None else float(mu))
-        set_(self, "mu_s", None if mu_s is None else float(mu_s))
-        if v_stribeck is not None:
-            check_positive("ContactPair", "v_stribeck", v_stribeck)
-            v_stribeck = float(v_stribeck)
-        set_(self, "v_stribeck", v_stribeck)
-        set_(self, "name", _joint_name("ContactPair", name))
-        if self.body_a == self.body_b:
-            raise ParameterError(f"`ContactPair` pairs body {self.body_a!r} with itself.")
-        if self.body_b == "ground":
-            raise ParameterError("`ContactPair.body_b` must be a body; put 'ground' first "
-                                 "(body_a).")
-
-    @property
-    def mu_k(self) -> float | None:
-        """The kinetic coefficient (the field ``mu``; None: the ground's)."""
-        return self.mu
-
-
-STATIC_SPEED = 1e-3
-"""Default Stribeck velocity of point contacts [m/s]: the sliding speed below which a contact
-counts as sticking and gets its static coefficient (``ContactPair.v_stribeck``)."""
 
 # constraint rows each joint type adds, by its `kind`
 JOINT_ROW_COUNTS = {cls.kind: cls.rows for cls in (RevoluteJoint, PrismaticJoint,
