@@ -53,6 +53,7 @@ from ._link_dynamics import (constraint_matrix, inverse3, inverse_mass,
                              slide_rows_at, spd_solve)
 from ._link_layout import ContactArrays, JointArrays, LinkLayout, SpringArrays
 from ._link_outputs import link_channels
+from ._link_step import LinkTimeStepping
 from ._link_kinematics import (contact_terms, coordinate_jacobian, dot3, driver_terms,
                                joint_coordinate, joint_terms, mm, mv)
 from ._rigid import quat_rate, rotate_quat, rotation
@@ -97,10 +98,10 @@ def _value(const, fn, t):
     return const if fn is None else jnp.asarray(fn(t), dtype=float) + 0.0 * const
 
 
-class LinkSystem(AbstractSystem):
+class LinkSystem(AbstractSystem, LinkTimeStepping):
     """A frozen spatial link system (module docstring). Build it with
-    ``SpatialModel.link_system()``; run it with ``ss.simulate`` (or
-    ``SpatialModel.simulate``)."""
+    ``SpatialModel.link_system()``; run it with ``ss.simulate`` (an ODE method, or
+    ``method="moreau_jean"``: :mod:`._link_step`) or ``SpatialModel.simulate``."""
 
     trace_stages_once: ClassVar[bool] = True
     projects_after_step: ClassVar[bool] = True
@@ -177,7 +178,7 @@ class LinkSystem(AbstractSystem):
             idx = np.array(members)
             i = np.array([layout.joints[k][2] for k in members])
             j = np.array([layout.joints[k][3] for k in members])
-            arrays = jax.tree.map(lambda x: _take(x, idx), self.joint_arrays)
+            arrays = jax.tree.map(lambda x, idx=idx: _take(x, idx), self.joint_arrays)
 
             def one(a, ri, Ri, vi, wi, rj, Rj, vj, wj, kind=kind):
                 # Φ, J, Φ̇ = J ν and J̇ν written out (_link_kinematics.joint_terms); without
@@ -196,7 +197,7 @@ class LinkSystem(AbstractSystem):
             if mode == "effort":
                 continue
             kind, i, j = layout.joints[jk][1], layout.joints[jk][2], layout.joints[jk][3]
-            a = jax.tree.map(lambda x: x[jk], self.joint_arrays)
+            a = jax.tree.map(lambda x, jk=jk: x[jk], self.joint_arrays)
             target = _driven(self.driver_values[slot], fn, t, derivatives)
             if mode == "velocity":          # the driven value is the rate: (·, θ̇_d, θ̈_d)
                 target = (jnp.zeros_like(target[0]), target[0], target[1])
@@ -267,11 +268,11 @@ class LinkSystem(AbstractSystem):
     def slide_rows(self, X, joints):
         """∂ṡ/∂ν (len(joints), 6 n_b) of the coordinates of `joints` and their rates."""
         layout = self.layout
-        r, R, v, w = self.poses(X)
+        r, R, _, _ = self.poses(X)
         rows = []
         for jk in joints:
             kind, i, j = layout.joints[jk][1], layout.joints[jk][2], layout.joints[jk][3]
-            a = jax.tree.map(lambda x: x[jk], self.joint_arrays)
+            a = jax.tree.map(lambda x, jk=jk: x[jk], self.joint_arrays)
 
             Jl = coordinate_jacobian(kind, r[i], R[i], r[j], R[j], a)
             rows.append(self._scatter(Jl[None], np.array([i]), np.array([j]))[0, 0])
@@ -300,7 +301,7 @@ class LinkSystem(AbstractSystem):
             idx = np.array(members)
             a = np.array([layout.contacts[k][2] for k in members])
             b = np.array([layout.contacts[k][3] for k in members])
-            arrays = jax.tree.map(lambda x: _take(x, idx), self.contact_arrays)
+            arrays = jax.tree.map(lambda x, idx=idx: _take(x, idx), self.contact_arrays)
 
             def one(c, ra, Ra, va, wa, rb, Rb, vb, wb, kind=kind):
                 return contact_terms(kind, ra, Ra, va, wa, rb, Rb, vb, wb, c)
