@@ -71,8 +71,9 @@ class AbstractTimeSteppingHost(eqx.Module):
 
 
 def impulse(force: Callable[[jax.Array], jax.Array], t, h) -> jax.Array:
-    """∫ force(τ) dτ over [t, t + h] [N·s] by 5-point Gauss–Legendre quadrature (no node on
-    the ends, so a load that jumps at a step boundary is integrated exactly)."""
+    """The load's impulse ∫ force(τ) dτ over the step from t to t + h, in N·s, by 5-point
+    Gauss–Legendre quadrature (no node on the ends, so a load that jumps at a step boundary
+    is integrated exactly)."""
     taus = t + h * jnp.asarray(_NODES)
     values = jax.vmap(force)(taus)
     return h * jnp.tensordot(jnp.asarray(_WEIGHTS), values, axes=1)
