@@ -194,7 +194,7 @@ def test_jit_equals_eager(system, settled):
     load = BodyLoad(jnp.asarray([[5.5, 0.0, 0.0]]), jnp.asarray([[0.0, 0.0, 0.05]]),
                     jnp.asarray([ARM]))
     tableau = FIXED_STEP_METHODS["rk_gill"]
-    step = lambda X: system.step(X, DT, load, system.params(), tableau)  # noqa: E731
+    step = lambda X: system.step(X, DT, load, system.params(), tableau)
     X = jnp.asarray(settled)
     jitted = jax.jit(step)
     Xj, rj = jitted(X)
@@ -228,11 +228,11 @@ def test_from_model_rejects_what_is_not_ported():
     from stickslip.errors import ModelError
     from stickslip.spatial import SpatialModel
 
-    m = SpatialModel(restitution=0.5)
+    m = SpatialModel(restitution=0.5)         # ported since: eq. 3's rebound split
     m.add_body("a", mass=1.0, shape=Box(0.1, 0.1, 0.1), position=(0, 0, 0.05))
     m.add_ground(mu_s=0.5, mu_k=0.3)
-    with pytest.raises(ModelError, match="restitution"):
-        VolumeContactSystem.from_model(m)
+    system = VolumeContactSystem.from_model(m)
+    assert system.rebound and float(system.params().restitution) == 0.5
     m = SpatialModel()
     m.add_body("a", mass=1.0, shape=Box(0.1, 0.1, 0.1), position=(0, 0, 0.05))
     m.add_body("b", mass=1.0, shape=Box(0.1, 0.1, 0.1), position=(1, 0, 0.05))

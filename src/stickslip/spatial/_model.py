@@ -362,7 +362,17 @@ class SpatialModel:
         """Simulate from `t0` to `t_end` [s] with fixed step `dt` [s].
 
         Three routes. **Volume contact** (SPEC §7 step 6; free polyhedral bodies, the ground,
-        no elements): host-side, documented below. **Volume contact with joints**
+        no elements), documented below, on one of two engines (`options` ``engine=``;
+        `stickslip.spatial._model_routes` says why numba is still the default): the numba
+        host loop (``"numba"``, the default: everything below) or one jitted JAX run
+        (``engine="jax"``, `stickslip.spatial._volume_jax_route`; ``meta["engine"] ==
+        "jax"``) for one body on the ground with ``patch="projection"``,
+        ``friction="pyramid"``, ``lp_solver="nnls"`` and ``contact_update="step"`` (a
+        restitution too; anything else is refused by name). Same arguments, checks,
+        channels and errors on both; the JAX run traces a `forces` callable when it can (a constant load is
+        data: a new load does not recompile) and calls it back on the host at every
+        Runge–Kutta stage when it cannot (a Python ``if`` on t, NumPy on the state).
+        **Volume contact with joints**
         (``contact="volume"`` on a model with elements; no contact pairs or restitution):
         the link system's constrained dynamics with the volume contact of its polyhedral
         bodies on the ground (`stickslip.spatial._volume_links`, one jitted run; ``method``

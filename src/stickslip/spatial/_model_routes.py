@@ -1,7 +1,15 @@
 """`SpatialModel.simulate`'s routing to its engine (SPEC §7; see `SpatialModel.simulate`):
 
-* free polyhedral bodies and the ground, no elements: the volume contact's host loop
-  (:func:`._volume_host.run_host`);
+* free polyhedral bodies and the ground, no elements: the volume contact on the numba host
+  loop (:func:`._volume_host.run_host`, the default ``engine="numba"``), or with
+  ``engine="jax"`` one jitted JAX run (:func:`._volume_jax_route.run_jax`, imported on use)
+  for what it covers — one body on the ground, ``patch="projection"``,
+  ``friction="pyramid"``, ``lp_solver="nnls"``, ``contact_update="step"``, with or without
+  a restitution (:func:`._volume_jax_route.jax_route_gap` names what it does not). The JAX
+  engine is not the default yet: it compiles for seconds where numba loads its cache in
+  0.4 s, it is slower on sliding contact (the box-under-force protocol 218 vs 157 s CPU) and
+  its geometry merges corners of a thin edge strip (a box landing on an edge: Q 25 % off);
+  `benchmarks/results/spatial_volume_route.md`;
 * a model with joints and ``contact="volume"``: the link system's volume contact, one jitted
   run (:func:`._volume_links.simulate_model`, imported on use: it loads JAX);
 * anything else: the link system frozen by `SpatialModel.link_system` and run by
@@ -26,6 +34,9 @@ def route_simulate(model, t_end, dt, method, forces, friction, dt_out, lp_solver
                    contact_update, contact, options) -> Results:
     """Run `model` on its route; the arguments are `SpatialModel.simulate`'s (`options`: its
     extra keywords, a dict)."""
+    engine = options.pop("engine", None)
+    if engine not in (None, "numba", "jax"):
+        raise ParameterError(f"`simulate.engine` must be 'numba' or 'jax'; got {engine!r}.")
     if contact not in (None, "volume", "point"):
         raise ParameterError(f"`simulate.contact` must be 'volume' or 'point'; got "
                              f"{contact!r}.")
@@ -33,6 +44,10 @@ def route_simulate(model, t_end, dt, method, forces, friction, dt_out, lp_solver
     times = check_time_arguments("SpatialModel.simulate", t_end, dt, dt_out, t0,
                                  initial=initial,
                                  fixed_step=method is None or method in FIXED_STEP_METHODS)
+    if engine is not None and (contact is not None or model.elements
+                               or model.uses_link_route()):
+        raise ParameterError("`simulate.engine` chooses the engine of the volume route of "
+                             "free bodies; this model runs as a link system. Drop `engine`.")
     if contact == "point" or (contact is None and model.uses_link_route()):
         return simulate_link(model, t_end, dt, method, forces, friction, dt_out, lp_solver,
                              initial, t0, contact_update, options)
@@ -43,8 +58,18 @@ def route_simulate(model, t_end, dt, method, forces, friction, dt_out, lp_solver
     if options:
         raise ParameterError(f"`simulate` got unknown options {sorted(options)} for the "
                              "volume route.")
+    method = "rk_gill" if method is None else method
+    if engine == "jax":
+        from ._volume_jax_route import jax_route_gap, run_jax
+        gap = jax_route_gap(model, friction, lp_solver, contact_update) if model.bodies \
+            else "a model without bodies"
+        if gap is not None:
+            raise ParameterError(f"`simulate.engine='jax'` does not cover {gap} yet; use "
+                                 "engine='numba' (the default) for this model.")
+        return run_jax(model, times.t_end, times.dt, method, forces, friction, dt_out,
+                       lp_solver, initial, t0, contact_update)
     return _volume_host.run_host(model, times.t_end, times.dt,
-                                 "rk_gill" if method is None else method, forces, friction,
+                                 method, forces, friction,
                                  dt_out, lp_solver, initial, t0, contact_update)
 
 

@@ -37,9 +37,14 @@ __all__ = [
     "MAX_STEP_PENETRATION_BODIES",
     "MAX_STEP_PENETRATION_GROUND",
     "applied_loads",
+    "check_run_options",
     "check_swept",
+    "kinetic_energies",
+    "raise_diverged",
+    "raise_non_finite",
     "run_host",
     "start_state",
+    "volume_results",
 ]
 
 # how deep one step may carry a body into a contact it was not in, as a fraction of its
@@ -56,32 +61,8 @@ def run_host(model, t_end, dt, method, forces, friction, dt_out, lp_solver, init
     if not model.bodies:
         raise ModelError("the model has no bodies. Add one with `model.add_body(...)`.")
     t0, X = start_state(model, initial, t0)   # t_end and dt: checked and cleaned by simulate
-    if not isinstance(method, str) or method not in FIXED_STEP_METHODS:
-        raise ParameterError(f"`simulate.method` must be one of "
-                             f"{sorted(FIXED_STEP_METHODS)}; got {method!r}.")
-    if friction not in ("pyramid", "previous"):
-        raise ParameterError(f"`simulate.friction` must be 'pyramid' or 'previous'; got "
-                             f"{friction!r}.")
-    if lp_solver not in ("nnls", "highs"):
-        raise ParameterError(f"`simulate.lp_solver` must be 'nnls' or 'highs'; got "
-                             f"{lp_solver!r}.")
-    if contact_update not in ("stage", "step"):
-        raise ParameterError(f"`simulate.contact_update` must be 'stage' or 'step'; got "
-                             f"{contact_update!r}.")
-    if forces is not None and not callable(forces) and not isinstance(forces, Mapping):
-        raise ParameterError("`simulate.forces` must be a mapping {body: fn(t, states)} or "
-                             f"one callable fn(t, states) -> {{body: (force, torque)}}; got "
-                             f"{type(forces).__name__}.")
-    if isinstance(forces, Mapping):
-        for name, fn in forces.items():
-            if not callable(fn):
-                raise ParameterError(f"`simulate.forces[{name!r}]` must be a callable "
-                                     f"fn(t, states) -> (force, torque); got {fn!r}.")
+    check_run_options(model, method, forces, friction, lp_solver, contact_update)
     per_stage = contact_update == "stage"
-    if per_stage and any(p[4] is not None for p in model._pairs_e()):
-        raise ParameterError("`simulate.contact_update='stage'` does not support a "
-                             "restitution (its position correction needs the once-per-step "
-                             "contact); use contact_update='step'.")
     grid = step_grid(t0, t_end, dt, dt_out, owner="SpatialModel.simulate")
     check_run_memory("SpatialModel.simulate", samples=grid.n_out + 1,
                      channels=len(model.bodies) * 13 + len(model._pairs()) * 16,
@@ -91,10 +72,9 @@ def run_host(model, t_end, dt, method, forces, friction, dt_out, lp_solver, init
     pairs_ab = [(a, b) for a, b, _, _ in model._pairs()]
     pair_index = {ab: k for k, ab in enumerate(pairs_ab)}
     nb = len(model.bodies)
-    pairs = model.pair_names()
     n_out = len(steps_out)
     body_ch = np.full((n_out + 1, nb, 13), np.nan)
-    contact_ch = np.zeros((n_out + 1, len(pairs), 16))
+    contact_ch = np.zeros((n_out + 1, len(pairs_ab), 16))
     contact_ch[..., 2:8] = np.nan
     body_ch[0] = X
     a_rows = [np.array(row, dtype=float) for row in tab.a]
@@ -143,7 +123,47 @@ def run_host(model, t_end, dt, method, forces, friction, dt_out, lp_solver, init
                     [1.0, g.volume], g.normal, g.centroid, rec.wrench,
                     [rec.wrench[:3] @ g.normal, float(rec.stick)]])
     wall = _time.perf_counter() - start
+    return volume_results(model, grid, body_ch, contact_ch, X, method=method, dt=dt, t0=t0,
+                          t_end=t_end, steps=n_steps, friction=friction, lp_solver=lp_solver,
+                          wall=wall)
+
+
+def check_run_options(model, method, forces, friction, lp_solver, contact_update) -> None:
+    """The volume route's checks of `simulate`'s options (both engines): `ParameterError`
+    naming the option and its allowed values."""
+    if not isinstance(method, str) or method not in FIXED_STEP_METHODS:
+        raise ParameterError(f"`simulate.method` must be one of "
+                             f"{sorted(FIXED_STEP_METHODS)}; got {method!r}.")
+    if friction not in ("pyramid", "previous"):
+        raise ParameterError(f"`simulate.friction` must be 'pyramid' or 'previous'; got "
+                             f"{friction!r}.")
+    if lp_solver not in ("nnls", "highs"):
+        raise ParameterError(f"`simulate.lp_solver` must be 'nnls' or 'highs'; got "
+                             f"{lp_solver!r}.")
+    if contact_update not in ("stage", "step"):
+        raise ParameterError(f"`simulate.contact_update` must be 'stage' or 'step'; got "
+                             f"{contact_update!r}.")
+    if forces is not None and not callable(forces) and not isinstance(forces, Mapping):
+        raise ParameterError("`simulate.forces` must be a mapping {body: fn(t, states)} or "
+                             f"one callable fn(t, states) -> {{body: (force, torque)}}; got "
+                             f"{type(forces).__name__}.")
+    if isinstance(forces, Mapping):
+        for name, fn in forces.items():
+            if not callable(fn):
+                raise ParameterError(f"`simulate.forces[{name!r}]` must be a callable "
+                                     f"fn(t, states) -> (force, torque); got {fn!r}.")
+    if contact_update == "stage" and any(p[4] is not None for p in model._pairs_e()):
+        raise ParameterError("`simulate.contact_update='stage'` does not support a "
+                             "restitution (its position correction needs the once-per-step "
+                             "contact); use contact_update='step'.")
+
+
+def volume_results(model, grid, body_ch, contact_ch, X, *, method, dt, t0, t_end, steps,
+                   friction, lp_solver, wall, engine="numba") -> Results:
+    """The volume route's `Results` (both engines): body states (n_out + 1, n_bodies, 13),
+    contact records (n_out + 1, n_pairs, 16) sampled on `grid`, the final state `X`."""
     t_axis = grid.times()
+    pairs = model.pair_names()
     channels, units = {}, {}
     suffix = ["x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"]
     unit = ["m"] * 3 + [""] * 4 + ["m/s"] * 3 + ["rad/s"] * 3
@@ -160,12 +180,13 @@ def run_host(model, t_end, dt, method, forces, friction, dt_out, lp_solver, init
             channels[f"{name}.{s}"] = contact_ch[:, k, j]
             units[f"{name}.{s}"] = u
     meta = {"system": "SpatialModel", "method": method, "dt": dt, "dt_out": grid.dt_out,
-            "t0": t0, "t_end": t_end, "steps": n_steps,
+            "t0": t0, "t_end": t_end, "steps": steps,
             "friction": friction, "lp_solver": lp_solver, "wall_time": wall,
             "parameters": {"k": model.k, "lam": model.lam, "P": model.P, "eps_v": model.eps_v,
                            "gravity": model.gravity.tolist(), "restitution": model.restitution,
                            "ground": model.ground, "mu_s": model.mu_s, "mu_k": model.mu_k},
             "bodies": [b.name for b in model.bodies], "contacts": pairs}
+    meta["engine"] = engine
     return Results(t_axis, channels, units=units, meta=meta, final_state=X)
 
 
@@ -353,10 +374,7 @@ class _EnergyGuard:
         self.last_sane = (X, t0)          # the last state that passed the energy check
 
     def kinetic(self, X):
-        R = quat_to_matrix(X[:, 3:7])
-        wb = np.einsum("nji,nj->ni", R, X[:, 10:13])
-        rot = 0.5 * np.einsum("ni,nij,nj->n", wb, self.inertia, wb)
-        return 0.5 * self.mass * (X[:, 7:10] ** 2).sum(axis=1) + rot
+        return kinetic_energies(self.model, X)
 
     def energy(self, X):
         return float((self.kinetic(X) - self.mass * (X[:, :3] @ self.g)).sum())
@@ -366,14 +384,7 @@ class _EnergyGuard:
         energy balance every `every` steps, 10 ms of simulated time (it costs a rotation per
         body)."""
         if not np.isfinite(X.sum()):
-            names = [b.name for b in self.model.bodies]
-            i = int(np.argmax(~np.all(np.isfinite(X), axis=1)))
-            raise SimulationError(
-                f"the spatial simulation produced non-finite values for body {names[i]!r} at "
-                f"t={t + dt:.6g} s; the last sane state (t={t:.6g} s) is in the error's "
-                f"`state`: {names[i]}={np.round(X_prev[i], 6).tolist()}. Reduce dt or check "
-                "the applied forces (a force callable returning NaN/inf) and masses.", time=t,
-                state={n: X_prev[i].tolist() for i, n in enumerate(names)})
+            raise_non_finite(self.model, X_prev, X, t, dt)
         # two flat dot products: this runs every step (NumPy reductions cost ~10 % of a step)
         V = X_prev[:, 7:13] + X[:, 7:13]
         power = 0.5 * (float(F.ravel() @ V[:, :3].ravel()) + float(T.ravel() @ V[:, 3:].ravel()))
@@ -388,15 +399,42 @@ class _EnergyGuard:
             (self.mass * np.linalg.norm(self.g) * self.radius).sum()
             + (self.mass * self.fallen).sum()) + 1e-12
         if gain > 2.0 * budget:
-            names = [b.name for b in self.model.bodies]
-            Xs, ts = self.last_sane
-            i = int(np.argmax(self.kinetic(X) - self.kinetic(Xs)))
-            raise SimulationError(
-                f"the spatial simulation diverged by t={t + dt:.6g} s: the energy grew by "
-                f"{gain:.3g} J, more than twice all the energy the run was given "
-                f"({budget:.3g} J), fastest for body {names[i]!r}; its last sane state "
-                f"(t={ts:.6g} s) is {np.round(Xs[i], 6).tolist()} (all bodies in the "
-                "error's `state`). Reduce dt (or use method='rk_gill'/'rk4' instead of "
-                "'euler') or check the applied forces.", time=ts,
-                state={n: Xs[i].tolist() for i, n in enumerate(names)})
+            raise_diverged(self.model, gain, budget, X, *self.last_sane, t, dt)
         self.last_sane = (X, t + dt)
+
+
+def kinetic_energies(model, X: np.ndarray) -> np.ndarray:
+    """Each body's kinetic energy [J] in state X (n_bodies, 13)."""
+    mass, inertia, _ = model._mass_arrays()
+    R = quat_to_matrix(X[:, 3:7])
+    wb = np.einsum("nji,nj->ni", R, X[:, 10:13])
+    rot = 0.5 * np.einsum("ni,nij,nj->n", wb, inertia, wb)
+    return 0.5 * mass * (X[:, 7:10] ** 2).sum(axis=1) + rot
+
+
+def raise_non_finite(model, X_prev, X, t, dt):
+    """Raise the divergence guard's `SimulationError` for a step from t to t + dt that
+    turned state X non-finite (the body, the time, the last sane state X_prev)."""
+    names = [b.name for b in model.bodies]
+    i = int(np.argmax(~np.all(np.isfinite(X), axis=1)))
+    raise SimulationError(
+        f"the spatial simulation produced non-finite values for body {names[i]!r} at "
+        f"t={t + dt:.6g} s; the last sane state (t={t:.6g} s) is in the error's "
+        f"`state`: {names[i]}={np.round(X_prev[i], 6).tolist()}. Reduce dt or check "
+        "the applied forces (a force callable returning NaN/inf) and masses.", time=t,
+        state={n: X_prev[i].tolist() for i, n in enumerate(names)})
+
+
+def raise_diverged(model, gain, budget, X, Xs, ts, t, dt):
+    """Raise the energy guard's `SimulationError`: the energy grew by `gain` [J] > twice
+    `budget` by t + dt; the last sane state Xs at ts."""
+    names = [b.name for b in model.bodies]
+    i = int(np.argmax(kinetic_energies(model, X) - kinetic_energies(model, Xs)))
+    raise SimulationError(
+        f"the spatial simulation diverged by t={t + dt:.6g} s: the energy grew by "
+        f"{gain:.3g} J, more than twice all the energy the run was given "
+        f"({budget:.3g} J), fastest for body {names[i]!r}; its last sane state "
+        f"(t={ts:.6g} s) is {np.round(Xs[i], 6).tolist()} (all bodies in the "
+        "error's `state`). Reduce dt (or use method='rk_gill'/'rk4' instead of "
+        "'euler') or check the applied forces.", time=ts,
+        state={n: Xs[i].tolist() for i, n in enumerate(names)})

@@ -1,7 +1,8 @@
 """Volume-based rigid contact (SPEC §7; Wakisaka & Sugihara) in pure JAX: free convex bodies
 on the ground, a whole run as one jitted ``lax.scan`` — `jit`, `vmap` over loads and
 parameters (one compile for a batch), the counterpart of the numba host loop of
-`SpatialModel.simulate` (``friction="pyramid"``, ``patch="projection"``, no restitution).
+`SpatialModel.simulate` (``friction="pyramid"``, ``patch="projection"``; eq. 3 or a
+restitution of the ground).
 
 Per step, from the state at the step's start (SPEC §7 step 6):
 
@@ -29,6 +30,7 @@ minute.
 
 Bodies touch only the ground here (body–body contact is not ported: `VolumeContactSystem`
 rejects models with more than one body unless ``ignore_body_contacts=True``).
+`SpatialModel.simulate` runs on this step through `_volume_jax_route`.
 """
 
 from __future__ import annotations
@@ -36,9 +38,9 @@ from __future__ import annotations
 import functools
 from typing import NamedTuple
 
-import numpy as np
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from ..errors import ModelError, ParameterError
@@ -47,8 +49,16 @@ from ._volume_jax_contact import body_contact as _body_contact
 from ._volume_jax_contact import rotation as _rotation
 from ._volume_jax_geometry import ground_tables
 
-__all__ = ["VolumeContactSystem", "VolumeParams", "BodyLoad", "run_volume", "contact_wrenches",
-           "CONTACT_FIELDS", "compiler_options", "runge_kutta"]
+__all__ = [
+    "CONTACT_FIELDS",
+    "BodyLoad",
+    "VolumeContactSystem",
+    "VolumeParams",
+    "compiler_options",
+    "contact_wrenches",
+    "run_volume",
+    "runge_kutta",
+]
 
 CONTACT_FIELDS = ("active", "volume", "nx", "ny", "nz", "px", "py", "pz", "fx", "fy", "fz",
                   "tx", "ty", "tz", "fn", "stick")
@@ -91,7 +101,8 @@ def step_table(grid):
 class VolumeParams(NamedTuple):
     """Traced parameters (a pytree: stack them to `vmap`). mass (n,) [kg]; inertia and its
     inverse (n, 3, 3) body frame [kg m^2]; gravity (3,) [m/s^2]; k [1/s] (eq. 3); lam [-]
-    (eq. 10, normal force only); mu_s, mu_d [-] of the ground; height [m] of the ground."""
+    (eq. 10, normal force only); mu_s, mu_d [-] of the ground; height [m] of the ground;
+    restitution [-] of the ground (used only by a system built with one)."""
 
     mass: jnp.ndarray
     inertia: jnp.ndarray
@@ -102,6 +113,7 @@ class VolumeParams(NamedTuple):
     mu_s: jnp.ndarray
     mu_d: jnp.ndarray
     height: jnp.ndarray
+    restitution: jnp.ndarray = 0.0
 
 
 class BodyLoad(NamedTuple):
@@ -113,11 +125,14 @@ class BodyLoad(NamedTuple):
     point: jnp.ndarray
 
 
-def semi_implicit_pose(X, Xn, h):
+def semi_implicit_pose(X, Xn, h, pseudo=None):
     """Position and orientation of bodies in contact advanced with the post-step velocity
     (what eq. 13–15 assume): r + h v⁺ and exp(h ω⁺/2) ⊗ q, from the step's start X and its
-    end Xn (n_b, 13)."""
+    end Xn (n_b, 13); plus the position-only pseudo-velocities `pseudo` (n_b, 6) of a
+    restitution's correction when given (the numba `_dynamics.finish_step`)."""
     v, w = Xn[:, 7:10], Xn[:, 10:13]
+    if pseudo is not None:
+        v, w = v + pseudo[:, :3], w + pseudo[:, 3:]
     p_semi = X[:, :3] + h * v
     speed = jnp.sqrt(jnp.sum(w * w, axis=1))
     moving = speed * h >= 1e-300
@@ -188,14 +203,16 @@ class VolumeContactSystem:
     the names; the traced parameters come from :meth:`params`.
 
     Build it from a `SpatialModel` with :meth:`from_model` (ground required; patch
-    "projection"; no restitution). `max_polygon`: the buffer size of the contact polygon
+    "projection"; a restitution of the ground: eq. 3's rebound and the position-only
+    correction, `_volume_jax_contact.body_contact`). `max_polygon`: the buffer size of the contact polygon
     (default: the bound that cannot overflow, 20 for a box; an overflow gives NaN records).
     """
 
     def __init__(self, names, masses, inertias, shapes, *, gravity=(0.0, 0.0, -9.81),
                  k=1000.0, lam=1e-3, P=8, eps_v=1e-12, mu_s=0.5, mu_d=0.3, height=0.0,
-                 kinetic_iterations=10, max_polygon=None, states=None):
+                 kinetic_iterations=10, max_polygon=None, states=None, restitution=None):
         self.names = list(names)
+        self.rebound = restitution is not None
         self.tables = [ground_tables(s, max_polygon) for s in shapes]
         self.P, self.eps_v = int(P), float(eps_v)
         self.kinetic_iterations = int(kinetic_iterations)
@@ -204,7 +221,8 @@ class VolumeContactSystem:
             jnp.asarray(np.array(masses, dtype=float)), jnp.asarray(inertia),
             jnp.asarray(np.linalg.inv(inertia)), jnp.asarray(np.array(gravity, dtype=float)),
             jnp.asarray(float(k)), jnp.asarray(float(lam)), jnp.asarray(float(mu_s)),
-            jnp.asarray(float(mu_d)), jnp.asarray(float(height)))
+            jnp.asarray(float(mu_d)), jnp.asarray(float(height)),
+            jnp.asarray(0.0 if restitution is None else float(restitution)))
         self._states = None if states is None else np.asarray(states, dtype=float)
         self._runs: dict = {}
 
@@ -217,9 +235,6 @@ class VolumeContactSystem:
         if model.patch != "projection":
             raise ModelError(f"the JAX volume contact supports patch='projection' only; got "
                              f"patch={model.patch!r}. Use the numba path for 'section'.")
-        if model.restitution is not None or model.ground.get("restitution") is not None:
-            raise ModelError("the JAX volume contact does not support a restitution yet; use "
-                             "`SpatialModel.simulate` (numba) for restitution.")
         if len(model.bodies) > 1 and not ignore_body_contacts:
             raise ModelError(f"the JAX volume contact has no body–body contact yet; the model "
                              f"has {len(model.bodies)} bodies. Pass ignore_body_contacts=True if "
@@ -229,7 +244,8 @@ class VolumeContactSystem:
                    gravity=model.gravity, k=model.k, lam=model.lam, P=model.P,
                    eps_v=model.eps_v, mu_s=model.ground["mu_s"], mu_d=model.ground["mu_d"],
                    height=model.ground["height"], kinetic_iterations=model.kinetic_iterations,
-                   max_polygon=max_polygon, states=model.initial_state())
+                   max_polygon=max_polygon, states=model.initial_state(),
+                   restitution=model._pairs_e()[0][4] if model.bodies else None)
 
     def params(self, **changes) -> VolumeParams:
         """The traced parameters, with `changes` (e.g. ``mu_s=0.4``) applied."""
@@ -251,10 +267,12 @@ class VolumeContactSystem:
     def contact(self, X, F, T, dt, params):
         """Contact forces Fc, torques Tc (n, 3) on the centres of mass (world), whether each
         body is in contact (n,), and the records (n, 16) (CONTACT_FIELDS) for one step of
-        size `dt` from state X under the applied F, T (world, about the centres of mass)."""
+        size `dt` from state X under the applied F, T (world, about the centres of mass);
+        with a restitution a fifth value, the pseudo-velocities (n, 6) of the position-only
+        correction."""
         out = [_body_contact(tab, X[i], F[i], T[i], params.mass[i], params.inertia[i],
                              params.inv_inertia[i], params, dt, self.P, self.eps_v,
-                             self.kinetic_iterations)
+                             self.kinetic_iterations, rebound=self.rebound)
                for i, tab in enumerate(self.tables)]
         return tuple(jnp.stack(z) for z in zip(*out))
 
@@ -263,13 +281,13 @@ class VolumeContactSystem:
         through the stages of `tableau`; bodies in contact advance position and orientation
         with the post-step velocity; unit quaternions. Returns (X⁺, records)."""
         F0, T0 = _applied(X, load)
-        Fc, Tc, active, record = self.contact(X, F0, T0, h, params)
+        Fc, Tc, active, record, *pseudo = self.contact(X, F0, T0, h, params)
 
         def rate(i, Xi):
             F, T = _applied(Xi, load)
             return _rates(Xi, F + Fc, T + Tc, params)
         Xn = runge_kutta(rate, X, h, tableau)
-        p_semi, q_semi = semi_implicit_pose(X, Xn, h)
+        p_semi, q_semi = semi_implicit_pose(X, Xn, h, *pseudo)
         Xn = Xn.at[:, :3].set(jnp.where(active[:, None], p_semi, Xn[:, :3]))
         Xn = Xn.at[:, 3:7].set(jnp.where(active[:, None], q_semi, Xn[:, 3:7]))
         qn = Xn[:, 3:7]

@@ -38,6 +38,7 @@ from ._volume_jax_friction import (
 )
 from ._volume_jax_geometry import ground_contact
 from ._volume_jax_qp import QPDual, nnls, qp_dual, qp_primal
+from ._volume_wrench import RESTING_SPEED_STEPS
 
 __all__ = ["body_contact", "rotation"]
 
@@ -62,7 +63,7 @@ def rotation(q):
 
 
 def body_contact(tables, x, F, T, mass, inertia, inv_i, params, dt, P, eps_v, iterations,
-                 motion=None):
+                 motion=None, rebound: bool = False):
     """The contact wrench on one body (force, torque about its centre of mass, world) for one
     step of size `dt` from state `x` (13,) under the applied F, T (SPEC §7 steps 1–5), and
     its record (`_volume_jax.CONTACT_FIELDS`).
@@ -82,6 +83,11 @@ def body_contact(tables, x, F, T, mass, inertia, inv_i, params, dt, P, eps_v, it
         area = jnp.where(active, geo.Q[0, 0], 1.0)
         Qs = geo.Q / area                                     # per unit area (docs/spatial.md 6)
         cn = params.k * geo.nc / area
+        if rebound:                      # eq. 3's target: e·v_in n uniform over S
+            v_in = -(n @ (x[7:10] + jnp.cross(x[10:13], pg - x[:3])))
+            v_rest = RESTING_SPEED_STEPS * jnp.sqrt(jnp.sum(params.gravity ** 2)) * dt
+            cn_pen = cn
+            cn = jnp.where(v_in > v_rest, params.restitution * v_in, 0.0) * (Qs[:, :3] @ n)
         if motion is None:
             # free motion over the step (eq. 13 without contact forces), eq. 6 and eq. 15
             w = x[10:13]
@@ -209,10 +215,22 @@ def body_contact(tables, x, F, T, mass, inertia, inv_i, params, dt, P, eps_v, it
         st = lax.while_loop(lambda st: ~stick & ~st.done, kinetic_pass, _Passes(
             jnp.asarray(_KINETIC, jnp.int32), w_qp, jnp.zeros(6), jnp.asarray(0),
             jnp.asarray(False)))
-        return st.ws, stick
+        if not rebound:
+            return st.ws, stick, jnp.zeros(6)
+        # the position-only correction: the QP (16) with the free motion removed (b = 0),
+        # the target k h of eq. 3, the same constraints (25), without eq. 10's λ
+        Hp = A.T @ Qs @ A
+        Hp = Hp.at[jnp.diag_indices(6)].multiply(1.0 + 1e-9)
+        dual = qp_dual(Hp, -(A.T @ cn_pen), G)
+        mu, _ = nnls(dual.M, dual.b, 10 * (L + 1 + 6))
+        fp = qp_primal(dual, mu)
+        Tp = fp[3:] + jnp.cross(pg - x[:3], fp[:3])
+        pseudo = jnp.concatenate([fp[:3] / mass, (R @ inv_i) @ (R.T @ Tp)]) * dt
+        return st.ws, stick, pseudo
 
     # no contact: nothing to solve (under vmap both branches run, selected per lane)
-    ws, stick = lax.cond(active, solve, lambda _: (jnp.zeros(6), jnp.asarray(True)), None)
+    ws, stick, pseudo = lax.cond(active, solve, lambda _: (jnp.zeros(6), jnp.asarray(True),
+                                                            jnp.zeros(6)), None)
     ws = jnp.where(active, ws, 0.0)
     fw, tw = basis.T @ ws[:3], basis.T @ ws[3:]
     # an overflowing polygon buffer (more corners than `max_polygon`) poisons the run with
@@ -225,4 +243,6 @@ def body_contact(tables, x, F, T, mass, inertia, inv_i, params, dt, P, eps_v, it
         jnp.where(active, n, nan3), jnp.where(active, pg, nan3), fw, tw,
         jnp.stack([fw @ n, jnp.where(active, stick, False).astype(float)])])
     record = jnp.where(geo.overflow, jnp.nan, record)
+    if rebound:
+        return Fc, Tc, active, record, jnp.where(active, pseudo, 0.0)
     return Fc, Tc, active, record

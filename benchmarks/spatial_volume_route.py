@@ -1,0 +1,188 @@
+"""Benchmark of `SpatialModel.simulate`'s volume route: the JAX engine
+(`stickslip.spatial._volume_jax_route`, one jitted run) against the numba host loop
+(`_volume_host.run_host`) on the same model and arguments (issue 20 item 8).
+
+1. **Table 1 box, 5 s at Δt = 1 ms** (rk_gill, 2 N + 0.1 N m at the bottom face, from rest
+   settled 0.05 s; paper's C: 1.34 s): each engine in ``--repeats`` fresh processes,
+   alternating, each timing its first call (compile and/or numba's cache load included) and
+   the 5 s run twice, as CPU time of the process (``time.process_time``: the machine is shared)
+   and wall time.
+2. **The box-under-force protocol** (`spatial_box_force.py`: a 1 kg cube of side 0.1 m,
+   μ = 0.5, F_x ∈ [0, 5] N and T_z ∈ [0, 0.3] N m at the centre of the bottom face,
+   ``--grid``² trials of 1 s, held = moved < 1 mm and turned < 0.01 rad) on the volume
+   contact, the trials one after another through `SpatialModel.simulate` (the JAX engine
+   compiles once: the loads are data), at ``--dt``; breakaway errors against μ m g =
+   4.905 N and the uniform square patch's μ m g · a (√2 + asinh 1)/6 = 0.1877 N m (volume contact has a
+   pressure patch, not four corners).
+
+    python benchmarks/spatial_volume_route.py [--repeats 3] [--grid 21] [--dt 1e-3]
+        [--engines jax numba] [--skip-box] [--skip-grid]
+        [--out benchmarks/results/spatial_volume_route.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+_BOX_RUN = r"""
+import json, sys, time
+c0, w0 = time.process_time(), time.perf_counter()
+import numpy as np
+from stickslip.figures._spatial_fig8 import bottom_load, box_model
+from stickslip.spatial._volume_host import run_host
+from stickslip.spatial._volume_jax_route import run_jax
+engine = sys.argv[1]
+run = run_jax if engine == "jax" else run_host
+out = {"engine": engine, "import": (time.process_time() - c0, time.perf_counter() - w0)}
+model = box_model()
+c, w = time.process_time(), time.perf_counter()
+x0 = run(model, 0.05, 1e-3, "rk_gill", None, "pyramid", None, "nnls", None, None, "step")
+out["first"] = (time.process_time() - c, time.perf_counter() - w)
+x0 = x0.final_state
+for label in ("run", "again"):
+    c, w = time.process_time(), time.perf_counter()
+    res = run(model, 5.0, 1e-3, "rk_gill", bottom_load(2.0, 0.1), "pyramid", 0.01, "nnls", x0,
+              None, "step")
+    out[label] = (time.process_time() - c, time.perf_counter() - w)
+out["final"] = res.final_state[0].tolist()
+out["stick"] = float(np.mean(res["ground-box.stick"][1:]))
+print(json.dumps(out))
+"""
+
+
+def _load() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "n/a"
+
+
+def box_runs(engines, repeats):
+    """The Table 1 box in fresh processes, engines alternating: one dict per process."""
+    rows = []
+    for _ in range(repeats):
+        for engine in engines:
+            out = subprocess.run([sys.executable, "-c", _BOX_RUN, engine], check=True,
+                                 capture_output=True, text=True)
+            row = json.loads(out.stdout.strip().splitlines()[-1])
+            row["load"] = _load()
+            rows.append(row)
+            print(row["engine"], row["first"], row["run"], row["again"], row["load"],
+                  flush=True)
+    return rows
+
+
+def volume_box(force_x, torque_z):
+    """The protocol's box on the volume contact (μ_s = μ_k = 0.5), a constant load at the
+    centre of its bottom face (as a wrench about the centre of mass)."""
+    from spatial_box_force import MASS, MU, SIDE, G
+
+    import stickslip as ss
+
+    model = ss.spatial.SpatialModel(gravity=(0.0, 0.0, -G))
+    model.add_body("box", mass=MASS, inertia=None, shape=ss.spatial.Box(SIDE, SIDE, SIDE),
+                   position=(0.0, 0.0, SIDE / 2))
+    model.add_ground(mu_s=MU, mu_k=MU)
+    F = np.array([force_x, 0.0, 0.0])
+    T = np.cross([0.0, 0.0, -SIDE / 2], F) + np.array([0.0, 0.0, torque_z])
+    return model, {"box": lambda t, s: (F, T)}
+
+
+def grid_rows(engine, grid, dt):
+    """The protocol's trials one after another on `engine`: (compile-or-first [s] wall,
+    run [s] wall, run CPU [s], held (n,))."""
+    from spatial_box_force import T_END, _final, loads
+
+    from stickslip.spatial._volume_host import run_host
+    from stickslip.spatial._volume_jax_route import run_jax
+
+    run = run_jax if engine == "jax" else run_host
+    F, T, fs, ts = loads(grid)
+    model, forces = volume_box(F[0], T[0])
+    w = time.perf_counter()
+    run(model, T_END, dt, "rk_gill", forces, "pyramid", T_END / 10, "nnls", None, None, "step")
+    first = time.perf_counter() - w
+    held = np.zeros(F.size, dtype=bool)
+    w, c = time.perf_counter(), time.process_time()
+    for k, (f, t) in enumerate(zip(F, T)):
+        model, forces = volume_box(f, t)
+        res = run(model, T_END, dt, "rk_gill", forces, "pyramid", T_END / 10, "nnls", None,
+                  None, "step")
+        held[k] = _final(res, -1)
+    return first, time.perf_counter() - w, time.process_time() - c, held, fs, ts
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--grid", type=int, default=21)
+    parser.add_argument("--dt", type=float, default=1e-3)
+    parser.add_argument("--engines", nargs="+", default=["jax", "numba"],
+                        choices=["jax", "numba"])
+    parser.add_argument("--skip-box", action="store_true")
+    parser.add_argument("--skip-grid", action="store_true")
+    parser.add_argument("--out", type=Path,
+                        default=HERE / "results" / "spatial_volume_route.md")
+    args = parser.parse_args(argv)
+    lines = ["# Volume route: JAX engine vs numba host loop", "",
+             (f"Machine: {os.uname().machine}, {os.cpu_count()} cores (shared). "
+             f"Command: `python benchmarks/spatial_volume_route.py "
+             f"{' '.join(argv if argv is not None else sys.argv[1:])}`."), ""]
+    if not args.skip_box:
+        rows = box_runs(args.engines, args.repeats)
+        lines += ["## Table 1 box, 5 s at Δt = 1 ms (rk_gill; paper's C: 1.34 s)", "",
+                  ("Fresh process per row, engines alternating; CPU = process time [s], "
+                   "wall [s]. First call: the model's first run (0.05 s settling, 50 steps) "
+                   "after import — the JAX compile, or numba's kernels from its cache; then "
+                   "the 5 s run twice (a new load: the JAX run is not compiled again)."),
+                  "", ("| engine | import CPU | first call CPU (wall) | 5 s run CPU (wall) "
+                       "| again CPU (wall) | load avg. |"), "|---|---|---|---|---|---|"]
+        for r in rows:
+            lines.append(f"| {r['engine']} | {r['import'][0]:.2f} | {r['first'][0]:.3f} "
+                         f"({r['first'][1]:.3f}) | {r['run'][0]:.3f} ({r['run'][1]:.3f}) | "
+                         f"{r['again'][0]:.3f} ({r['again'][1]:.3f}) | {r['load']} |")
+        for engine in args.engines:
+            mine = [r for r in rows if r["engine"] == engine]
+            lines.append(f"\n{engine}: median 5 s run CPU "
+                         f"{np.median([r['run'][0] for r in mine]):.3f} s, median first call "
+                         f"CPU {np.median([r['first'][0] for r in mine]):.3f} s; stick "
+                         f"fraction {mine[0]['stick']:.3f}")
+        if len(args.engines) == 2:
+            a = np.array(next(r["final"] for r in rows if r["engine"] == "jax"))
+            b = np.array(next(r["final"] for r in rows if r["engine"] == "numba"))
+            lines.append(f"\nmax |final state JAX − numba| = {np.abs(a - b).max():.2e}")
+        lines.append("")
+    if not args.skip_grid:
+        from spatial_box_force import F_THEORY, _errors
+        t_patch = F_THEORY * 0.1 * (np.sqrt(2.0) + np.arcsinh(1.0)) / 6.0   # uniform patch
+        lines += [(f"## Box-under-force protocol, volume contact ({args.grid}² trials × 1 s, "
+                  f"Δt = {args.dt:g} s, rk_gill, one after another)"), "",
+                  ("| engine | first call [s] | run wall [s] | run CPU [s] | per trial [ms] "
+                  "| force breakaway − 4.905 N | torque breakaway − 0.1877 N m | load avg. |"),
+                  "|---|---|---|---|---|---|---|---|"]
+        for engine in args.engines:
+            load0 = _load()
+            first, wall, cpu, held, fs, ts = grid_rows(engine, args.grid, args.dt)
+            bf, _ef, bt, _ = _errors(held, fs, ts, args.grid)
+            lines.append(f"| {engine} | {first:.2f} | {wall:.1f} | {cpu:.1f} | "
+                         f"{1e3 * wall / held.size:.1f} | {bf - F_THEORY:+.4f} | "
+                         f"{bt - t_patch:+.4f} | {load0} → {_load()} |")
+            print(lines[-1], flush=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

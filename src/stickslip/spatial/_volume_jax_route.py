@@ -1,0 +1,289 @@
+"""`SpatialModel.simulate` on the JAX volume route (SPEC §7 step 6): free polyhedral bodies on
+the ground, the whole run one jitted program — the step of `_volume_jax.VolumeContactSystem`
+(contact wrench once per step from the step's start, held through the Runge–Kutta stages,
+semi-implicit pose of bodies in contact) with the numba host loop's arguments, checks and
+`Results` (`_volume_host`).
+
+What it covers (:func:`jax_route_gap` says what it does not): bodies touching only the ground
+(one body), ``patch="projection"``, eq. 3 or a restitution (the rebound target and the
+position-only correction of `_volume_jax_contact.body_contact`), ``friction="pyramid"``, ``lp_solver="nnls"``, ``contact_update="step"``, any
+fixed-step method, ``forces=`` callables (`_volume_jax_forces`), continuation
+(``initial=``, ``t0``).
+
+The host loop's guards, in the run (the run stops at the first hit and the error is raised
+after it, by the host loop's own functions, so the message and type are the same):
+
+* tunnelling against the ground (`_volume_host.check_swept`'s ground test, per step, before
+  the step is taken);
+* non-finite state, and energy growing beyond twice what the run was given
+  (`_volume_host._EnergyGuard`: the applied work each step, the balance every 10 ms);
+* starting overlaps (`ModelError`) and the arguments' checks before anything compiles.
+
+Compiled runs are kept per structure (shape tables, P, ε_v, kinetic iterations, method,
+forces' key); a run calls it once per CHUNK samples, carrying its state; the grid (t0, dt,
+the steps per sample, a short last step), the parameters, the initial state and the forces' constants are
+traced data, so a new `t_end`, `dt`, load or mass reuses the compiled run.
+"""
+
+from __future__ import annotations
+
+import time as _time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..errors import SimulationError
+from ..integrate import FIXED_STEP_METHODS, check_run_memory, step_grid
+from ..results import Results
+from ._volume_host import (
+    MAX_STEP_PENETRATION_GROUND,
+    _EnergyGuard,
+    check_run_options,
+    check_swept,
+    raise_diverged,
+    raise_non_finite,
+    start_state,
+    volume_results,
+)
+from ._volume_jax import (
+    VolumeContactSystem,
+    _rates,
+    compiler_options,
+    runge_kutta,
+    semi_implicit_pose,
+)
+from ._volume_jax_contact import rotation
+from ._volume_jax_forces import applied_forces, raise_callback_error, start_callback
+
+__all__ = ["jax_route_gap", "run_jax"]
+
+_RUNS: dict = {}       # compiled runs by structure (module docstring)
+CHUNK = 64             # samples per call of a compiled run (every grid shares the program)
+_OK, _TUNNEL, _NON_FINITE, _DIVERGED = 0, 1, 2, 3
+
+
+def jax_route_gap(model, friction, lp_solver, contact_update) -> str | None:
+    """Why `model` with these options cannot run on the JAX volume route (a sentence), or
+    None when it can."""
+    if model.ground is None:
+        return "no ground"
+    if len(model.bodies) != 1:
+        return "body–body contact"
+    if model.patch != "projection":
+        return "patch='section'"
+    if friction != "pyramid":
+        return f"friction={friction!r}"
+    if lp_solver != "nnls":
+        return f"lp_solver={lp_solver!r}"
+    if contact_update != "step":
+        return f"contact_update={contact_update!r}"
+    return None
+
+
+class _Carry(dict):
+    """The run's carry (a dict pytree)."""
+
+
+jax.tree_util.register_pytree_node(
+    _Carry, lambda c: (tuple(c[k] for k in sorted(c)), tuple(sorted(c))),
+    lambda keys, vals: _Carry(zip(keys, vals)))
+
+
+def _kinetic(X, params):
+    """Kinetic energy per body [J] (`_volume_host.kinetic_energies`)."""
+    R = jax.vmap(rotation)(X[:, 3:7])
+    wb = jnp.einsum("nji,nj->ni", R, X[:, 10:13])
+    rot = 0.5 * jnp.einsum("ni,nij,nj->n", wb, params.inertia, wb)
+    return 0.5 * params.mass * jnp.sum(X[:, 7:10] ** 2, axis=1) + rot
+
+
+def _energy(X, params):
+    return jnp.sum(_kinetic(X, params) - params.mass * (X[:, :3] @ params.gravity))
+
+
+def _tunnels(X, active, h, params, vertices, radius):
+    """`_volume_host.check_swept`'s ground test per body (n,): a step of size h from X that
+    would carry a body not in contact deeper than MAX_STEP_PENETRATION_GROUND of its height
+    into the ground."""
+    def one(x, act, verts, rad):
+        v, w = x[7:10], x[10:13]
+        r = verts @ rotation(x[3:7]).T
+        z = x[2] + r[:, 2]
+        vz = v[2] + (w[0] * r[:, 1] - w[1] * r[:, 0])
+        z_end = z + h * vz + 0.5 * jnp.minimum(params.gravity[2], 0.0) * h * h
+        depth = params.height - jnp.min(z_end)
+        height = jnp.max(z) - jnp.min(z)
+        falling = v[2] - jnp.sqrt(jnp.sum(w * w)) * rad < 0
+        return (~act) & falling & (depth > MAX_STEP_PENETRATION_GROUND * height) \
+            & (depth > params.height - jnp.min(z))
+    return jnp.stack([one(X[i], active[i], vertices[i], radius[i])
+                      for i in range(len(vertices))])
+
+
+def _start(X0, params, t0):
+    """The run's first carry: state X0 at t0 and the energy guard's references."""
+    nb = X0.shape[0]
+    zero = jnp.zeros(())
+    return _Carry(
+        X=X0, rec=jnp.zeros((nb, 16)).at[:, 2:8].set(jnp.nan), k=jnp.zeros((), jnp.int64),
+        status=jnp.zeros((), jnp.int32), work=zero, work_abs=zero,
+        steps=jnp.zeros((), jnp.int64), fallen=jnp.zeros(nb), h0=X0[:, :3] @ params.gravity,
+        E0=_energy(X0, params), K0=jnp.sum(_kinetic(X0, params)), fail_t=zero, fail_h=zero,
+        fail_X=X0, fail_prev=X0, gain=zero, budget=zero, sane_X=X0, sane_t=t0 + zero)
+
+
+_start_jit = jax.jit(_start)
+
+
+def _run_function(system, tableau, applied, vertices, radius):
+    """The pure run of one chunk, ``f(carry, params, consts, grid, o0) -> (carry, states
+    (CHUNK, n, 13), records (CHUNK, n, 16))`` (module docstring): a scan over the samples
+    o0 … o0 + CHUNK − 1, each a loop over its steps (none past the last sample, or after a
+    guard stopped the run); `grid` = (t0, dt, n_sub, n_out, n_last, h_last, every)
+    traced."""
+    c_nodes = jnp.asarray(np.array(tableau.c, dtype=float))
+
+    def f(carry, params, consts, grid, o0):
+        t0, dt, n_sub, n_out, n_last, h_last, every = grid
+        mg_r = jnp.sum(params.mass * jnp.sqrt(jnp.sum(params.gravity ** 2)) * radius)
+
+        def real_step(c, h):
+            X = c["X"]
+            t = t0 + c["k"] * dt            # a short last step starts at a whole step
+            F0, T0 = applied(t, X, consts)
+            Fc, Tc, active, rec, *pseudo = system.contact(X, F0, T0, h, params)
+            tunnel = jnp.any(_tunnels(X, active, h, params, vertices, radius))
+
+            def rate(i, Xi):
+                F, T = applied(t + c_nodes[i] * h, Xi, consts)
+                return _rates(Xi, F + Fc, T + Tc, params)
+            Xn = runge_kutta(rate, X, h, tableau)
+            p_semi, q_semi = semi_implicit_pose(X, Xn, h, *pseudo)
+            Xn = Xn.at[:, :3].set(jnp.where(active[:, None], p_semi, Xn[:, :3]))
+            Xn = Xn.at[:, 3:7].set(jnp.where(active[:, None], q_semi, Xn[:, 3:7]))
+            qn = Xn[:, 3:7]
+            Xn = Xn.at[:, 3:7].set(qn / jnp.sqrt(jnp.sum(qn * qn, axis=1))[:, None])
+            # the energy guard (`_volume_host._EnergyGuard.check`)
+            finite = jnp.all(jnp.isfinite(Xn))
+            V = X[:, 7:13] + Xn[:, 7:13]
+            power = 0.5 * (jnp.sum(F0 * V[:, :3]) + jnp.sum(T0 * V[:, 3:]))
+            work = c["work"] + h * power
+            work_abs = c["work_abs"] + h * jnp.abs(power)
+            steps = c["steps"] + 1
+            balance = (steps % every) == 0
+            fallen = jnp.where(balance, jnp.maximum(c["fallen"], Xn[:, :3] @ params.gravity
+                                                    - c["h0"]), c["fallen"])
+            gain = _energy(Xn, params) - c["E0"] - work
+            budget = c["K0"] + work_abs + mg_r + jnp.sum(params.mass * fallen) + 1e-12
+            diverged = balance & (gain > 2.0 * budget)
+            status = jnp.where(tunnel, _TUNNEL, jnp.where(
+                ~finite, _NON_FINITE, jnp.where(diverged, _DIVERGED, _OK))).astype(jnp.int32)
+            ok = status == _OK
+            sane = balance & ok
+            out = _Carry(c)
+            out.update(
+                X=jnp.where(ok, Xn, X), rec=jnp.where(ok, rec, c["rec"]),
+                k=c["k"] + ok, status=status, work=work, work_abs=work_abs, steps=steps,
+                fallen=fallen, fail_t=t, fail_h=h, fail_X=Xn, fail_prev=X, gain=gain,
+                budget=budget, sane_X=jnp.where(sane, Xn, c["sane_X"]),
+                sane_t=jnp.where(sane, t + h, c["sane_t"]))
+            return out
+
+        def sample(c, o):
+            last = o == n_out - 1
+            count = jnp.where(o < n_out - 1, n_sub,
+                              jnp.where(last, n_last + (h_last > 0), 0))
+
+            def more(ic):
+                return (ic[0] < count) & (ic[1]["status"] == _OK)
+
+            def one(ic):
+                i, c = ic
+                return i + 1, real_step(c, jnp.where(last & (i == n_last), h_last, dt))
+
+            _, c = lax.while_loop(more, one, (jnp.zeros((), count.dtype), c))
+            return c, (c["X"], c["rec"])
+
+        carry, (Xs, recs) = lax.scan(sample, carry, o0 + jnp.arange(CHUNK))
+        return carry, Xs, recs
+
+    return f
+
+
+def _compiled(model, system, method, applied):
+    key = (tuple(np.asarray(b.shape.vertices).tobytes() for b in model.bodies),
+           tuple(tuple(map(tuple, b.shape.faces)) for b in model.bodies),
+           model.P, model.eps_v, model.kinetic_iterations, system.rebound, method,
+           applied.key)
+    if key not in _RUNS:
+        vertices = [np.asarray(b.shape.vertices, float) for b in model.bodies]
+        radius = jnp.asarray([float(b.shape.radius) for b in model.bodies])
+        f = _run_function(system, FIXED_STEP_METHODS[method], applied.function(),
+                          vertices, radius)
+        _RUNS[key] = jax.jit(f, compiler_options=compiler_options())
+    return _RUNS[key]
+
+
+def run_jax(model, t_end, dt, method, forces, friction, dt_out, lp_solver, initial, t0,
+            contact_update) -> Results:
+    """`SpatialModel.simulate` on the JAX volume route (the arguments are
+    `_volume_host.run_host`'s; the caller checked :func:`jax_route_gap`)."""
+    t0, X = start_state(model, initial, t0)
+    check_run_options(model, method, forces, friction, lp_solver, contact_update)
+    grid = step_grid(t0, t_end, dt, dt_out, owner="SpatialModel.simulate")
+    check_run_memory("SpatialModel.simulate", samples=grid.n_out + 1,
+                     channels=len(model.bodies) * 13 + len(model._pairs()) * 16,
+                     span=t_end - t0, dt=dt, every_step=dt_out is None)
+    applied = applied_forces(model, forces, t0, t_end, X)
+    system = VolumeContactSystem.from_model(model)
+    run = _compiled(model, system, method, applied)
+    every = max(1, int(_EnergyGuard.PERIOD / grid.dt))
+    traced_grid = (jnp.float64(t0), jnp.float64(grid.dt), jnp.int64(grid.n_sub),
+                   jnp.int64(grid.n_out), jnp.int64(grid.n_last), jnp.float64(grid.h_last),
+                   jnp.int64(every))
+    start = _time.perf_counter()
+    if applied.mode == "callback":
+        start_callback(model, forces)
+    try:
+        params = system.params()
+        carry = _start_jit(jnp.asarray(X), params, traced_grid[0])
+        Xs, recs = [], []
+        for o0 in range(0, grid.n_out, CHUNK):
+            carry, Xc, rc = run(carry, params, applied.consts, traced_grid, jnp.int64(o0))
+            Xs.append(Xc)
+            recs.append(rc)
+            if int(carry["status"]) != _OK:
+                break
+        carry = jax.tree_util.tree_map(np.asarray, carry)
+        Xs, recs = np.concatenate(Xs), np.concatenate(recs)
+    finally:
+        if applied.mode == "callback":
+            raise_callback_error()
+    wall = _time.perf_counter() - start
+    _raise_guard(model, carry)
+    body_ch = np.concatenate([X[None], Xs[:grid.n_out]])
+    contact_ch = np.concatenate([np.zeros((1,) + recs.shape[1:]), recs[:grid.n_out]])
+    contact_ch[0, :, 2:8] = np.nan
+    return volume_results(model, grid, body_ch, contact_ch, body_ch[-1].copy(),
+                          method=method, dt=dt, t0=t0, t_end=t_end, steps=grid.n_steps,
+                          friction=friction, lp_solver=lp_solver, wall=wall, engine="jax")
+
+
+def _raise_guard(model, c) -> None:
+    """Raise the host loop's error for a run the guards stopped (module docstring)."""
+    status = int(c["status"])
+    if status == _OK:
+        return
+    t, h = float(c["fail_t"]), float(c["fail_h"])
+    if status == _NON_FINITE:
+        raise_non_finite(model, c["fail_prev"], c["fail_X"], t, h)
+    if status == _DIVERGED:
+        raise_diverged(model, float(c["gain"]), float(c["budget"]), c["fail_X"],
+                       c["sane_X"], float(c["sane_t"]), t, h)
+    check_swept(model, c["fail_prev"], t, h)       # raises the tunnelling error
+    raise SimulationError(                         # a borderline case the host test missed
+        f"a body would pass through the ground in the step from t={t:.6g} s "
+        f"(tunnelling); use a smaller dt (now {h:g} s).", time=t,
+        state={b.name: c["fail_prev"][i].tolist() for i, b in enumerate(model.bodies)})

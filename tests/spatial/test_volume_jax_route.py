@@ -1,0 +1,245 @@
+"""`SpatialModel.simulate` on the JAX volume route (`stickslip.spatial._volume_jax_route`,
+SPEC §7 step 6) against the numba host loop (`_volume_host.run_host`, the reference: an
+independent implementation of the same arithmetic, run here on the same arguments).
+
+Models: the Table 1 box of `stickslip.figures._spatial_fig8` (1 kg, 0.1 m cube, μ_s = 0.5,
+μ_d = 0.3, k = 1000, λ = 1e-3, P = 8) — resting, pushed (sticks: 2 N + 0.1 N m at the bottom
+face; slides: 6 N), dropped spinning, on a short last step; and the host loop's guards
+(tunnelling, divergence, non-finite) raising the same errors with the same messages."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import stickslip as ss
+from stickslip.figures._spatial_fig8 import bottom_load, box_model
+from stickslip.spatial import _volume_jax_route
+from stickslip.spatial._volume_host import run_host
+from stickslip.spatial._volume_jax_forces import applied_forces
+from stickslip.spatial._volume_jax_route import jax_route_gap, run_jax
+
+# agreement with the host loop (the two engines run the same arithmetic in a different
+# order). Pushed box, measured over 0.3 s: states ~1e-13, centroids 1.4e-11 m, forces and
+# torques 1.5e-10 (N, N m), volumes 1.4e-20 m^3 — bounds `PUSHED`. A landing carries the
+# kernels' ~1e-8 relative differences of the impact wrench (test_volume_jax's bank bound;
+# ~1500 N here) into the motion, measured at most: states 1.3e-6, centroids 8.7e-7 m, forces
+# 1.3e-4 N of 300 N, volumes 1.3e-12 m^3 — bounds `LANDING` (forces relative to the largest
+# normal force of the run). Flags (active, stick) are equal in both.
+PUSHED = {"state": 1e-9, "p": 1e-9, "n": 1e-9, "force": 1e-9, "volume": 1e-18}
+LANDING = {"state": 1e-5, "p": 1e-5, "n": 1e-9, "force": 1e-6, "volume": 1e-11}
+
+
+@pytest.fixture(scope="module")
+def settled():
+    return box_model().simulate(0.05, dt=1e-3).final_state
+
+
+def _both(model, t_end, *, dt=1e-3, method="rk_gill", forces=None, dt_out=None,
+          initial=None, t0=None):
+    args = (model, t_end, dt, method, forces, "pyramid", dt_out, "nnls", initial, t0, "step")
+    return run_host(*args), run_jax(*args)
+
+
+def _assert_same(ref, got, bounds=PUSHED):
+    assert ref.names == got.names
+    np.testing.assert_array_equal(ref.t, got.t)
+    fn_max = np.nanmax(np.abs(ref["ground-box.fn"]), initial=0.0)
+    scale = 1.0 if bounds is PUSHED else fn_max
+    for name in ref.names:
+        a, b = ref[name], got[name]
+        np.testing.assert_array_equal(np.isnan(a), np.isnan(b), err_msg=name)
+        field = name.split(".")[1]
+        if name.startswith("box."):
+            tol = bounds["state"]
+        elif field in ("active", "stick"):
+            tol = 0.0
+        elif field in ("px", "py", "pz"):
+            tol = bounds["p"]
+        elif field in ("nx", "ny", "nz"):
+            tol = bounds["n"]
+        elif field == "volume":
+            tol = bounds["volume"]
+        else:                                                  # forces and torques
+            tol = bounds["force"] * scale
+        np.testing.assert_allclose(b, a, rtol=0, atol=tol, err_msg=name)
+    np.testing.assert_allclose(got.final_state, ref.final_state, rtol=0,
+                               atol=bounds["state"])
+
+
+def _spinning_drop(tumbling=True):
+    model = box_model()
+    model.bodies[0].state[2] = 0.08
+    model.bodies[0].state[7:13] = [0.3, -0.2, 0.0, 2.0 * tumbling, -1.0 * tumbling, 4.0]
+    return model
+
+
+@pytest.mark.parametrize("case", ["sticks", "slides", "dropped flat, spinning"])
+def test_run_equals_the_numba_host_loop(case, settled):
+    if case == "dropped flat, spinning":
+        ref, got = _both(_spinning_drop(tumbling=False), 0.3, dt_out=0.005)
+        assert np.nanmax(ref["ground-box.active"]) == 1.0          # it did land
+        _assert_same(ref, got, LANDING)
+        return
+    else:
+        load = bottom_load(2.0, 0.1) if case == "sticks" else bottom_load(6.0, 0.0)
+        ref, got = _both(box_model(), 0.3, forces=load, dt_out=0.01, initial=settled)
+        assert (ref["box.vx"][-1] > 0.1) == (case == "slides")
+    _assert_same(ref, got)
+    assert got.meta["engine"] == "jax" and ref.meta["engine"] == "numba"
+
+
+def test_a_tumbling_landing_follows_the_host_loop_to_the_kernels_conditioning():
+    """Dropped tumbling, the box lands on a corner and an edge: contact volumes down to
+    1e-10 m^3, whose QP (16) is ill-conditioned; there the two engines' wrenches differ by
+    up to ~5e-6 relative on the same state (measured: 52.92965 vs 52.92941 N at t = 0.099 s,
+    3.5e-10 m^3), and the states by up to 3e-5 m over 0.3 s. Bounds: 1e-4 on the states,
+    1e-3 relative on the contact force's size."""
+    ref, got = _both(_spinning_drop(), 0.3, dt_out=0.005)
+    for name in ref.names:
+        if name.startswith("box."):
+            np.testing.assert_allclose(got[name], ref[name], rtol=0, atol=1e-4, err_msg=name)
+    fn_ref, fn_got = ref["ground-box.fn"], got["ground-box.fn"]
+    assert np.abs(fn_got - fn_ref).max() <= 1e-3 * np.abs(fn_ref).max()
+    assert np.array_equal(ref["ground-box.active"], got["ground-box.active"])
+
+
+@pytest.mark.parametrize("e", [0.0, 0.5, 1.0])
+def test_a_restitution_bounces_as_in_the_host_loop(e):
+    """A box dropped tilted and spinning at 2 m/s onto a ground with restitution e: the
+    rebound target e·v_in and the position-only correction (SPEC §7 eq. 3 split) as in the
+    numba host loop (measured: 7e-12 m apart); e = 0 stays down, e > 0 leaves the ground
+    (part of the impact goes into rotation: 0.56 and 0.64 m/s up for e = 0.5 and 1)."""
+    model = _spinning_drop()
+    model.ground["restitution"] = e
+    model.bodies[0].state[9] = -2.0
+    model.bodies[0].state[3:7] = [np.cos(0.1), np.sin(0.1), 0.0, 0.0]
+    ref, got = _both(model, 0.15)
+    _assert_same(ref, got, LANDING)
+    assert np.nanmax(got["ground-box.active"]) == 1.0
+    peak = got["box.vz"][got.t > 0.03].max()
+    assert (peak > 0.3) if e > 0 else (peak < 1e-3)
+
+
+@pytest.mark.parametrize("method", ["rk4", "euler"])
+def test_methods_and_a_short_last_step_equal_the_host_loop(method, settled):
+    ref, got = _both(box_model(), 0.0415, method=method, dt_out=0.005,
+                     forces=bottom_load(3.0, 0.05), initial=settled)
+    assert got.t[-1] == 0.0415 and len(got.t) == 10
+    _assert_same(ref, got)
+
+
+def test_forces_traced_constant_or_called_back_give_the_host_loops_run(settled):
+    """A time-dependent push written with jnp (traced) and with a Python `if` on t (the host
+    callback); each equals the host loop. A constant load is data (mode "constant")."""
+    model = box_model()
+    traced = {"box": lambda t, s: (jnp.stack([40.0 * t, 0.0 * t, 0.0 * t]), jnp.zeros(3))}
+    branchy = {"box": lambda t, s: (np.array([40.0 * t, 0.0, 0.0]) if t >= 0 else None,
+                                    np.zeros(3))}
+    modes = {id(traced): "traced", id(branchy): "callback"}
+    for forces in (traced, branchy):
+        assert applied_forces(model, forces, 0.0, 0.2, settled).mode == modes[id(forces)]
+        ref, got = _both(model, 0.2, forces=forces, dt_out=0.01, initial=settled)
+        _assert_same(ref, got)
+        assert got["box.vx"][-1] > 0.1         # 40 t > μ_s m g = 4.9 N from t = 0.12 s
+    assert applied_forces(model, bottom_load(1.0, 0.0), 0.0, 0.2, settled).mode == "constant"
+
+
+def test_a_new_load_grid_or_mass_reuses_the_compiled_run(settled):
+    model = box_model()
+    model.simulate(0.02, dt=1e-3, forces=bottom_load(1.0, 0.02), initial=settled,
+                   engine="jax")
+    compiled = len(_volume_jax_route._RUNS)
+    res = model.simulate(0.037, dt=5e-4, dt_out=2e-3, forces=bottom_load(4.0, 0.1),
+                         initial=settled, engine="jax")
+    heavy = box_model()
+    heavy.bodies[0].mass = 2.0
+    heavy.simulate(0.01, dt=1e-3, engine="jax")
+    assert len(_volume_jax_route._RUNS) == compiled
+    assert res.meta["engine"] == "jax" and res.t[-1] == 0.037
+
+
+def test_the_engine_is_numba_unless_jax_is_asked_for():
+    one = box_model()
+    assert jax_route_gap(one, "pyramid", "nnls", "step") is None
+    assert one.simulate(0.002, dt=1e-3).meta["engine"] == "numba"
+    assert one.simulate(0.002, dt=1e-3, engine="jax").meta["engine"] == "jax"
+    for option in ({"friction": "previous"}, {"lp_solver": "highs"},
+                   {"contact_update": "stage"}):
+        with pytest.raises(ss.ParameterError, match="engine='jax'` does not cover"):
+            one.simulate(0.002, dt=1e-3, engine="jax", **option)
+    two = box_model()
+    two.add_body("lid", mass=1.0, shape=ss.spatial.Box(0.1, 0.1, 0.1), position=(0, 0, 0.3))
+    assert jax_route_gap(two, "pyramid", "nnls", "step") == "body–body contact"
+    with pytest.raises(ss.ParameterError, match="body–body contact"):
+        two.simulate(0.002, dt=1e-3, engine="jax")
+    with pytest.raises(ss.ParameterError, match="must be 'numba' or 'jax'"):
+        one.simulate(0.002, dt=1e-3, engine="cuda")
+    bouncy = box_model()
+    bouncy.ground["restitution"] = 0.5
+    assert jax_route_gap(bouncy, "pyramid", "nnls", "step") is None
+    assert bouncy.simulate(0.002, dt=1e-3, engine="jax").meta["engine"] == "jax"
+
+
+def _error(fn):
+    with pytest.raises(ss.SimulationError) as err:
+        fn()
+    return err.value
+
+
+def test_tunnelling_raises_the_host_loops_error():
+    model = box_model()
+    model.bodies[0].state[2] = 0.052
+    model.bodies[0].state[9] = -100.0          # 0.1 m box 2 mm up at 100 m/s, dt = 1 ms
+    ref = _error(lambda: run_host(model, 0.05, 1e-3, "rk_gill", None, "pyramid", None,
+                                  "nnls", None, None, "step"))
+    got = _error(lambda: model.simulate(0.05, dt=1e-3, engine="jax"))
+    assert "tunnelling" in str(got) and str(got) == str(ref) and got.time == ref.time
+
+
+def test_energy_divergence_raises_the_host_loops_error():
+    # explicit Euler on a plate spinning about its intermediate axis gains energy each step
+    model = ss.spatial.SpatialModel(gravity=(0, 0, 0))
+    model.add_body("plate", mass=1.0, shape=ss.spatial.Box(0.4, 0.2, 0.02),
+                   position=(0, 0, 1), angular_velocity=(0.1, 100.0, 0.1))
+    model.add_ground(mu_s=0.5, mu_k=0.3)
+    ref = _error(lambda: run_host(model, 5.0, 2e-2, "euler", None, "pyramid", None, "nnls",
+                                  None, None, "step"))
+    got = _error(lambda: model.simulate(5.0, dt=2e-2, method="euler", engine="jax"))
+    assert "diverged" in str(got) and str(got) == str(ref)
+    assert got.time == ref.time and 0 < got.time < 1.0
+
+
+@pytest.mark.parametrize("traced", [True, False])
+def test_a_non_finite_force_raises_the_host_loops_error(traced):
+    model = box_model()
+    if traced:
+        forces = {"box": lambda t, s: (jnp.where(t > 0.01, jnp.nan, 0.0) * jnp.ones(3),
+                                       jnp.zeros(3))}
+    else:
+        forces = {"box": lambda t, s: (np.array([np.nan if t > 0.01 else 0.0, 0, 0]),
+                                       np.zeros(3))}
+    ref = _error(lambda: run_host(model, 0.05, 1e-3, "rk_gill", forces, "pyramid", None,
+                                  "nnls", None, None, "step"))
+    got = _error(lambda: model.simulate(0.05, dt=1e-3, forces=forces, engine="jax"))
+    assert str(got) == str(ref) and got.time == ref.time
+
+
+def test_an_exception_inside_a_called_back_force_stops_the_run_and_is_raised():
+    calls = []
+
+    def force(t, s):
+        calls.append(t)
+        if t > 0.02:
+            raise KeyError("the load table ends at 0.02 s")
+        return np.zeros(3), np.zeros(3)
+
+    with pytest.raises(KeyError, match="load table"):
+        box_model().simulate(0.05, dt=1e-3, forces={"box": force}, engine="jax")
+    run = calls[2:]        # after the two probes at t0 and t_end (`_volume_jax_forces`)
+    assert 0.02 < max(run) <= 0.0215             # stopped in the step that failed
+    with pytest.raises(ss.ModelError, match="'lid'"):
+        box_model().simulate(0.01, dt=1e-3, engine="jax",
+                             forces=lambda t, s: {"lid" if t > 0.005 else "box":
+                                                  (np.zeros(3), np.zeros(3))})
