@@ -1,11 +1,9 @@
-"""The active-set λ-solver (constraints/_active_set.py) against the enumeration, its
-certificate, and the Painlevé range of one frictional contact in closed form (SPEC §6).
+"""The active-set λ-solver (constraints/_active_set.py): its guesses, its certificate, and
+the Painlevé range of one frictional contact in closed form (SPEC §6).
 
-The enumeration (every mode combination solved) is the independent reference: where it
-finds exactly one motion, the active-set solution must have that motion; where it finds
-none, the active set must not certify one. For one planar contact the four modes are solved
-by hand below, which gives the number of solutions — hence the Painlevé range — without
-either solver.
+For one planar contact the four modes are solved by hand below, which gives the number of
+solutions — hence the Painlevé range — without either solver. The active set against the
+enumeration, and both against Siconos, on stored instances: test_lambda_bank.py.
 """
 
 import equinox as eqx
@@ -19,83 +17,9 @@ from hypothesis import strategies as st
 import stickslip as ss
 from stickslip import constraints as C
 from stickslip.constraints._active_set import active_set_solve
-from stickslip.constraints._enumeration import enumerate_solutions
 from stickslip.planar._contact_examples import block_on_incline
 
-
-@eqx.filter_jit
-def _both(blocks, A, b, formulation):
-    lam, _, found, iterations = active_set_solve(blocks, A, b, formulation)
-    _, w_e, status, _, _, _ = enumerate_solutions(blocks, A, b, formulation)
-    return lam, A @ lam - b, found, iterations, w_e, status
-
-
 _solve = eqx.filter_jit(C.solve_lambda)
-
-
-def _problem(seed, n_contacts, singular, extras):
-    """Random PSD A (full rank, or of rank 3 — static indeterminacy), b, μ ∈ [0, 1]."""
-    rng = np.random.default_rng(seed)
-    blocks = [C.PlanarContact(mu=mu) for mu in rng.uniform(0.0, 1.0, n_contacts)]
-    if extras:
-        blocks += [C.Unilateral(), C.CoulombBound(bound=rng.uniform(0.5, 5.0))]
-    m = sum(b.size for b in blocks)
-    cols = 3 if singular else m + 2
-    J = rng.normal(size=(m, cols))
-    A = J @ J.T / m + (0.0 if singular else 1e-3) * np.eye(m)
-    b = rng.normal(size=m) * 10.0
-    if singular:                  # b in A's range, so that solutions can exist
-        b = A @ rng.normal(size=m) * 10.0
-    return blocks, jnp.asarray(A), jnp.asarray(b)
-
-
-def _law_holds(blocks, lam, w, formulation, scale, tol=1e-7):
-    lam, w, off = np.asarray(lam), np.asarray(w), 0
-    for blk in blocks:
-        l, v = lam[off:off + blk.size], w[off:off + blk.size]
-        off += blk.size
-        t = tol * scale
-        if blk.kind == "unilateral":
-            assert l[0] >= -t and v[0] >= -t and abs(l[0] * v[0]) <= t * scale
-        elif blk.kind == "coulomb":
-            F = float(blk.bound)
-            assert abs(l[0]) <= F + t
-            if abs(l[0]) < F - t:
-                assert abs(v[0]) <= t
-            else:
-                assert l[0] * v[0] <= t * scale          # opposes the motion
-        else:
-            mu = float(blk.mu)
-            lt, ln, wt, wn = l[0], l[1], v[0], v[1]
-            assert ln >= -t and abs(lt) <= mu * ln + t
-            if ln <= t:
-                assert wn >= (mu * abs(wt) if formulation == "anitescu" else 0.0) - t
-            elif abs(lt) < mu * ln - t:
-                assert abs(wt) <= t and abs(wn) <= t
-            else:
-                assert lt * wt <= t * scale
-                target = mu * abs(wt) if formulation == "anitescu" else 0.0
-                assert abs(wn - target) <= t
-
-
-@settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 3), singular=st.booleans(),
-       extras=st.booleans(), formulation=st.sampled_from(["kikuuwe", "anitescu"]))
-def test_active_set_agrees_with_the_enumeration(seed, n, singular, extras, formulation):
-    blocks, A, b = _problem(seed, n, singular, extras)
-    lam, w, found, iterations, w_e, status = _both(blocks, A, b, formulation)
-    scale = float(jnp.max(jnp.abs(b)) + jnp.max(jnp.abs(A)) * jnp.max(jnp.abs(lam)))
-    if bool(found):
-        # the certificate: the returned λ meets the law, read directly
-        _law_holds(blocks, lam, w, formulation, scale)
-        assert int(status) != C.STATUS_NONE          # the enumeration finds it too
-        if int(status) == C.STATUS_UNIQUE:            # … and it is the only motion
-            np.testing.assert_allclose(w, w_e, atol=1e-7 * scale)
-    # the public solver always ends with the enumeration's verdict on existence
-    sol = _solve(C.ProductSet(blocks), A, b, formulation, "full")
-    assert int(sol.status) == int(status)
-    if int(status) == C.STATUS_UNIQUE:
-        np.testing.assert_allclose(sol.w, w_e, atol=1e-7 * scale)
 
 
 def test_the_guess_is_right_for_a_sliding_and_a_resting_block():
@@ -208,21 +132,6 @@ def test_painleve_in_a_larger_problem_needs_full_checking():
     full = C.solve_lambda(F, jnp.asarray(A), jnp.asarray(b), certify="full")
     assert int(auto.status) == C.STATUS_UNIQUE and not bool(auto.verified)
     assert int(full.status) == C.STATUS_SEVERAL and bool(full.verified)
-
-
-def test_vmap_and_grad_through_the_active_set():
-    F = C.ProductSet([C.PlanarContact(mu=0.5), C.PlanarContact(mu=0.3)])
-    rng = np.random.default_rng(1)
-    Jm = rng.normal(size=(4, 6))
-    A = jnp.asarray(Jm @ Jm.T / 6 + 1e-2 * np.eye(4))
-    bs = jnp.asarray(rng.normal(size=(16, 4)) * 10)
-    batched = jax.vmap(lambda b: C.solve_lambda(F, A, b).lam)(bs)
-    single = np.stack([np.asarray(C.solve_lambda(F, A, b).lam) for b in bs])
-    np.testing.assert_allclose(batched, single, rtol=1e-12, atol=1e-12)
-    # d(friction)/d(push) of a sliding contact is 0, of a sticking one 1 (finite difference)
-    g = jax.grad(lambda p: C.solve_lambda(C.ProductSet([C.PlanarContact(mu=0.5)]),
-                                          jnp.eye(2), jnp.stack([-p, 10.0])).lam[0])
-    assert float(g(3.0)) == pytest.approx(-1.0) and float(g(8.0)) == pytest.approx(0.0)
 
 
 def test_painleve_check_names_its_choices():
