@@ -55,6 +55,7 @@ __all__ = [
     "VolumeContactSystem",
     "VolumeParams",
     "compiler_options",
+    "finish_pose",
     "contact_wrenches",
     "run_volume",
     "runge_kutta",
@@ -146,6 +147,17 @@ def semi_implicit_pose(X, Xn, h, pseudo=None):
                         r0 * q[:, 3] + q[:, 0] * r3 + (r1 * q[:, 2] - r2 * q[:, 1])], axis=1)
     q_semi = jnp.where(moving[:, None], q_semi, q)
     return p_semi, q_semi
+
+
+def finish_pose(X, Xn, h, active, pseudo=None):
+    """The step's end state `Xn` with the bodies in contact (`active`) moved by
+    :func:`semi_implicit_pose` and every quaternion renormalised — the last part of a
+    volume-contact step, shared by :meth:`VolumeContactSystem.step` and the JAX route."""
+    p_semi, q_semi = semi_implicit_pose(X, Xn, h, pseudo)
+    Xn = Xn.at[:, :3].set(jnp.where(active[:, None], p_semi, Xn[:, :3]))
+    Xn = Xn.at[:, 3:7].set(jnp.where(active[:, None], q_semi, Xn[:, 3:7]))
+    qn = Xn[:, 3:7]
+    return Xn.at[:, 3:7].set(qn / jnp.sqrt(jnp.sum(qn * qn, axis=1))[:, None])
 
 
 def runge_kutta(rate, x, h, tableau):
@@ -286,12 +298,7 @@ class VolumeContactSystem:
         def rate(i, Xi):
             F, T = _applied(Xi, load)
             return _rates(Xi, F + Fc, T + Tc, params)
-        Xn = runge_kutta(rate, X, h, tableau)
-        p_semi, q_semi = semi_implicit_pose(X, Xn, h, *pseudo)
-        Xn = Xn.at[:, :3].set(jnp.where(active[:, None], p_semi, Xn[:, :3]))
-        Xn = Xn.at[:, 3:7].set(jnp.where(active[:, None], q_semi, Xn[:, 3:7]))
-        qn = Xn[:, 3:7]
-        Xn = Xn.at[:, 3:7].set(qn / jnp.sqrt(jnp.sum(qn * qn, axis=1))[:, None])
+        Xn = finish_pose(X, runge_kutta(rate, X, h, tableau), h, active, *pseudo)
         return Xn, record
 
     def run_function(self, grid, method: str = "rk_gill"):

@@ -51,8 +51,8 @@ from ._volume_jax import (
     VolumeContactSystem,
     _rates,
     compiler_options,
+    finish_pose,
     runge_kutta,
-    semi_implicit_pose,
 )
 from ._volume_jax_contact import rotation
 from ._volume_jax_forces import applied_forces, raise_callback_error, start_callback
@@ -159,12 +159,7 @@ def _run_function(system, tableau, applied, vertices, radius):
             def rate(i, Xi):
                 F, T = applied(t + c_nodes[i] * h, Xi, consts)
                 return _rates(Xi, F + Fc, T + Tc, params)
-            Xn = runge_kutta(rate, X, h, tableau)
-            p_semi, q_semi = semi_implicit_pose(X, Xn, h, *pseudo)
-            Xn = Xn.at[:, :3].set(jnp.where(active[:, None], p_semi, Xn[:, :3]))
-            Xn = Xn.at[:, 3:7].set(jnp.where(active[:, None], q_semi, Xn[:, 3:7]))
-            qn = Xn[:, 3:7]
-            Xn = Xn.at[:, 3:7].set(qn / jnp.sqrt(jnp.sum(qn * qn, axis=1))[:, None])
+            Xn = finish_pose(X, runge_kutta(rate, X, h, tableau), h, active, *pseudo)
             # the energy guard (`_volume_host._EnergyGuard.check`)
             finite = jnp.all(jnp.isfinite(Xn))
             V = X[:, 7:13] + Xn[:, 7:13]
