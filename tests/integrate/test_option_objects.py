@@ -80,6 +80,8 @@ def test_planar_and_spatial_models_forward_the_objects():
                        guard=ss.Guard(max_state=1e9))
     b = crank.simulate(0.02, dt=1e-4, dt_out=1e-3, check_step=False, max_state=1e9)
     _equal(a, b)
+    with pytest.raises(ss.ParameterError, match="pass `projection=` to Model.simulate"):
+        crank.simulate(0.02, dt=1e-4, steps=ss.Steps(projection=False))
     m = ss.spatial.SpatialModel(gravity=(0, 0, -9.81))
     m.add_body("bob", mass=0.5, inertia=(1e-3,) * 3, shape=None, position=(1.0, 0.0, 0.5))
     m.add(ss.spatial.RevoluteJoint("ground", "bob", point=(1.0, 0.0, 1.0), axis=(0, 1, 0),

@@ -196,6 +196,13 @@ class Model(Builder):
         check_time_arguments("planar.Model.simulate", t_end, dt, dt_out, options.get("t0"),
                              initial=options.get("initial"),
                              fixed_step=fixed and not (stepping and dt is None))
+        steps = options.get("steps")
+        if getattr(steps, "projection", None) is not None:
+            # the model decides its Baumgarte gains from `projection`: one given inside
+            # Steps would reach the integrator only, leaving the joints unstabilised
+            raise ParameterError("`planar.Model.simulate`: pass `projection=` to "
+                                 "Model.simulate itself, not in ss.Steps (it also sets the "
+                                 "Baumgarte gains).")
         projection = fixed if projection is None else bool(projection)
         if projection and not fixed:
             raise ParameterError(f"`projection=True` needs a fixed-step method (rk4, rk_gill, "
