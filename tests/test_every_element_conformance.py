@@ -222,7 +222,15 @@ def test_example_builds_a_valid_instance(entry):
         assert "example" in cls.__dict__, f"{cls.__name__} has no example() of its own"
     element = _example(cls)
     assert type(element) is cls
-    assert type(_bound(cls)) is cls
+    bound = _bound(cls)
+    assert type(bound) is cls
+    if isinstance(bound, AbstractElement):
+        # bound in a model: named from the class's prefix, and frozen like every module
+        assert bound.name.startswith(cls.prefix), (bound.name, cls.prefix)
+    fields = [f.name for f in dataclasses.fields(bound)] if dataclasses.is_dataclass(bound) else []
+    if fields:   # (the planar contacts are host-side descriptions, not modules: mutable)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(bound, fields[0], None)
 
 
 @ALL
