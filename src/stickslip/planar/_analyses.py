@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -27,7 +28,7 @@ from ..results import Results
 from ._kernels import host_call, host_kinematics
 from ._system import PlanarSystem
 
-__all__ = ["dof", "assemble", "kinematics", "inverse_dynamics", "equilibrium", "simulate"]
+__all__ = ["assemble", "dof", "equilibrium", "inverse_dynamics", "kinematics", "simulate"]
 
 _RANK_TOL = 1e-9
 
@@ -385,7 +386,7 @@ def simulate(system: PlanarSystem, t_end: float, dt: float | None = None,
                                      **options)
         except SimulationError as exc:
             if method == "moreau_jean":
-                raise _moreau_jean_failure(system, exc, dt, dt_out, options) from exc
+                raise moreau_jean_failure(system, exc, dt, dt_out, options) from exc
             raise _diagnose(system, exc) from exc
     _check_drift(system, res, float(max_drift))
     res.meta.update(model=system.layout.name, analysis="dynamics",
@@ -411,14 +412,18 @@ def _simulate_events(system, stops, t_end, dt, method, dt_out, options):
         raise
 
 
-def _moreau_jean_failure(system, exc: SimulationError, dt, dt_out, options):
+def moreau_jean_failure(system, exc: SimulationError, dt, dt_out, options):
     """A ``moreau_jean`` run stopped by a NaN: the failed step named (the joint, the time) by
-    re-stepping from the last sane sample (:func:`._mj_step.locate_failure`); the lock-up
-    diagnosis where no step reports a failure (a divergence of another kind)."""
-    from ._mj_step import locate_failure
+    re-stepping from the last sane sample (:func:`._mj_step.locate_failure`); where no step
+    reports a failure (a divergence of another kind), the lock-up diagnosis of a plain
+    mechanism, or the core's error itself for a model with frictional contacts."""
+    from ._mj_step import locate_failure, parts
+
+    def other():
+        return _diagnose(system, exc) if parts(system)[1] is None else exc
 
     if exc.time is None or not exc.state or dt is None:
-        return _diagnose(system, exc)
+        return other()
     initial = options.get("initial")
     t0 = float(initial.t[-1]) if hasattr(initial, "t") else float(options.get("t0", 0.0))
     interval = float(dt if dt_out is None else dt_out)
@@ -426,7 +431,7 @@ def _moreau_jean_failure(system, exc: SimulationError, dt, dt_out, options):
     x = np.array([exc.state[name] for name in system.state_names])
     found = locate_failure(system, t0 + (k - 1) * interval, x, float(exc.time), float(dt),
                            float(options.get("theta", 0.5)))
-    return found if found is not None else _diagnose(system, exc)
+    return found if found is not None else other()
 
 
 def _check_drift(system, res: Results, max_drift: float) -> None:

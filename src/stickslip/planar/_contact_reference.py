@@ -4,8 +4,9 @@
 :func:`moreau_jean` is the time-stepping route ``simulate(..., method="moreau_jean")`` on the
 model's :class:`ContactPlanarSystem` — the step (θ-method at the mid-point, the impulse
 problem solved exactly by :func:`stickslip.constraints.solve_lambda` with the exact Coulomb
-law, the joints projected after each step) is :func:`._contact_step.contact_step`, whose
-module docstring has the equations — with the reference's own argument names and its
+law, the joints projected after each step) is the one step of :mod:`._mj_step` (joints,
+joint friction, contacts and impact stops together; its module docstring has the equations,
+:mod:`._contact_step` the contact rows) — with the reference's own argument names and its
 ``meta["status"]`` (the worst status of any step, reported, not raised).
 """
 

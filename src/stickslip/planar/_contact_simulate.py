@@ -14,13 +14,17 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import integrate
-from ..constraints._lambda_problem import (STATUS_TEXT, check_formulation, check_uniqueness,
-                                           enumerates_each_evaluation)
-from ..errors import ModelError, PainleveError, ParameterError
+from ..constraints._lambda_problem import (
+    STATUS_TEXT,
+    check_formulation,
+    check_uniqueness,
+    enumerates_each_evaluation,
+)
+from ..errors import ModelError, PainleveError, ParameterError, SimulationError
 from ..results import Results
 from ._contact import STATIC_SPEED, AbstractFrictionalContact
 from ._contact_step import check_restitution, default_restitution
-from ._contact_system import ContactPlanarSystem, PairGeometry
+from ._contact_system import ContactPlanarSystem, PairGeometry, ode_refusal
 
 __all__ = ["add_frictional_contact", "check_contact_start", "contact_system",
            "simulate_contacts"]
@@ -67,17 +71,8 @@ def contact_system(model, formulation: str = "kikuuwe", baumgarte=(0.0, 0.0),
         raise ModelError(f"planar model {model.name!r} has no frictional contacts; add a "
                          "PointLineContact or ClearanceSlider first.")
     layout = model.layout
-    if layout.has_laws:
-        raise ModelError(f"planar model {model.name!r}: frictional contacts (SPEC §6) cannot "
-                         "be combined with joint-friction or contact-law stops in one model "
-                         "yet; model that friction as a contact, or drop it.")
-    impact_stops = [s.name for s in model.stops if s.law is None]
-    if impact_stops:
-        # neither the λ-stage nor its exact step sees an impact stop: refused, not ignored
-        raise ModelError(f"planar model {model.name!r}: impact stops {impact_stops} cannot be "
-                         "combined with frictional contacts in one model yet (the contact "
-                         "runs would pass through them); model each stop as a "
-                         "PointLineContact, or give it a contact law.")
+    # joint friction, contact-law and impact stops travel in the mechanism: each route
+    # refuses by name what it does not represent (ContactPlanarSystem.route_refusal)
     mech = model.system(baumgarte, projection=projection)
     index = {id(b): k + 1 for k, b in enumerate(layout.bodies)}
     bi, bj, pj, lp, la, mu, delta, zeta, names, owners = ([] for _ in range(10))
@@ -104,7 +99,7 @@ def contact_system(model, formulation: str = "kikuuwe", baumgarte=(0.0, 0.0),
                v_stribeck=None if mu_s == mu else np.array(v_stribeck),
                zeta=np.array(zeta), formulation=formulation, names=tuple(names),
                contact_names=tuple(owners), certify=certify, projection=bool(projection),
-               fallback=bool(fallback), ignored=tuple(s.name for s in model.stops),
+               fallback=bool(fallback),
                restitution=default_restitution(float(zeta[0])) if restitution is None
                else check_restitution("contact_system", restitution))
 
@@ -276,6 +271,12 @@ def simulate_contacts(model, t_end: float, dt: float | None = None, method: str 
                              "`planar.Model.simulate.baumgarte` and `projection`.")
     system = contact_system(model, formulation, baumgarte, projection, painleve_check,
                             restitution=restitution)
+    # the elements a route does not represent: refused by name, never passed through (the
+    # ODE routes here; moreau_jean's refusals, as a plain mechanism's, by the core's
+    # route_refusal, a ParameterError)
+    refusal = None if stepping else ode_refusal(system.mechanism, method)
+    if refusal is not None:
+        raise ModelError(f"planar model {model.name!r}: {refusal}.")
     lean = not stepping and not enumerates_each_evaluation(
         ["planar_contact"] * len(system.names), formulation, painleve_check)
     if lean:
@@ -294,7 +295,15 @@ def simulate_contacts(model, t_end: float, dt: float | None = None, method: str 
             check_contact_start(system, x0, "planar.Model.simulate",
                                 model.frictional_contacts)
     start = time.perf_counter()
-    res = integrate.simulate(system, t_end, dt=dt, method=method, dt_out=dt_out, **options)
+    try:
+        res = integrate.simulate(system, t_end, dt=dt, method=method, dt_out=dt_out,
+                                 **options)
+    except SimulationError as exc:
+        if not stepping:
+            raise
+        # a joint friction's fixed point failed in a step: name the joint and the time
+        from ._analyses import moreau_jean_failure
+        raise moreau_jean_failure(system, exc, dt, dt_out, options) from exc
     fallback = "not needed" if lean else "compiled"
     if lean and np.any(res["painleve.none"] > 0):
         # the active set failed somewhere: the run again, with the enumeration's fallback

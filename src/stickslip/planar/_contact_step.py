@@ -1,35 +1,30 @@
-"""One Moreau–Jean step of a planar mechanism with frictional contacts (SPEC §6, "厳密解
-(Moreau 1999 など) — SICONOS"): the step of ``simulate(..., method="moreau_jean")`` on a
-:class:`~stickslip.planar.ContactPlanarSystem` and of :func:`stickslip.planar.moreau_jean`.
+"""The contact rows of the Moreau–Jean step of a planar model with frictional contacts (SPEC
+§6, "厳密解 (Moreau 1999 など) — SICONOS"): the step of ``simulate(..., method="moreau_jean")``
+on a :class:`~stickslip.planar.ContactPlanarSystem` and of :func:`stickslip.planar.moreau_jean`
+is the one step of :mod:`._mj_step` (joints, joint friction, contacts and impact stops in one
+λ-problem); this module gives it the contact pairs' rows and turns its impulses into the
+contact system's state and channels.
 
-Step h (the run's last one shorter, so it ends exactly at t_end), θ-method. At the
-mid-point q_m = q_k + θ h v_k, t_m = t_k + θ h:
-
-    M (v_{k+1} − v_k) = h Q(q_m, v_k, t_m) + Jᵀ P,
-    J_b v_{k+1} = ν_b                                         (joints),
-    for each contact with ψ(q_m) ≤ ψ_tol:  u = J_c v_{k+1} + e·[0; J_n v_k]  and
-        u ∈ −lim N_F^{U_ε}(P)                                  (Coulomb at velocity level),
-    q_{k+1} = q_k + h((1 − θ) v_k + θ v_{k+1}),  then the joints are projected (SPEC §9).
-
-The impulse problem has the λ-problem's form with A = J M⁻¹ Jᵀ and b = target − J(v_k +
-h M⁻¹Q), so it is solved by the same exact solver (:func:`stickslip.constraints.solve_lambda`,
-``"kikuuwe"`` law = exact Coulomb, the system's ``certify``, always with the enumeration as
-fallback); inactive contacts are decoupled with P = 0. ψ_tol is
+Per contact pair, at the step's mid-point q_m: the rows J_t (∂v_t/∂q̇) and J_n (∂ψ/∂q), the
+target [0; −e J_n v_k] (Newton's restitution e at the velocity level, one for every
+contact), the friction coefficient — static for a contact that sticks at the step's start
+(v_t = 0 exactly in a time-stepping scheme), kinetic for one that slides
+(``friction_bounds`` at v_k) — and whether it touches: ψ(q_m) ≤ ψ_tol, ψ_tol the
 :func:`activation_tolerance` (1e-12 of the pair's length scale: round-off, not physics).
-The friction bound is the static coefficient for a contact that sticks at the step's start
-(v_t = 0 exactly in a time-stepping scheme) and the kinetic one for one that slides
-(``friction_bounds`` at v_k).
-First order in h; the impulses report as mean forces P/h [N] of the step.
+Inactive contacts are decoupled with P = 0. First order in h; the impulses report as mean
+forces P/h [N] of the step.
 
-Restitution e (Newton's, at the velocity level, one for every contact): the system's
-``restitution``; :func:`contact_system` sets it to e(ζ) of the relaxation from free flight
-(:func:`stickslip.constraints.relaxation_restitution`) with the first contact's ζ unless a
-``restitution=`` is passed — the impacts of the relaxed ODE route, made instantaneous.
+Restitution e: the system's ``restitution``; :func:`contact_system` sets it to e(ζ) of the
+relaxation from free flight (:func:`stickslip.constraints.relaxation_restitution`) with the
+first contact's ζ unless a ``restitution=`` is passed — the impacts of the relaxed ODE
+route, made instantaneous. Impact stops keep their own ``restitution``.
 
-State x = [q; q̇; n_none; n_several] (the ODE route's layout, so a run may continue under
-either route): the counters add the length of each step whose impulse problem has no
-solution / several, as the ODE route integrates its indicator, so a Painlevé step is never
-lost between two samples.
+State x = [q; q̇; s; n_none; n_several] (the ODE route's layout, so a run may continue under
+either route; s the mechanism's law states, zero under this route): the counters add the
+length of each step whose impulse problem has no solution / several, as the ODE route
+integrates its indicator, so a Painlevé step is never lost between two samples. A step whose
+joint-friction fixed point does not converge returns NaN (the run stops and
+:func:`._mj_step.locate_failure` names the joint).
 """
 
 from __future__ import annotations
@@ -41,11 +36,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._validation import check_nonnegative, check_scalar
-from ..constraints import solve_lambda
 from ..constraints._restitution import relaxation_restitution
 from ..errors import ParameterError
+from . import _mj_step
+from ._mj_friction import NO_SOLUTION, NOT_CONVERGED, SEVERAL
 
-__all__ = ["activation_tolerance", "check_restitution", "contact_step", "default_restitution",
+__all__ = ["activation_tolerance", "check_restitution", "contact_rows", "default_restitution",
            "moreau_jean_outputs", "moreau_jean_step"]
 
 # e(ζ) solves the relaxation's impact (~20 ms); models share a few ζ values
@@ -79,67 +75,45 @@ def activation_tolerance(pairs, q):
     return 1e-12 * (size + reach)
 
 
-def contact_step(system, t, q, v, h, theta, restitution):
-    """One step from (t, q, v) (module docstring): ``(q_new, v_new, P (n_pairs, 2) impulses
-    (tangential, normal) [N·s], status)``, status the impulse problem's (0: unique)."""
-    mech, pairs = system.mechanism, system.pairs
-    tm = t + theta * h
-    qm = q + theta * h * v
-    Q, _ = mech.applied(qm, v, tm)
-    minv = 1.0 / mech.masses
-    n_b = mech.layout.n_rows
-    if n_b:
-        Jb, nu = mech.phi_q(qm, tm), mech.nu(qm, tm)
-    else:
-        Jb, nu = jnp.zeros((0, q.shape[0])), jnp.zeros(0)
+def contact_rows(system, qm, v):
+    """The contact pairs' rows at the mid-point `qm` from the velocities `v` (module
+    docstring): (J_c (2 n_p × n: rows t₁, n₁, t₂, n₂, …), target (2 n_p,), μ per pair,
+    touching per pair)."""
+    pairs = system.pairs
     psi = pairs.gaps(qm)
     Jn = jax.jacfwd(pairs.gaps)(qm)
     Jt = jax.jacfwd(lambda u: pairs.sliding_velocities(qm, u))(v)
     n_p = psi.shape[0]
     active = psi <= activation_tolerance(pairs, qm)
     Jc = jnp.stack([Jt, Jn], axis=1).reshape(2 * n_p, -1)
-    target_c = jnp.stack([jnp.zeros(n_p), -restitution * (Jn @ v)], axis=1).reshape(-1)
-    J = jnp.concatenate([Jb, Jc])
-    target = jnp.concatenate([nu, target_c])
-    free = v + h * minv * Q
-    JM = J * minv[None, :]
-    A = JM @ J.T
-    b = target - J @ free
-    rows_on = jnp.concatenate([jnp.ones(n_b, dtype=bool), jnp.repeat(active, 2)])
-    on2 = rows_on[:, None] & rows_on[None, :]
-    A = jnp.where(on2, A, jnp.eye(A.shape[0]))          # inactive contacts: decoupled,
-    b = jnp.where(rows_on, b, -1.0)                     # separated, impulse 0
-    # the static coefficient for contacts that stick at the step's start (v_t = 0 exactly
-    # in a time-stepping scheme), the kinetic one for those that slide
-    bounds = system.friction_bounds(pairs.sliding_velocities(qm, v))
-    sol = solve_lambda(system.admissible_set(n_b, bounds), A, b, "kikuuwe",
-                       certify=system.certify)
-    P = jnp.where(rows_on, sol.lam, 0.0)
-    v_new = free + minv * (J.T @ P)
-    q_new = q + h * ((1 - theta) * v + theta * v_new)
-    if n_b:
-        x = mech.project(t + h, jnp.concatenate([q_new, v_new]))
-        q_new, v_new = x[:q.shape[0]], x[q.shape[0]:]
-    impulses = P[n_b:].reshape(n_p, 2)
-    return q_new, v_new, impulses, sol.status
+    target = jnp.stack([jnp.zeros(n_p), -system.restitution * (Jn @ v)], axis=1).reshape(-1)
+    mu = system.friction_bounds(pairs.sliding_velocities(qm, v))
+    return Jc, target, mu, active
 
 
 def moreau_jean_step(system, t, x, h, theta):
-    """``AbstractTimeSteppingHost.moreau_jean_step`` of a ContactPlanarSystem: the state
-    after one :func:`contact_step` of the system's restitution, and ``{"P": P/h (mean forces
-    [N]), "status": status}``."""
-    n = system.mechanism.layout.n_coordinates
-    q, v, P, status = contact_step(system, t, x[:n], x[n:2 * n], h, theta, system.restitution)
-    counters = x[2 * n:] + h * jnp.stack([status == 1, status == 2]).astype(x.dtype)
-    return jnp.concatenate([q, v, counters]), {"P": P / h, "status": status}
+    """``AbstractTimeSteppingHost.moreau_jean_step`` of a ContactPlanarSystem: the state after
+    one step of :mod:`._mj_step` (NaN where the joint friction's fixed point failed), the
+    Painlevé counters advanced, and the step's forces (``"P"``: the pairs' (ft, fn) [N],
+    ``"status"``: the impulse problem's, 0 unique, 1 none, 2 several)."""
+    x_new, forces = _mj_step._step(system, t, x, h, theta)
+    status = forces["status"]
+    x_new = jnp.where(status == NOT_CONVERGED, jnp.nan, x_new)
+    m = x_new.shape[0]
+    counters = x[m:] + h * jnp.stack([status == NO_SOLUTION, status == SEVERAL]).astype(x.dtype)
+    forces = dict(forces, P=forces.pop("contact"))
+    return jnp.concatenate([x_new, counters]), forces
 
 
 def moreau_jean_outputs(system, t, x, forces):
-    """The channels at a sample: every contact's ``gap`` at the sample, ``fn`` and ``ft``
-    of the step that ended there, and that step's ``painleve.status``."""
-    n = system.mechanism.layout.n_coordinates
+    """The channels at a sample: the mechanism's (:func:`._mj_step.moreau_jean_outputs`:
+    accelerations, reactions, driver efforts, energy, joint friction, impact stops, drift),
+    every contact's ``gap`` at the sample, ``fn`` and ``ft`` of the step that ended there and
+    that step's ``painleve.status``."""
+    mech = system.mechanism
+    n, m = mech.layout.n_coordinates, 2 * mech.layout.n_coordinates + mech.layout.n_law_states
     gaps = system.pairs.gaps(x[:n])
-    out = {}
+    out = _mj_step.moreau_jean_outputs(mech, t, x[:m], forces)
     for k, (gap, fn, ft) in enumerate(system.names):
         out[gap] = gaps[k]
         out[fn] = forces["P"][k, 1]

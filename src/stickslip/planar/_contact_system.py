@@ -1,11 +1,11 @@
 """A planar mechanism with frictional unilateral contacts as one ODE (SPEC §6 on SPEC §9).
 
-State x = [q; q̇; n_none; n_several]: the mechanism's coordinates and velocities, and two
-counters that integrate 1 while the λ-problem has no solution / several solutions (so a
-Painlevé instant between two output samples is not missed). At every evaluation of the
-vector field (SPEC §6):
+State x = [q; q̇; s; n_none; n_several]: the mechanism's coordinates and velocities, its law
+states s (contact-law stops'), and two counters that integrate 1 while the λ-problem has no
+solution / several solutions (so a Painlevé instant between two output samples is not
+missed). At every evaluation of the vector field (SPEC §6):
 
-    M q̈ = Q + J_bᵀ λ_b + J_cᵀ λ_c,
+    M q̈ = Q + Q_s + J_bᵀ λ_b + J_cᵀ λ_c,        (Q_s: the contact-law stops' forces)
     J_b q̈ = γ_b                                     (joints, SPEC §9 eq. 3-5),
     w_c = J_c q̈ + J̇_c q̇ + (2ζ/δ) J_c q̇ + (1/δ²)[0; ψ] ∈ −lim N_F^{U_ε}(λ_c),
 
@@ -13,6 +13,11 @@ which is the λ-problem λ − A⁻¹b ∈ −lim A⁻¹ N_F^{U_ε}(λ) with A =
 and b = c − J M⁻¹ Q, c = [γ_b; −J̇_c q̇ − (2ζ/δ) J_c q̇ − (1/δ²)[0; ψ]] — solved by
 :func:`stickslip.constraints.solve_lambda` with the chosen formulation. The joints' λ_b
 here is the seed's sign (force = +J_bᵀλ_b); the planar reactions use λ = −λ_b.
+
+Joint friction and impact stops have no place in this vector field: the ODE routes refuse
+them (:meth:`ContactPlanarSystem.route_refusal`, by name); ``method="moreau_jean"`` runs
+them with the contacts in one impulse problem per step (:mod:`._mj_step`), and refuses the
+contact-law stops instead (their compliant law has no set-valued form there).
 """
 
 from __future__ import annotations
@@ -24,14 +29,39 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._parameter_arrays import as_parameter
 from ..constraints import Bilateral, PlanarContact, ProductSet, solve_lambda
 from ..integrate import AbstractSystem, AbstractTimeSteppingHost
 from ..laws import friction_curve
-from .._parameter_arrays import as_parameter
-from . import _contact_step
+from . import _contact_step, _mj_step
 from ._system import PlanarSystem
 
-__all__ = ["ContactPlanarSystem", "ProjectedContactPlanarSystem", "PairGeometry"]
+__all__ = [
+    "ContactPlanarSystem",
+    "PairGeometry",
+    "ProjectedContactPlanarSystem",
+    "ode_refusal",
+]
+
+
+def ode_refusal(mech, method: str) -> str | None:
+    """Why the ODE route `method` cannot run a model with frictional contacts whose
+    mechanism is `mech` (None: it can). Joint friction: its Newton loop (reaction ↔ friction
+    law, ``_stage_solve.dynamics``) and the contacts' λ-problem would have to be solved
+    together, a nonsmooth fixed point this vector field does not solve exactly. Impact stops:
+    the event route that runs them does not see the contacts."""
+    joints = [getattr(f.joint, "name", f.name) if hasattr(f, "joint") else f.name
+              for f in mech.frictions]
+    if joints:
+        return (f"the joint friction of {joints} cannot be combined with frictional contacts "
+                f"on the ODE route (method={method!r}): use method='moreau_jean' (one "
+                "impulse problem per step holds both), or model that friction as a contact")
+    stops = [s.name for s in mech.stops]
+    if stops:
+        return (f"impact stops {stops} cannot be combined with frictional contacts on the "
+                f"ODE route (method={method!r}; the event route does not see the contacts): "
+                "use method='moreau_jean', or give each stop a contact law")
+    return None
 
 
 class PairGeometry(eqx.Module):
@@ -190,9 +220,8 @@ class ContactPlanarSystem(AbstractSystem, AbstractTimeSteppingHost):
     fallback: whether the vector field's solve falls back on the enumeration where the
     active set finds no solution (``solve_lambda``'s ``fallback``; default True).
     names: per pair, (gap, fn, ft) channel names; contact_names: per pair, the element name.
-    restitution: Newton's e [-] of ``method="moreau_jean"`` (module :mod:`._contact_step`;
-    None: that route is refused). ignored: elements of the model that neither route
-    represents (impact stops), named by ``route_refusal``.
+    restitution: Newton's e [-] of the contacts under ``method="moreau_jean"`` (module
+    :mod:`._contact_step`; None: that route is refused).
     """
 
     trace_stages_once: ClassVar[bool] = True
@@ -216,7 +245,6 @@ class ContactPlanarSystem(AbstractSystem, AbstractTimeSteppingHost):
     mu_s: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
     v_stribeck: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
     restitution: jnp.ndarray | None = eqx.field(converter=as_parameter, default=None)
-    ignored: tuple = eqx.field(static=True, default=())
 
     @property
     def projects_after_step(self) -> bool:
@@ -239,16 +267,18 @@ class ContactPlanarSystem(AbstractSystem, AbstractTimeSteppingHost):
         labels = (["joints"] if n_bilateral else []) + list(self.contact_names)
         return ProductSet(blocks, labels)
 
-    def dynamics(self, t, q, qd, checked: bool = True):
+    def dynamics(self, t, q, qd, checked: bool = True, s=None):
         """q̈, the joints' multipliers (planar sign), the contact forces and the λ-problem's
         solution at (t, q, q̇). `checked`: the λ-problem's status is decided as `certify`
         says, with the enumeration as fallback where `fallback` is set; ``False`` (the output samples, which the
         integrators evaluate under ``vmap``, where ``lax.cond`` would run the enumeration for
         every sample) keeps the certified active-set solution and reports status 1 where
-        the active set found none — the Painlevé stop reads the vector field's counters."""
+        the active set found none — the Painlevé stop reads the vector field's counters.
+        `s`: the mechanism's law states (None: zero)."""
         mech = self.mechanism
-        # the planar seam (SPEC §9): M q̈ = Q − J_bᵀλ, J_b q̈ = γ_b (Baumgarte included)
-        eqs, phi, rate, _, _ = mech.equations(t, q, qd)
+        # the planar seam (SPEC §9): M q̈ = Q − J_bᵀλ, J_b q̈ = γ_b (Baumgarte included),
+        # the contact-law stops' forces in Q
+        eqs, phi, rate, c_forces, c_rates = mech.equations(t, q, qd, s)
         minv, Q, Jb, gamma = eqs.minv, eqs.Q, eqs.J, eqs.gamma
         n_b = Jb.shape[0]
         psi, Jn, psi_d, jdot_n, vt, Jt, jdot_t = self.pairs.kinematics(q, qd)
@@ -271,14 +301,19 @@ class ContactPlanarSystem(AbstractSystem, AbstractTimeSteppingHost):
         lam_c = sol.lam[n_b:].reshape(n_p, 2)
         return {"qdd": qdd, "lam_planar": -sol.lam[:n_b], "ft": lam_c[:, 0],
                 "fn": lam_c[:, 1], "gap": psi, "sliding": vt, "status": sol.status,
-                "phi": phi, "rate": rate, "J": Jb, "residual": sol.residual}
+                "phi": phi, "rate": rate, "J": Jb, "residual": sol.residual,
+                "stop_forces": c_forces, "s_rate": c_rates}
 
     # --- AbstractSystem -------------------------------------------------------------------
     @property
+    def _n_mechanism(self) -> int:
+        """Length of the mechanism's part [q; q̇; s] of the state."""
+        layout = self.mechanism.layout
+        return 2 * layout.n_coordinates + layout.n_law_states
+
+    @property
     def state_names(self):
-        n = self.mechanism.layout.n_coordinates
-        return tuple(self.mechanism.state_names[:2 * n]) + ("painleve.none",
-                                                              "painleve.several")
+        return tuple(self.mechanism.state_names) + ("painleve.none", "painleve.several")
 
     @property
     def units(self):
@@ -290,28 +325,33 @@ class ContactPlanarSystem(AbstractSystem, AbstractTimeSteppingHost):
 
     def initial_state(self):
         m = self.mechanism
-        return jnp.concatenate([m.q0, m.qd0, jnp.zeros(2)])
+        return jnp.concatenate([m.q0, m.qd0, jnp.zeros(m.layout.n_law_states), jnp.zeros(2)])
 
     def vector_field(self, t, x):
-        n = self.mechanism.layout.n_coordinates
-        q, qd = x[:n], x[n:2 * n]
-        d = self.dynamics(t, q, qd)
+        n, m = self.mechanism.layout.n_coordinates, self._n_mechanism
+        q, qd, s = x[:n], x[n:2 * n], x[2 * n:m]
+        d = self.dynamics(t, q, qd, s=s)
         flags = jnp.stack([d["status"] == 1, d["status"] == 2]).astype(x.dtype)
-        return jnp.concatenate([qd, d["qdd"], flags])
+        return jnp.concatenate([qd, d["qdd"], d["s_rate"], flags])
 
     def project(self, t, x):
-        n = self.mechanism.layout.n_coordinates
+        m = self._n_mechanism
         if self.mechanism.layout.n_rows == 0:
             return x
-        y = self.mechanism.project(t, x[:2 * n])
-        return jnp.concatenate([y, x[2 * n:]])
+        y = self.mechanism.project(t, x[:m])
+        return jnp.concatenate([y, x[m:]])
 
     def outputs(self, t, x):
-        n = self.mechanism.layout.n_coordinates
-        q, qd = x[:n], x[n:2 * n]
-        d = self.dynamics(t, q, qd, checked=False)
+        n, m = self.mechanism.layout.n_coordinates, self._n_mechanism
+        q, qd, s = x[:n], x[n:2 * n], x[2 * n:m]
+        d = self.dynamics(t, q, qd, checked=False, s=s)
         out = self.mechanism.channels(t, q, qd, d["qdd"], d["lam_planar"],
-                                      include_state=False, J=d["J"])
+                                      include_state=False, J=d["J"], s=s)
+        start = 0
+        for stop in self.mechanism.contacts:              # the contact-law stops
+            f = d["stop_forces"][start:start + stop.n_gaps]
+            start += stop.n_gaps
+            out[f"{stop.name}.force"] = f[0] if stop.n_gaps == 1 else jnp.sum(f)
         for k, (gap, fn, ft) in enumerate(self.names):
             out[gap] = d["gap"][k]
             out[fn] = d["fn"][k]
@@ -324,13 +364,14 @@ class ContactPlanarSystem(AbstractSystem, AbstractTimeSteppingHost):
 
     # --- method="moreau_jean" (stickslip.integrate._moreau_jean; module ._contact_step) ----
     def route_refusal(self, method):
-        """``moreau_jean`` needs a restitution and the exact Coulomb law, and represents
-        no impact stop; the ODE methods accept every instance."""
+        """``moreau_jean`` needs a restitution, the exact Coulomb law, CoulombODE joint
+        frictions and rigid stops (:func:`._mj_step.route_refusal`); the ODE methods refuse
+        joint friction and impact stops (:func:`ode_refusal`)."""
         if method != "moreau_jean":
-            return None
-        if self.ignored:
-            return (f"its model has impact stops {list(self.ignored)}, which the contact step "
-                    "does not represent; model them as frictional contacts, or drop them")
+            return ode_refusal(self.mechanism, method)
+        refusal = _mj_step.route_refusal(self.mechanism, method)
+        if refusal is not None:
+            return refusal
         if self.formulation != "kikuuwe":
             return (f"its contact_formulation is {self.formulation!r}; the time-stepping step "
                     "solves the exact Coulomb law: build it with "
@@ -340,8 +381,13 @@ class ContactPlanarSystem(AbstractSystem, AbstractTimeSteppingHost):
                     "contact_system, or set restitution= (Newton's e in [0, 1])")
         return None
 
+    def contact_rows(self, qm, v):
+        """The contact pairs' rows of the step (:func:`._contact_step.contact_rows`)."""
+        return _contact_step.contact_rows(self, qm, v)
+
     def moreau_jean_step(self, t, x, h, theta):
-        """One step: :func:`._contact_step.moreau_jean_step`."""
+        """One step of :mod:`._mj_step` with the contact pairs:
+        :func:`._contact_step.moreau_jean_step`."""
         return _contact_step.moreau_jean_step(self, t, x, h, theta)
 
     def moreau_jean_outputs(self, t, x, forces):
@@ -356,8 +402,9 @@ class ContactPlanarSystem(AbstractSystem, AbstractTimeSteppingHost):
         for k, zeta, delta in zip(range(len(self.names)), np.asarray(self.zeta),
                                   np.asarray(self.delta)):
             root = np.sqrt(complex(zeta ** 2 - 1.0))
-            modes.append((f"contact {self.contact_names[k]} relaxation (δ={delta:g} s, "
-                          f"ζ={zeta:g})", np.array([(-zeta + root) / delta,
+            label = (f"contact {self.contact_names[k]} relaxation (δ={delta:g} s, "
+                     f"ζ={zeta:g})")
+            modes.append((label, np.array([(-zeta + root) / delta,
                                                     (-zeta - root) / delta])))
         return modes
 

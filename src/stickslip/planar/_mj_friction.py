@@ -1,22 +1,30 @@
-"""The impulse problem of one Moreau–Jean step of a planar mechanism with joint friction and
-rigid stops (``method="moreau_jean"`` on a :class:`~._system.PlanarSystem`; the step is in
+"""The impulse problem of one Moreau–Jean step of a planar mechanism with joint friction,
+frictional contacts and rigid stops (``method="moreau_jean"`` on a
+:class:`~._system.PlanarSystem` or a ``ContactPlanarSystem``; the step is in
 :mod:`._mj_step`), and its reaction ↔ friction-bound fixed point.
 
 With the bounds B_k of the joint frictions held fixed, the step's impulses P = [P_b; P_f;
-P_s] along the rows J = [Φ_q; W; G] (joints and drivers, the frictions' slides
-s_k(q) with W = ∂s/∂q, the stops' gap rows g_r(q) with G = ∂g/∂q) solve the λ-problem of
-SPEC §6 at the velocity level,
+P_c; P_s] along the rows J = [Φ_q; W; J_c; G] (joints and drivers, the frictions' slides
+s_k(q) with W = ∂s/∂q, the contact pairs' tangential and normal rows (t₁, n₁, t₂, n₂, …),
+the stops' gap rows g_r(q) with G = ∂g/∂q) solve the λ-problem of SPEC §6 at the velocity
+level,
 
     w = A P − b,   A = J M̂⁻¹ Jᵀ,   b = target − J v_free,
     P_b ∈ ℝ (w_b = 0: Φ_q v⁺ = ν),   P_f,k ∈ [−B_k, B_k] with w_f,k ∈ −N_[−B_k, B_k](P_f,k)
     (SPEC §1 theorem (4): the slide rate ṡ_k⁺ = w_f,k is 0 while |P_f,k| < B_k — exact
-    stick — and opposes P_f,k at the bound),   0 ≤ P_s,r ⊥ w_s,r ≥ 0 for an active stop
+    stick — and opposes P_f,k at the bound),   (P_t, P_n)_p ∈ {|P_t| ≤ μ_p P_n} with the
+    exact Coulomb law of SPEC §6 for an active contact pair (``PlanarContact``; its
+    w_n = J_n v⁺ + e J_n v),   0 ≤ P_s,r ⊥ w_s,r ≥ 0 for an active stop
     (velocity-level Signorini with Newton's restitution: w_s,r = G_r v⁺ + e_r G_r v),
 
 solved exactly by :func:`stickslip.constraints.solve_lambda` (blocks ``Bilateral``,
-``CoulombBound``, ``Unilateral``; ``"kikuuwe"``). The sets are monotone and A is positive
+``CoulombBound``, ``PlanarContact``, ``Unilateral``; ``"kikuuwe"``). Inactive contact pairs
+and stop rows are decoupled with impulse 0. The contacts' bound μ_p P_n is set by the
+λ-problem itself (the normal impulse is one of its unknowns), so only the joint frictions
+need the fixed point below. Without contacts the sets are monotone and A is positive
 semi-definite, so v⁺ is unique; where a 1-DOF chain holds several stuck frictions the split of
-their impulses is statically indeterminate and the solver returns the minimum-norm one.
+their impulses is statically indeterminate and the solver returns the minimum-norm one. With
+contacts the problem may have no solution or several (Painlevé, SPEC §6): the status says so.
 
 **The bound depends on the reaction** (SPEC §9, joint friction): B_k = h·F_k(N_k), with
 N_k the normal force the joint's law sees — ``a·√(F_x² + F_y²)`` of a pin of radius a, the
@@ -57,6 +65,7 @@ from ..constraints import (
     STATUS_SEVERAL,
     Bilateral,
     CoulombBound,
+    PlanarContact,
     ProductSet,
     Unilateral,
     solve_lambda,
@@ -93,7 +102,7 @@ STATUS_TEXT = {
 class StepImpulses(NamedTuple):
     """What :func:`solve_impulses` returns (impulses [N·s], or [N·m·s] for rotations)."""
 
-    P: jnp.ndarray           # (n_b + n_f + n_s,) impulses along J's rows (force = JᵀP)
+    P: jnp.ndarray           # (n_b + n_f + 2 n_p + n_s,) impulses along J's rows (JᵀP)
     w: jnp.ndarray           # the rows' end-of-step rates minus their targets (A P − b)
     normal: jnp.ndarray      # (n_f,) normal force each friction law sees [N or N·m]
     status: jnp.ndarray      # OK, NO_SOLUTION, SEVERAL or NOT_CONVERGED
@@ -115,13 +124,15 @@ def _levels(laws, N, speed, rest, broke):
     return jnp.stack(out) if out else jnp.zeros(0)
 
 
-def solve_impulses(A, b, n_b, laws, names, normals, h, speed, rest, active):
+def solve_impulses(A, b, n_b, laws, names, normals, h, speed, rest, active, *,
+                   contact_mu=None, contact_active=None, certify="auto"):
     """Solve the step's impulse problem (module docstring) with the bounds' fixed point.
 
     Parameters
     ----------
     A : Array
-        J M̂⁻¹ Jᵀ, shape (m, m), rows ordered joints (n_b), frictions (n_f), stop rows (n_s).
+        J M̂⁻¹ Jᵀ, shape (m, m), rows ordered joints (n_b), frictions (n_f), contact pairs
+        (2 n_p: tangential, normal of each), stop rows (n_s).
     b : Array
         target − J v_free, shape (m,).
     n_b : int
@@ -129,7 +140,7 @@ def solve_impulses(A, b, n_b, laws, names, normals, h, speed, rest, active):
     laws : tuple
         The frictions' CoulombODE laws (their levels; K and beta are not used).
     names : tuple of str
-        Block labels: the frictions', then the stop rows'.
+        Block labels: the frictions', then the contact pairs', then the stop rows'.
     normals : callable
         ``normals(P_b)``: the normal force of each friction law [N or N·m] at the joint
         impulses P_b (the mean reactions P_b/h).
@@ -139,6 +150,11 @@ def solve_impulses(A, b, n_b, laws, names, normals, h, speed, rest, active):
         Each friction's slide rate |ṡ_k| at the step's start and whether it is at rest.
     active : Array
         Which stop rows are active (inactive rows are decoupled, impulse 0).
+    contact_mu, contact_active : Array, optional
+        Each contact pair's friction coefficient for the step and whether it touches
+        (None: no contact pairs).
+    certify : str
+        ``solve_lambda``'s uniqueness check (``"auto"``, ``"full"``, ``"none"``).
 
     Returns
     -------
@@ -146,7 +162,9 @@ def solve_impulses(A, b, n_b, laws, names, normals, h, speed, rest, active):
         The impulses, rates, normal forces, status and rounds.
     """
     n_f, n_s = len(laws), active.shape[0]
-    rows_on = jnp.concatenate([jnp.ones(n_b + n_f, dtype=bool), active])
+    n_p = 0 if contact_mu is None else contact_mu.shape[0]
+    pairs_on = jnp.repeat(contact_active, 2) if n_p else jnp.zeros(0, dtype=bool)
+    rows_on = jnp.concatenate([jnp.ones(n_b + n_f, dtype=bool), pairs_on, active])
     scale = jnp.max(jnp.where(rows_on, jnp.abs(b), 0.0), initial=0.0) + 1e-300
     A = jnp.where(rows_on[:, None] & rows_on[None, :], A, jnp.eye(A.shape[0]))
     b = jnp.where(rows_on, b, -1.0)                     # separated, impulse 0
@@ -155,8 +173,9 @@ def solve_impulses(A, b, n_b, laws, names, normals, h, speed, rest, active):
     labels = (["joints"] if n_b else []) + list(names)
 
     def solve(bounds):
-        blocks = head + [CoulombBound(bound=bounds[k]) for k in range(n_f)] + unilateral
-        sol = solve_lambda(ProductSet(blocks, labels), A, b, "kikuuwe")
+        blocks = (head + [CoulombBound(bound=bounds[k]) for k in range(n_f)]
+                  + [PlanarContact(mu=contact_mu[k]) for k in range(n_p)] + unilateral)
+        sol = solve_lambda(ProductSet(blocks, labels), A, b, "kikuuwe", certify=certify)
         P = jnp.where(rows_on, sol.lam, 0.0)
         return P, sol.w, sol.status
 

@@ -1,18 +1,26 @@
-"""One Moreau–Jean step of a planar mechanism with joint friction and rigid impact stops:
-``simulate(model.system(), t_end, method="moreau_jean", dt=h)`` on a
-:class:`~._system.PlanarSystem` (issue 21, item 1; the frictional contacts' step is
-:mod:`._contact_step`, whose pattern this follows).
+"""One Moreau–Jean step of a planar mechanism with joint friction, frictional contacts and
+rigid impact stops: ``simulate(model.system(), t_end, method="moreau_jean", dt=h)`` on a
+:class:`~._system.PlanarSystem` (issue 21, item 1), and the same step with the contact pairs
+of a ``ContactPlanarSystem`` (issue 23, item 3: any model may mix joints, joint friction,
+stops and frictional contacts in one λ-problem per step).
 
 Step h (the run's last one shorter, so it ends exactly at t_end), θ-method: at the mid-point
 q_m = q_k + θ h v_k, t_m = t_k + θ h, with M̂ = M + h·Σ_k d_k W_kᵀW_k (the joints' viscous
 terms d_k — the joint's ``viscous`` plus the law's — taken implicitly),
 
-    M̂ v⁺ = M v_k + h Q(q_m, v_k, t_m) + Φ_qᵀ P_b + Wᵀ P_f + Gᵀ P_s        (SPEC §9 (3-5)),
+    M̂ v⁺ = M v_k + h Q(q_m, v_k, t_m) + Φ_qᵀ P_b + Wᵀ P_f + J_cᵀ P_c + Gᵀ P_s
+                                                                         (SPEC §9 (3-5)),
     Φ_q(q_m) v⁺ = ν(q_m, t_k + h) + (1 − θ) h γ_v               (joints and drivers),
     P_f,k ∈ −h·F_k(N_k)·Sgn(W_k v⁺)              (joint friction, SPEC §9; SPEC §1 (4)),
+    for each contact pair with ψ(q_m) ≤ ψ_tol:  u = J_c v⁺ + e·[0; J_n v_k]  and
+        u ∈ −lim N_F^{U_ε}(P_c)                  (Coulomb at velocity level, SPEC §6),
     0 ≤ P_s,r ⊥ G_r v⁺ + e_r G_r v_k ≥ 0   for each stop row with g_r(q_m) ≤ tol
                                             (Newton's impact law, SPEC §9 impact),
     q_{k+1} = q_k + h((1 − θ) v_k + θ v⁺),  then [q; v] projected onto the joints at t_k + h.
+
+The contact rows (J_c = [J_t; J_n] per pair, e the contact system's ``restitution``, the
+pair's μ static while it sticks at the step's start and kinetic while it slides, ψ_tol the
+``activation_tolerance`` of :mod:`._contact_step`) come from the host's ``contact_rows``.
 
 γ_v = −(Φ_q v_k)_q v_k (the velocity part of SPEC §9's γ, γ(q_m, v_k) − γ(q_m, 0)) carries
 the rows' curvature over the rest of the step, so that Φ_q(q_{k+1}) v⁺ = ν to first order and
@@ -31,13 +39,15 @@ as the set-valued Coulomb law of the same levels (μ or F kinetic, μ_s or F_s s
 Stribeck drop and viscous term); its K and β are not used and its state rows stay 0.
 
 The step's mean impulses P/h are its forces: the multipliers (reactions, driver efforts,
-λ = −P_b/h in the planar sign), ``<joint>.friction``, ``<joint>.normal`` and each stop's
-``<stop>.force``; the accelerations reported are the step's mean (v⁺ − v_k)/h. A step whose
-fixed point does not converge or whose impulse problem has no solution returns NaN, so the
-run stops at the next sample (the core's guard); under :meth:`Model.simulate` (and
-``planar._analyses.simulate``) :func:`locate_failure` then re-steps from the last sane sample
-and names the joint and the time of the failed step. A direct ``ss.simulate(system, ...)``
-reports the guard's NaN error only (the core has no host hook to name it).
+λ = −P_b/h in the planar sign), ``<joint>.friction``, ``<joint>.normal``, each stop's
+``<stop>.force`` and each contact pair's (ft, fn); the accelerations reported are the step's
+mean (v⁺ − v_k)/h. A step of a plain mechanism whose fixed point does not converge or whose
+impulse problem has no solution returns NaN, so the run stops at the next sample (the core's
+guard); under :meth:`Model.simulate` (and ``planar._analyses.simulate``)
+:func:`locate_failure` then re-steps from the last sane sample and names the joint and the
+time of the failed step. A direct ``ss.simulate(system, ...)`` reports the guard's NaN error
+only (the core has no host hook to name it). With contacts, a step without a solution or with
+several counts into the Painlevé counters instead (:mod:`._contact_step`).
 """
 
 from __future__ import annotations
@@ -53,8 +63,8 @@ from ..laws import CoulombODE
 from ._friction import JointFriction
 from ._mj_friction import NOT_CONVERGED, OK, STATUS_TEXT, solve_impulses
 
-__all__ = ["gap_names", "gap_tolerance", "locate_failure", "moreau_jean_outputs",
-           "moreau_jean_step", "route_refusal"]
+__all__ = ["element_outputs", "gap_names", "gap_tolerance", "locate_failure",
+           "moreau_jean_outputs", "moreau_jean_step", "parts", "route_refusal"]
 
 
 def route_refusal(system, method: str) -> str | None:
@@ -105,31 +115,46 @@ def _damping(system):
     return jnp.stack(out) if out else jnp.zeros(0)
 
 
+def parts(system):
+    """(the mechanism, the contact host or None) of a PlanarSystem or ContactPlanarSystem."""
+    host = system if hasattr(system, "pairs") else None
+    return (system.mechanism if host is not None else system), host
+
+
 def _step(system, t, x, h, theta):
-    """(x_new, forces) of one step (module docstring), before the NaN of a failed step."""
-    n = system.layout.n_coordinates
-    q, v, s = x[:n], x[n:2 * n], x[2 * n:]
+    """(x_new, forces) of one step (module docstring), before the NaN of a failed step:
+    x_new = [q; v; s] of the mechanism (law states s zero)."""
+    mech, host = parts(system)
+    n = mech.layout.n_coordinates
+    q, v = x[:n], x[n:2 * n]
     t_end = t + h
     qm = q + theta * h * v
-    Q, _ = system.applied(qm, v, t + theta * h)
-    _, Jb, nu, gamma = system.kinematics_terms(qm, t_end, v)
+    Q, _ = mech.applied(qm, v, t + theta * h)
+    _, Jb, nu, gamma = mech.kinematics_terms(qm, t_end, v)
     if Jb.shape[0]:                 # the rows' curvature over the rest of the step (docstring)
-        gamma = gamma - system.kinematics_terms(qm, t_end)[3]
-    n_b, n_f = Jb.shape[0], len(system.frictions)
-    W = system.slide_jacobian(qm) if n_f else jnp.zeros((0, n))
-    if system.stops:
-        G = jax.jacfwd(lambda z: system.gaps(z, system.stops))(qm)
-        active = system.gaps(qm, system.stops) <= gap_tolerance(qm)
+        gamma = gamma - mech.kinematics_terms(qm, t_end)[3]
+    n_b, n_f = Jb.shape[0], len(mech.frictions)
+    W = mech.slide_jacobian(qm) if n_f else jnp.zeros((0, n))
+    if mech.stops:
+        G = jax.jacfwd(lambda z: mech.gaps(z, mech.stops))(qm)
+        active = mech.gaps(qm, mech.stops) <= gap_tolerance(qm)
     else:
         G, active = jnp.zeros((0, n)), jnp.zeros(0, dtype=bool)
-    d = _damping(system)
-    M_hat = jnp.diag(system.masses) + h * (W.T * d[None, :]) @ W
-    J = jnp.concatenate([Jb, W, G])
-    target = jnp.concatenate([nu + (1.0 - theta) * h * gamma, jnp.zeros(n_f),
-                              -_restitutions(system) * (G @ v)])
+    if host is not None:
+        Jc, target_c, mu_c, on_c = host.contact_rows(qm, v)
+        contact = {"contact_mu": mu_c, "contact_active": on_c, "certify": host.certify}
+        contact_names = tuple(host.contact_names)
+    else:
+        Jc, target_c, contact, contact_names = jnp.zeros((0, n)), jnp.zeros(0), {}, ()
+    n_c = Jc.shape[0]
+    d = _damping(mech)
+    M_hat = jnp.diag(mech.masses) + h * (W.T * d[None, :]) @ W
+    J = jnp.concatenate([Jb, W, Jc, G])
+    target = jnp.concatenate([nu + (1.0 - theta) * h * gamma, jnp.zeros(n_f), target_c,
+                              -_restitutions(mech) * (G @ v)])
     factor = jax.scipy.linalg.cho_factor(M_hat)
     X = jax.scipy.linalg.cho_solve(factor, J.T)                     # M̂⁻¹ Jᵀ
-    v_free = jax.scipy.linalg.cho_solve(factor, system.masses * v + h * Q)
+    v_free = jax.scipy.linalg.cho_solve(factor, mech.masses * v + h * Q)
     A = J @ X
     A = 0.5 * (A + A.T)
     b = target - J @ v_free
@@ -137,23 +162,24 @@ def _step(system, t, x, h, theta):
     rest = jnp.abs(rates) <= 1e-12 * (jnp.abs(W) @ jnp.abs(v))
 
     def normals(P_b):
-        return system.friction_normals(qm, Jb, -P_b / h)
+        return mech.friction_normals(qm, Jb, -P_b / h)
 
-    names = tuple(f.name for f in system.frictions) + tuple(
-        name for _, name in gap_names(system.stops))
-    imp = solve_impulses(A, b, n_b, tuple(f.law for f in system.frictions), names, normals,
-                         h, jnp.abs(rates), rest, active)
+    names = tuple(f.name for f in mech.frictions) + contact_names + tuple(
+        name for _, name in gap_names(mech.stops))
+    imp = solve_impulses(A, b, n_b, tuple(f.law for f in mech.frictions), names, normals,
+                         h, jnp.abs(rates), rest, active, **contact)
     v_new = v_free + X @ imp.P
     q_new = q + h * ((1.0 - theta) * v + theta * v_new)
-    x_new = jnp.concatenate([q_new, v_new, jnp.zeros_like(s)])
+    x_new = jnp.concatenate([q_new, v_new, jnp.zeros(mech.layout.n_law_states)])
     if n_b:
-        x_new = system.project(t_end, x_new)
+        x_new = mech.project(t_end, x_new)
     P_f = imp.P[n_b:n_b + n_f]
     forces = {"qdd": (x_new[n:2 * n] - v) / h,
               "lam": -imp.P[:n_b] / h,
               "friction": P_f / h - d * (W @ v_new),
               "normal": imp.normal,
-              "stop": imp.P[n_b + n_f:] / h,
+              "contact": imp.P[n_b + n_f:n_b + n_f + n_c].reshape(-1, 2) / h,
+              "stop": imp.P[n_b + n_f + n_c:] / h,
               "status": imp.status.astype(x.dtype),
               "culprit": imp.culprit.astype(x.dtype)}
     return x_new, forces
@@ -167,6 +193,24 @@ def moreau_jean_step(system, t, x, h, theta):
     return x_new, forces
 
 
+def element_outputs(mech, q, forces) -> dict:
+    """``<joint>.friction``, ``<joint>.normal`` of each joint friction and each stop's
+    ``<stop>.gap`` rows and ``<stop>.force`` (the step's mean force) at a sample."""
+    out = {}
+    for k, f in enumerate(mech.frictions):
+        out[f"{f.name}.friction"] = forces["friction"][k]
+        out[f"{f.name}.normal"] = forces["normal"][k]
+    if mech.stops:
+        gaps = mech.gaps(q, mech.stops)
+        for k, (_, name) in enumerate(gap_names(mech.stops)):
+            out[name] = gaps[k]
+        start = 0
+        for stop in mech.stops:
+            out[f"{stop.name}.force"] = jnp.sum(forces["stop"][start:start + stop.n_gaps])
+            start += stop.n_gaps
+    return out
+
+
 def moreau_jean_outputs(system, t, x, forces):
     """The ODE route's channels at a sample (``PlanarSystem.outputs``' names) from the
     impulses of the step that ended there, plus each stop's ``<stop>.gap`` (rows as the event
@@ -176,17 +220,7 @@ def moreau_jean_outputs(system, t, x, forces):
     phi, J, nu, _ = system.kinematics_terms(q, t)
     out = system.channels(t, q, qd, forces["qdd"], forces["lam"], include_state=False, J=J,
                           s=s)
-    for k, f in enumerate(system.frictions):
-        out[f"{f.name}.friction"] = forces["friction"][k]
-        out[f"{f.name}.normal"] = forces["normal"][k]
-    if system.stops:
-        gaps = system.gaps(q, system.stops)
-        for k, (_, name) in enumerate(gap_names(system.stops)):
-            out[name] = gaps[k]
-        start = 0
-        for stop in system.stops:
-            out[f"{stop.name}.force"] = jnp.sum(forces["stop"][start:start + stop.n_gaps])
-            start += stop.n_gaps
+    out.update(element_outputs(system, q, forces))
     out["constraint.position"] = jnp.max(jnp.abs(phi)) if phi.size else jnp.zeros(())
     rate = J @ qd - nu
     out["constraint.velocity"] = jnp.max(jnp.abs(rate)) if rate.size else jnp.zeros(())
@@ -218,9 +252,10 @@ def locate_failure(system, t_start: float, x_start, t_stop: float, dt: float,
 def _failure(system, t, h, x, code, culprit):
     names = system.state_names
     state = dict(zip(names, np.asarray(x, dtype=float).tolist()))
-    model = system.layout.name
+    mech = parts(system)[0]
+    model = mech.layout.name
     if code == NOT_CONVERGED:
-        f = system.frictions[culprit]
+        f = mech.frictions[culprit]
         where = f"the friction of joint {getattr(f.joint, 'name', f.name)!r}"
         fix = ("Lower its pin_radius, slider geometry or friction coefficient, or run an ODE "
                "method (its CoulombODE proxy regularises the loop).")

@@ -24,7 +24,8 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..errors import ParameterError
 from ..results import Results
@@ -133,7 +134,10 @@ class Model(Builder):
             time stepping at the velocity level: joint friction with CoulombODE laws as
             set-valued Coulomb, stops with their restitution; ``planar._mj_step``); a model
             with frictional contacts also runs ``"moreau_jean"`` (``restitution=`` sets
-            Newton's e, default e(ζ) of the first contact).
+            the contacts' Newton's e, default e(ζ) of the first contact), with any joint
+            friction and impact stops in the same impulse problem per step. On the ODE
+            methods a model with frictional contacts may hold contact-law stops; joint
+            friction or impact stops there are refused by name (use ``"moreau_jean"``).
         dt_out : float, optional
             Output interval [s].
         baumgarte : tuple of float, optional
