@@ -8,6 +8,7 @@ non-scalar arrays as ``array(shape)``.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 
@@ -35,19 +36,20 @@ def parameter_repr(module) -> str:
     return f"{type(module).__name__}({', '.join(parts)})"
 
 
-def _shown(value) -> str:
+def _shown(value: Any) -> str:
     if is_traced(value):
         return "traced"
     if isinstance(value, (str, int, bool, float)):
         return repr(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if dataclasses.is_dataclass(type(value)):   # an instance (a dataclass class is not)
         return repr(value)              # a law or controller prints its own numbers
-    if callable(value) and not hasattr(value, "shape"):
-        return getattr(value, "__qualname__", type(value).__name__)
-    if hasattr(value, "shape"):
+    if hasattr(value, "shape"):         # an array (before callables: some arrays are both)
         return repr(float(value)) if np.ndim(value) == 0 else f"array{np.shape(value)}"
-    if isinstance(value, tuple) and hasattr(value, "_fields"):      # a bundle of arrays
-        return f"{type(value).__name__}({', '.join(value._fields)})"
+    if callable(value):
+        return getattr(value, "__qualname__", type(value).__name__)
+    fields = getattr(value, "_fields", None)
+    if isinstance(value, tuple) and fields is not None:             # a bundle of arrays
+        return f"{type(value).__name__}({', '.join(fields)})"
     if isinstance(value, (list, tuple)):
         return f"{type(value).__name__}[{len(value)}]"
     return type(value).__name__

@@ -54,7 +54,7 @@ def sidecar_path(path: str | os.PathLike) -> Path:
     return path.with_name(path.name + ".json")
 
 
-def atomic_write(path: Path, write: Callable[[BinaryIO], None]) -> None:
+def atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
     """Call ``write(fh)`` on a new temporary file beside `path`, flush it to disk, then move
     it onto `path` (:func:`os.replace`: readers see the old file or the new one, whole). The
     temporary file is removed when `write` fails."""

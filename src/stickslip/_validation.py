@@ -21,6 +21,8 @@ import numpy as np
 from .errors import ImplausibleParameterWarning, ParameterError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import jax
 
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
     "check_positive",
     "check_scalar",
     "check_shape",
+    "check_time_function",
     "check_traceable",
     "concrete",
     "is_traced",
@@ -269,9 +272,9 @@ def _brief(value: Any) -> str:
 def _user_stacklevel() -> int:
     """The ``stacklevel`` of the first frame outside stickslip, equinox and JAX (and the
     code dataclasses generate), so a warning points at the user's line."""
-    skip = tuple(os.path.dirname(module.__file__) + os.sep
-                 for module in map(sys.modules.get, ("stickslip", "equinox", "jax", "jaxlib"))
-                 if getattr(module, "__file__", None))
+    files = (getattr(sys.modules.get(name), "__file__", None)
+             for name in ("stickslip", "equinox", "jax", "jaxlib"))
+    skip = tuple(os.path.dirname(file) + os.sep for file in files if file)
     frame, level = sys._getframe(2), 2          # 2: the caller of check_plausible
     while frame is not None and (frame.f_code.co_filename.startswith(skip) or (
             frame.f_code.co_filename == "<string>" and frame.f_code.co_name == "__init__")):
@@ -393,3 +396,29 @@ def check_finite_matrix(owner: str, name: str, matrix: Any, hint: str = "") -> n
             "NaN, infinite or zero where it divides." + (f" {hint}" if hint else
                                                          " Check the masses and parameters."))
     return arr
+
+
+def check_time_function(owner: str, name: str, fn: Callable[..., Any] | None,
+                        shape: tuple[int, ...], signature: str = "t",
+                        example_args: tuple | None = None) -> None:
+    """Check a user callable at construction: it traces under ``jit`` (no Python ``if`` on
+    its arguments — :func:`~stickslip._validation.check_traceable`), returns `shape`, and is
+    finite when evaluated once on the host at t = 0 (`example_args`, default ``(0.0,)``)."""
+    if fn is None:
+        return
+    import jax.numpy as jnp  # late: this module imports no JAX
+
+    args = (0.0,) if example_args is None else example_args
+    check_traceable(owner, name, fn, args, shape=shape, signature=signature)
+    try:
+        value = fn(*(jnp.asarray(a, dtype=float) for a in args))
+        if is_traced(value):   # its parameters are traced (a vmapped or differentiated build)
+            return
+        value = np.asarray(value)
+    except Exception as exc:  # the user's function failed: say which one and why
+        raise ParameterError(f"`{owner}.{name}({signature})` failed at t=0: {exc!r}. It must "
+                             f"take ({signature}) and use jax.numpy (no float() or if on t)."
+                             ) from exc
+    if not np.all(np.isfinite(value)):
+        raise ParameterError(f"`{owner}.{name}({signature})` returned a non-finite value at "
+                             f"t=0: {value}. Make it finite for every t >= 0.")

@@ -35,7 +35,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Iterable, Iterator, Optional, TypeVar
+from typing import Any, Iterable, Iterator, NoReturn, Optional, TypeVar
 
 import typer
 from typer.core import TyperGroup
@@ -48,8 +48,9 @@ T = TypeVar("T")
 _CONTEXT = {"help_option_names": ["-h", "--help"]}
 
 
-def _click_class(name: str) -> type:
-    """A class of the click that typer uses (typer >= 0.20 vendors its own copy of click)."""
+def _click_class(name: str) -> Any:
+    """A class of the click that typer uses (typer >= 0.20 vendors its own copy of click).
+    Typed ``Any``: which click it comes from is known only at run time."""
     for cls in typer.BadParameter.__mro__:
         if cls.__name__ == name:
             return cls
@@ -61,7 +62,7 @@ _UsageError = _click_class("UsageError")
 _OPTIONAL_VALUE = ("--example",)         # options whose value may be left out: NAME
 
 
-def _one_line(text: str) -> str:
+def _one_line(text: object) -> str:
     return " ".join(str(text).split())
 
 
@@ -113,7 +114,7 @@ def _optional_values(args: list[str]) -> list[str]:
 _progress_line_open = False        # a "[i/n] name ..." line waits for its time
 
 
-def _fail(message: str, code: int):
+def _fail(message: str, code: int) -> NoReturn:
     global _progress_line_open
     if _progress_line_open:                       # end the progress line before the error
         typer.echo(" failed")
@@ -161,8 +162,9 @@ def progress(items: Iterable[T], label, total: Optional[int] = None) -> Iterator
     of a session spends most of its time compiling).
     """
     global _progress_line_open
-    items = list(items) if total is None else items
-    total = len(items) if total is None else total
+    if total is None:
+        items = list(items)
+        total = len(items)
     for i, item in enumerate(items, 1):
         typer.echo(f"[{i}/{total}] {label(item)} ...", nl=False)
         sys.stdout.flush()
@@ -210,7 +212,7 @@ def figures(
     The first run compiles the simulations (a few minutes); later runs reuse JAX's and
     numba's caches.
     """
-    from .figures._registry import FIGURE_NAMES
+    from .figures import FIGURE_NAMES
 
     if list_:
         from .figures import FIGURES
@@ -368,7 +370,8 @@ def _write_example(kind: str, name: str) -> None:
     typer.echo(f"run it with: stickslip {kind} {name}.yaml")
 
 
-def _run_spec(ctx, kind: str, spec: Path | None, **options):
+def _run_spec(ctx, kind: str, spec: Path | None, **options) -> Any:
+    """The sweep's table (a DataFrame) or the FitResult of `spec`; a bad spec exits 2."""
     from .studies import SpecError, run_spec
 
     if spec is None:

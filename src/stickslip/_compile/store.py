@@ -374,7 +374,7 @@ def _initialize_lapack() -> None:
 # --- the key's environment ----------------------------------------------------------------
 
 def _environment() -> tuple:
-    import jaxlib
+    import jaxlib.version as jaxlib_version
 
     config = jax.config
     settings = tuple((name, repr(getattr(config, name, None))) for name in (
@@ -383,8 +383,8 @@ def _environment() -> tuple:
         "jax_numpy_dtype_promotion"))
     device = jax.devices()[0]
     return (sys.version, platform.machine(), _cpu_identity(), jax.__version__,
-            jaxlib.__version__, device.platform, getattr(device, "device_kind", ""), settings,
-            os.environ.get("XLA_FLAGS", ""))
+            jaxlib_version.__version__, device.platform, getattr(device, "device_kind", ""),
+            settings, os.environ.get("XLA_FLAGS", ""))
 
 
 @functools.lru_cache(maxsize=1)

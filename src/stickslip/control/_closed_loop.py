@@ -345,6 +345,8 @@ def _check_divergence(plant, ts, xs, us, member=None):
         check_divergence(name, (*plant.state_names, *inputs), ts,
                          np.concatenate([xs, us.reshape(len(ts), -1)], axis=-1), member=member)
     except SimulationError as exc:
+        if exc.time is None or exc.state is None:   # check_divergence names both
+            raise
         k = int(np.searchsorted(ts, exc.time))
         what = str(exc).split(" diverged: ", 1)[1].split(" Last sane state: ")[0]
         shown = ", ".join(f"{key}={value:.6g}" for key, value in exc.state.items())

@@ -30,8 +30,7 @@ from .._repr import parameter_repr
 from .._validation import concrete
 from ..errors import ParameterError, SimulationError
 from .._parameter_arrays import as_parameter
-from ..discrete import da_relaxation_step
-from ..discrete._export_c import CTemplate, register_c
+from ..discrete import CTemplate, da_relaxation_step, register_c
 
 __all__ = ["AbstractController", "PSMCParams", "PSMCState", "psmc_step", "PSMC",
            "PIDParams", "PIDState", "pid_step", "PID",
@@ -181,8 +180,9 @@ class PSMCParams(AbstractController):
     def __check_init__(self):
         if self.M is not None:
             B, K, L, M = (concrete(x) for x in (self.B, self.K, self.L, self.M))
-            known = None not in (B, K, L, M) and all(np.all(np.isfinite(x)) for x in (B, K, L, M))
-            if known and not np.all(B * K > M * L):
+            if B is None or K is None or L is None or M is None:
+                return                      # traced: checked when it was first built
+            if all(np.all(np.isfinite(x)) for x in (B, K, L, M)) and not np.all(B * K > M * L):
                 raise ParameterError(
                     f"PSMC gains make the PID coupling unstable: Routh–Hurwitz for "
                     f"M s³ + B s² + K s + L needs B·K > M·L; got B·K={float(np.min(B * K)):g}"

@@ -18,17 +18,17 @@ input-free ``outputs(t, x)``, right for plants whose outputs depend on the state
 from __future__ import annotations
 
 import abc
-from typing import Callable, ClassVar
+from typing import TYPE_CHECKING, Callable, ClassVar
 
 import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
 from .._parameters import INERTIA, INITIAL, MASS, AbstractParametrised, Rule
+from .._validation import check_time_function
 from ..errors import ParameterError
 from .._parameter_arrays import as_parameter
 from ..systems import AbstractSystem
-from ..systems._base import check_time_function
 
 __all__ = ["AbstractPlant", "MassPlant", "SingleLinkArm", "ActuatedSystem"]
 
@@ -41,6 +41,17 @@ class AbstractPlant(AbstractSystem):
     """A system with an actuator input; see the module docstring for the contract."""
 
     input_names: ClassVar[tuple[str, ...] | None] = None
+
+    if TYPE_CHECKING:   # a plant with input_names also names the unit of each (planar's)
+        @property
+        def input_units(self) -> tuple[str, ...]:
+            """The unit of each input's effort (one per ``input_names``)."""
+            ...
+
+        @property
+        def measured_units(self) -> tuple[str, ...]:
+            """The unit of each measured coordinate (one per ``input_names``)."""
+            ...
 
     @abc.abstractmethod
     def controlled_field(self, t, x, u) -> jnp.ndarray:
@@ -198,7 +209,10 @@ class ActuatedSystem(AbstractPlant):
         return self.system.initial_state()
 
     def _gain(self):
-        return 1.0 / self.system.M if self.gain is None else self.gain
+        if self.gain is not None:
+            return self.gain
+        # checked: __check_init__ refuses a system without a field M when gain is None
+        return 1.0 / self.system.M  # pyright: ignore[reportAttributeAccessIssue]
 
     def controlled_field(self, t, x, u):
         row = self.system.state_names.index(self.input_row)

@@ -22,7 +22,7 @@ STEP_TOLERANCE = 1e-6   # fraction of T by which h may miss a whole multiple of 
 
 
 def _data(name: str) -> str:
-    return files(__package__).joinpath(name).read_text(encoding="utf-8")
+    return files("stickslip.discrete").joinpath(name).read_text(encoding="utf-8")
 
 
 FMI2_HEADER = _data("fmu_fmi2.h")

@@ -227,7 +227,7 @@ def da_relaxation_step(e_prev: ArrayLike, v: ArrayLike, F: ArrayLike, K: ArrayLi
     else:
         f, _ = _curve_force("da_relaxation_step", gain * v + K * e_prev, gain, F, F_s,
                             v_stribeck, stribeck_exponent, viscous)
-    e = (B * e_prev + T * f) / gain
+    e = jnp.asarray((B * e_prev + T * f) / gain)
     return f, e
 
 
@@ -239,6 +239,9 @@ _WRAPPER_RULES = {name: rule.but(scalar=True) for name, rule in RULES.items()}
 
 class _Loop:
     """Shared host-side bookkeeping: step counter and a finite-input check."""
+
+    k: int        # steps taken (set by each wrapper)
+    T: float      # sample period [s]
 
     def _check_input(self, name: str, value: float) -> float:
         value = float(value)

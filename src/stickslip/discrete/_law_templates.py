@@ -42,8 +42,7 @@ from typing import Any
 
 from ..errors import ParameterError
 from ..integrate import FIXED_STEP_METHODS, mode_step_limit
-from ..laws import AbstractLaw, CoulombODE, LuGre, TanhCoulomb
-from ..laws._lugre import _G_FLOOR
+from ..laws import LUGRE_G_FLOOR, AbstractLaw, CoulombODE, LuGre, TanhCoulomb
 from ._export_c import CTemplate, register_c
 from ._fmu_variables import CHANNELS
 
@@ -223,7 +222,7 @@ LUGRE = CTemplate(
     const double f_c = prm->mu_k * n, f_s = prm->mu_s * n;
     const double x = speed / prm->vs;
     const double g = (f_c + (f_s - f_c) * exp(-(x * x))) / prm->k0;
-    return g > {_G_FLOOR!r} ? g : {_G_FLOOR!r};
+    return g > {LUGRE_G_FLOOR!r} ? g : {LUGRE_G_FLOOR!r};
 }}
 
 static double law_decay(const stickslip_law_lugre_params *prm, double v, double N)
@@ -302,7 +301,7 @@ def _coulomb_of(curve: bool, by_mu: bool, template: CTemplate):
                 f"(F_s/mu_s and viscous are exported). Exported laws: {SUPPORTED}.")
         if law.has_curve != curve or (law.mu is not None) != by_mu:
             return None                       # another variant takes it
-        fields = {"mu": law.mu} if by_mu else {"F": law.F}
+        fields: dict[str, Any] = {"mu": law.mu} if by_mu else {"F": law.F}
         if curve:
             static = law.mu_s if by_mu else law.F_s
             fields[("mu_s" if by_mu else "F_s")] = static if static is not None else (

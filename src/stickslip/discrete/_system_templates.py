@@ -21,12 +21,10 @@ import warnings
 from typing import Any
 
 from ..errors import ParameterError
-from ..integrate._moreau_jean_host import _WEIGHTS
+from .._quadrature import WEIGHTS as _WEIGHTS
 from ..laws import CoulombODE, NewtonImpact
-from ..systems._contact_mass import ContactMass
-from ..systems._contact_mass import _zero_force as _contact_no_force
-from ..systems._friction_mass import FrictionMass, _Constant
-from ..systems._friction_mass import _zero_force as _friction_no_force
+from .._time_functions import Constant, zero_force
+from ..systems import ContactMass, FrictionMass
 from ._export_c import CTemplate, register_c
 
 __all__ = ["CONTACT_MASS", "FRICTION_MASS"]
@@ -181,11 +179,11 @@ def _friction_mass_parameters(system: FrictionMass) -> dict[str, float]:
             f"{law.v_stribeck!r}) cannot be exported yet: the slip speed needs an iterative "
             "solve. Leave v_stribeck out (static F_s, kinetic F and viscous are exported).")
     belt = system.surface_velocity
-    if belt is not None and not isinstance(belt, _Constant):
+    if belt is not None and not isinstance(belt, Constant):
         raise ParameterError(
             "`export_c`: FrictionMass.surface_velocity must be a number to export (the FMU "
             f"parameter u [m/s]); got the callable {belt!r}. Pass a constant belt speed.")
-    _warn_force("FrictionMass", system.force, _friction_no_force)
+    _warn_force("FrictionMass", system.force, zero_force)
     n = system.N
     values = {"M": system.M, "F": law.kinetic_level(n), "F_s": law.level(n),
               "viscous": _or_zero(law.viscous), "stiffness": _or_zero(system.stiffness),
@@ -202,7 +200,7 @@ def _contact_mass_parameters(system: ContactMass) -> dict[str, float]:
             f"`export_c`: ContactMass with a {type(law).__name__} law cannot be exported; "
             "the exported step is method='moreau_jean', which needs a NewtonImpact law. "
             "Use ss.laws.NewtonImpact(e=...).")
-    _warn_force("ContactMass", system.force, _contact_no_force)
+    _warn_force("ContactMass", system.force, zero_force)
     values = {"M": system.M, "e": law.e, "g": system.g, "p0": system.p0, "v0": system.v0}
     out = {k: _number("ContactMass", k, v) for k, v in values.items()}
     return {**out, "theta": DEFAULT_THETA, "T": DEFAULT_T}

@@ -14,8 +14,7 @@ from pathlib import Path
 import jax.numpy as jnp
 import numpy as np
 
-from ..discrete import BrushTire
-from ..discrete._tire import brush_analytic_force, steady_state_curve
+from ..discrete import BrushTire, brush_analytic_force, steady_state_curve
 
 __all__ = ["make"]
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import jax.numpy as jnp
 import numpy as np
 
-from ..discrete import BrushTire, steady_state_combined
-from ..discrete._tire_combined import brush_analytic_combined, theoretical_slip
+from ..discrete import (BrushTire, brush_analytic_combined, steady_state_combined,
+                        theoretical_slip)
 
 __all__ = ["make"]
 

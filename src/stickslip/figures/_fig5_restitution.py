@@ -9,6 +9,7 @@ tuning guide (`stickslip.laws.contact_tuning.impact_response`).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -38,7 +39,7 @@ def make(out: Path) -> dict:
     summary = {"M": MASS, "K": K, "beta": BETA, "drop_height_m": DROP, "restitution": {},
                "restitution_exact_no_gravity": {}, "min_contact_force_N": {}}
     fig, (ax_p, ax_f) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
-    frame = None
+    columns: dict[str, Any] = {}             # the CSV: t, then p and f of each ratio
     for ratio in ALPHA_RATIOS:
         law = laws.UnilateralODE(K=K, beta=BETA, alpha=ratio * BETA)
         res = simulate(ContactMass(M=MASS, law=law, g=G, p0=DROP), 1.5, dt=2e-5, dt_out=2e-4)
@@ -48,13 +49,12 @@ def make(out: Path) -> dict:
         summary["restitution_exact_no_gravity"][key] = contact_tuning.impact_response(
             MASS, K, BETA, ratio * BETA, v_in).restitution
         summary["min_contact_force_N"][key] = float(res["f"].min())
-        if frame is None:
-            frame = pd.DataFrame({"t": res.t})
-        frame[f"p[{key}]"], frame[f"f[{key}]"] = res["p"], res["f"]
+        columns.setdefault("t", res.t)
+        columns[f"p[{key}]"], columns[f"f[{key}]"] = res["p"], res["f"]
         color, ls = styles[ratio]
         ax_p.plot(res.t, res["p"] * 1e3, color=color, ls=ls, label=f"α = {ratio:g}β")
         ax_f.plot(res.t, res["f"], color=color, ls=ls, label=f"α = {ratio:g}β")
-    frame.to_csv(out / "fig5_restitution.csv", index=False)
+    pd.DataFrame(columns).to_csv(out / "fig5_restitution.csv", index=False)
     ax_p.set_ylabel("p [mm]")
     ax_p.legend(fontsize="small")
     ax_f.set_ylabel("contact force f [N]")

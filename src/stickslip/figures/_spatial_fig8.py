@@ -64,6 +64,7 @@ def sweep(n_force: int = 17, n_torque: int = 17, steps: int = 10, workers: int =
 
 def make(out_dir: Path) -> dict:
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
 
     from ..spatial import static_friction_holds
 
@@ -87,9 +88,9 @@ def make(out_dir: Path) -> dict:
                label="proposed (P = 8): static")
     ax.contour(fine_f, fine_t, lp.T.astype(float), levels=[0.5], colors="k", linewidths=1)
     ax.plot([], [], "k-", lw=1, label="LP boundary (eq. 28–31)")
-    ax.add_patch(plt.Rectangle((0, 0), forces[-1], torques[-1], fill=False, ls=":", lw=0.8,
-                               ec="0.4", label=f"sampled grid: {len(forces)} × {len(torques)}"
-                               " points, 10 ms each"))
+    ax.add_patch(Rectangle((0, 0), forces[-1], torques[-1], fill=False, ls=":", lw=0.8,
+                           ec="0.4", label=f"sampled grid: {len(forces)} × {len(torques)}"
+                           " points, 10 ms each"))
     ax.set_xlabel("horizontal force $f_x$ [N]")
     ax.set_ylabel(r"normal-axis torque $\tau_z$ [N m]")
     ax.set_title("Static-friction region of a 1 kg box on the ground, μs = 0.5\n"

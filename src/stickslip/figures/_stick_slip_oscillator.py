@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -87,8 +88,8 @@ def make(out: Path) -> dict:
                            T_END, dt=DT, dt_out=DT, method="rk4")
             for name, law in oscillator_laws().items()}
     t = next(iter(runs.values())).t
-    summary = {"closed_form": {"stick_s": t_stick, "slip_s": t_slip, "x_min_m": x_min,
-                               "x_max_m": x_max}}
+    summary: dict[str, dict[str, Any]] = {"closed_form": {
+        "stick_s": t_stick, "slip_s": t_slip, "x_min_m": x_min, "x_max_m": x_max}}
     keep = slice(None, None, 100)                                   # 10 ms in the CSV
     frame = pd.DataFrame({"t": t[keep]})
     for name, res in runs.items():

@@ -54,8 +54,8 @@ def bound_problem(chi: sp.Expr, term: sp.Expr, where: str, di: DifferentialInclu
     bad = [f for f in sp.Mul.make_args(chi)
            if not f.xreplace(dios).xreplace(reps).is_nonnegative]
     shown = ", ".join(f"`{f}`" for f in bad) or f"`{chi}`"
-    negative_params = sorted((s for s in chi.free_symbols if s in parameters
-                              and parameters[s] < 0), key=str)
+    negative_params = sorted((s for s in chi.free_symbols if isinstance(s, sp.Symbol)
+                              and s in parameters and parameters[s] < 0), key=str)
     hint = ("Wrap a sign-indefinite normal force in Dio(...) (a rigid contact) or Abs(...), "
             "or move a sign out of χ (write -χ·Sgn(θ))")
     if negative_params:

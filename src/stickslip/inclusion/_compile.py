@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
-from typing import Mapping
+from typing import Mapping, cast
 
 import sympy as sp
 
@@ -149,7 +149,8 @@ class _Analysis:
         instance.label = label
 
     def _friction(self, sgn, cofactor, where):
-        theta = tuple(sgn.theta) if isinstance(sgn, SgnComponent) else (sgn.args[0],)
+        theta = cast(tuple[sp.Expr, ...],   # slip components: expressions (typed Basic)
+                     tuple(sgn.theta) if isinstance(sgn, SgnComponent) else (sgn.args[0],))
         component = sgn.index if isinstance(sgn, SgnComponent) else 0
         term = cofactor * sgn
         bad_theta = [c for c in theta if c.has(Dio, Sgn, SgnComponent)]
@@ -426,7 +427,8 @@ def _match_key(key, contacts, frictions, di):
     if isinstance(key, str):
         local = {str(s): s for s in (*di.states, *di.parameters, *di.inputs)}
         try:
-            expr = sp.sympify(key, locals=local)
+            # `locals` is a keyword of sympify that its typed overloads leave out
+            expr = sp.sympify(key, locals=local)  # pyright: ignore[reportCallIssue]
         except (sp.SympifyError, SyntaxError, TypeError):
             return None
     if isinstance(expr, (list, tuple)) or hasattr(expr, "shape"):

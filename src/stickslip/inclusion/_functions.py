@@ -8,12 +8,14 @@ them by the Lipschitz ODE laws (SPEC §4, Steps 1 and 2).
 from __future__ import annotations
 
 import re
+from typing import Any, TypeGuard, cast
 
 import sympy as sp
 from sympy.core.symbol import Str
 from sympy.matrices import MatrixBase
 
-__all__ = ["Sgn", "Dio", "SgnComponent", "sat", "is_sgn", "is_dio", "label_of"]
+__all__ = ["Sgn", "Dio", "SgnComponent", "sat", "is_sgn", "is_dio", "label_of",
+           "matrix_entries"]
 
 
 def _label(name) -> tuple:
@@ -61,8 +63,8 @@ class Dio(sp.Function):
     is_real = True
     is_nonnegative = True
 
-    def __new__(cls, arg, name=None, **options):
-        return super().__new__(cls, arg, *_label(name), **options)
+    def __new__(cls, arg, name=None, **options) -> sp.Expr:
+        return cast(sp.Expr, super().__new__(cls, arg, *_label(name), **options))
 
     def _sympystr(self, printer):
         label = label_of(self)
@@ -93,16 +95,16 @@ class SgnComponent(sp.Function):
                             "Sgn(Matrix([...])).")
         lead = theta[0] if theta[0] != 0 else theta[1]
         if lead.could_extract_minus_sign():
-            return -cls(sp.Tuple(*[-c for c in theta]), index, *label)
+            return -cls(sp.Tuple(*[-cast(sp.Expr, c) for c in theta]), index, *label)
         return None
 
     @property
     def theta(self) -> sp.Tuple:
-        return self.args[0]
+        return cast(sp.Tuple, self.args[0])
 
     @property
     def index(self) -> int:
-        return int(self.args[1])
+        return int(cast(sp.Integer, self.args[1]))
 
     def _latex(self, printer):
         inner = ", ".join(printer._print(c) for c in self.theta)
@@ -144,9 +146,9 @@ class Sgn(sp.Function):
     nargs = (1, 2)
     is_real = True
 
-    def __new__(cls, arg, name=None, **options):
+    def __new__(cls, arg, name=None, **options) -> Any:   # an expression, or a 2×1 Matrix
         if isinstance(arg, (list, tuple, MatrixBase)):
-            comps = list(arg) if isinstance(arg, (list, tuple)) else list(sp.Matrix(arg))
+            comps = list(arg) if isinstance(arg, (list, tuple)) else matrix_entries(sp.Matrix(arg))
             if len(comps) != 2:
                 from ..errors import InclusionError
                 raise InclusionError(
@@ -193,5 +195,10 @@ def is_sgn(expr) -> bool:
     return isinstance(expr, (Sgn, SgnComponent))
 
 
-def is_dio(expr) -> bool:
+def is_dio(expr) -> TypeGuard[Dio]:
     return isinstance(expr, Dio)
+
+
+def matrix_entries(matrix: MatrixBase) -> list[Any]:
+    """The entries of a SymPy matrix, row by row (what ``list(matrix)`` gives)."""
+    return [matrix[i] for i in range(len(matrix))]

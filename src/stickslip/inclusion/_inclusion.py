@@ -12,20 +12,21 @@ from sympy.core.function import AppliedUndef
 from sympy.matrices import MatrixBase
 
 from ..errors import InclusionError
+from ._functions import matrix_entries
 
 __all__ = ["DifferentialInclusion"]
 
 
 def _flatten(items, what: str) -> list:
     if isinstance(items, MatrixBase):
-        return list(items)
+        return matrix_entries(items)
     if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
         raise InclusionError(f"`DifferentialInclusion.{what}` must be a list (or a SymPy "
                              f"Matrix); got {type(items).__name__}.")
     out = []
     for item in items:
         if isinstance(item, MatrixBase):
-            out.extend(list(item))
+            out.extend(matrix_entries(item))
         else:
             out.append(item)
     return out

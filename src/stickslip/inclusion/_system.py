@@ -14,10 +14,10 @@ from .._validation import check_finite, is_traced
 from ..errors import InclusionError, ParameterError
 from ..laws import CoulombODE, UnilateralODE
 from .._parameter_arrays import as_parameter
+from ..integrate import module_parameters
 from ..systems import AbstractSystem
-from ..systems._base import law_parameters
 from ._bounds import bound_problem
-from ._functions import sat
+from ._functions import matrix_entries, sat
 
 __all__ = ["CompiledInclusion", "CompiledInclusionTracedOnce", "build_program"]
 
@@ -273,7 +273,11 @@ class CompiledInclusion(AbstractSystem):
 
     def vector_field(self, t, x):
         xu, p, u, forces, values, _, e_rates, a_rates = self._evaluate(t, x)
-        rates = _stack(self.program.rates_fn(t, xu, p, u, forces, values))       # eq. 18
+        rates_fn = self.program.rates_fn
+        if rates_fn is None:        # DifferentialInclusion refuses an empty `states`
+            raise InclusionError(f"`{self.program.name}` has no state equations to integrate; "
+                                 "give DifferentialInclusion at least one state and its rate.")
+        rates = _stack(rates_fn(t, xu, p, u, forces, values))                   # eq. 18
         return jnp.concatenate([rates, *e_rates, *a_rates])
 
     def outputs(self, t, x):
@@ -304,13 +308,14 @@ class CompiledInclusion(AbstractSystem):
             return [(label, np.concatenate([np.ravel(m[k][1]) for m in per_member]))
                     for k, (label, _) in enumerate(per_member[0])]
         modes: list[tuple[str, np.ndarray]] = []
-        unresolved = prog.inverse_masses is None
-        if not unresolved:
+        inverse_masses = prog.inverse_masses
+        unresolved = inverse_masses is None
+        if inverse_masses is not None:
             x0 = np.asarray(self.x0, dtype=float)
             u = [float(fn(jnp.asarray(0.0))) for fn in self.inputs]
             n_s = sum(w for _, w in prog.friction_slices)
             with np.errstate(all="ignore"):
-                weights = np.asarray(prog.inverse_masses(
+                weights = np.asarray(inverse_masses(
                     0.0, x0[:prog.n_user], np.asarray(self.parameter_values, dtype=float), u,
                     np.zeros(len(prog.contacts)), np.zeros(n_s)), dtype=float)
             labels = ([f"contact {c.name}" for c in prog.contacts]
@@ -361,9 +366,9 @@ class CompiledInclusion(AbstractSystem):
         if not is_traced(self.parameter_values):
             out.update(zip(self.parameter_names, np.asarray(self.parameter_values).tolist()))
         for c, law in zip(self.program.contacts, self.contacts):
-            out.update(law_parameters(c.name, law))
+            out.update(module_parameters(c.name, law))
         for f, law in zip(self.program.frictions, self.frictions):
-            out.update(law_parameters(f.name, law))
+            out.update(module_parameters(f.name, law))
         for sym, fn in zip(self.program.input_symbols, self.inputs):
             out[str(sym)] = getattr(fn, "__name__", type(fn).__name__)
         return out
@@ -418,7 +423,7 @@ class CompiledInclusion(AbstractSystem):
             lines.append("where")
             for lhs, rhs, note in definitions:
                 if isinstance(lhs, sp.MatrixBase):   # planar: K*sat(chi/K, [..., ...])
-                    lhs_s = sp.sstr(list(lhs))
+                    lhs_s = sp.sstr(matrix_entries(lhs))
                     K, (Z, vec) = rhs.args[0], rhs.args[1].args
                     rhs_s = f"{sp.sstr(K)}*sat({sp.sstr(Z)}, {sp.sstr(list(vec))})"
                 else:

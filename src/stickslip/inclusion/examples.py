@@ -70,7 +70,7 @@ def point_on_plane(M: float = 1.0, mu: float = 0.5, g: float = 9.81,
     fe = [sp.Integer(0)] * 3
     if force is not None:
         fe = list(sp.symbols("fex fey fez"))
-        inputs = {fe[i]: (lambda t, i=i: force(t)[i]) for i in range(3)}
+        inputs = {fe[i]: (lambda t, i=i, force=force: force(t)[i]) for i in range(3)}
     S = Sgn(sp.Matrix([vx, vy]))
     rates = [vx, vy, vz,
              (fe[0] - mus * Dio(z) * S[0]) / Ms,

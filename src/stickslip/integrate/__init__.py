@@ -16,6 +16,13 @@ is allocated; :func:`memory_budget` says what the budget is now.
 
 Compiled programs are kept per model structure, in this process and across processes
 (:func:`call_with_system`, :mod:`._program_store`): a script run again does not trace again.
+
+What the layers above reuse (studies, systems): :func:`merge_options` and ``KNOWN_OPTIONS``
+(the one flat dict of run options), :func:`guard_from_options` (the divergence guard from
+``max_state=``/``energy_tol=``), :func:`as_flag` and :func:`did_you_mean` (argument checks),
+:func:`fingerprint` and :func:`code_versions` (what keys a compiled program), and
+:func:`module_parameters` (a law's parameters as a flat dict); for the hosts,
+:func:`padded_length` (the output slots compiled for a number of outputs).
 """
 
 import importlib as _importlib
@@ -60,6 +67,16 @@ _NAMES = {
     "AbstractEventHost": "._event_host",
     "EVENT_KINDS": "._event_host",
     "EVENT_METHODS": "._event_host",
+    # what the layers above reuse (studies: option merging, run keys; systems: parameters)
+    "module_parameters": "._system",
+    "guard_from_options": "._guard",
+    "KNOWN_OPTIONS": "._options",
+    "merge_options": "._options",
+    "as_flag": "._arguments",
+    "did_you_mean": "._arguments",
+    "fingerprint": "._fingerprint",
+    "code_versions": "._fingerprint",
+    "padded_length": "._fixed_step",
 }
 
 if TYPE_CHECKING:              # for static tools (documentation, type checkers)
@@ -98,6 +115,15 @@ if TYPE_CHECKING:              # for static tools (documentation, type checkers)
     from ._event_host import AbstractEventHost as AbstractEventHost
     from ._event_host import EVENT_KINDS as EVENT_KINDS
     from ._event_host import EVENT_METHODS as EVENT_METHODS
+    from ._system import module_parameters as module_parameters
+    from ._guard import guard_from_options as guard_from_options
+    from ._options import KNOWN_OPTIONS as KNOWN_OPTIONS
+    from ._options import merge_options as merge_options
+    from ._arguments import as_flag as as_flag
+    from ._arguments import did_you_mean as did_you_mean
+    from ._fingerprint import fingerprint as fingerprint
+    from ._fingerprint import code_versions as code_versions
+    from ._fixed_step import padded_length as padded_length
 
 
 def __getattr__(name):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import numbers
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from ..errors import ParameterError
 __all__ = ["as_real", "as_time", "as_count", "as_flag", "did_you_mean"]
 
 
-def _scalar(owner: str, name: str, value, kind: str):
+def _scalar(owner: str, name: str, value, kind: str) -> Any:   # a Python number
     if isinstance(value, (bool, np.bool_)) or isinstance(value, (str, bytes)):
         raise ParameterError(f"`{owner}.{name}` must be a {kind}; got {value!r} "
                              f"({type(value).__name__})."

@@ -54,6 +54,9 @@ them reuses it. The rest — chunked runs, the divergence guard, `initial=previo
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -71,7 +74,7 @@ from ._event_host import (
     check_step_in_span,
 )
 from ._fixed_step import Segment
-from ._grid import step_grid
+from ._grid import StepGrid, step_grid
 from ._rk_step import rk_step
 
 __all__ = ["EVENT_METHODS", "AbstractEventHost", "buffer_bytes", "check_route",
@@ -85,7 +88,8 @@ _INSIDE = 8.0                 # ulps by which the end stages' times are moved in
 
 
 def event_program(system, dynamic, static, t0: float, t_end: float, dt, dt_out,
-                  options: dict, owner: str = "simulate", batched: bool = False):
+                  options: dict, owner: str = "simulate", batched: bool = False
+                  ) -> tuple[StepGrid, Callable, dict[str, Any]]:
     """Checks the route's step and options and returns ``(grid, run_chunk, meta)`` as
     :func:`._moreau_jean.time_stepping_program` does; ``run_chunk.events`` collects the
     located events chunk by chunk (:func:`event_columns` turns them into columns). `batched`:
@@ -100,7 +104,7 @@ def event_program(system, dynamic, static, t0: float, t_end: float, dt, dt_out,
     check_step_in_span(owner, "events", grid.dt, grid.t0, grid.t_end)
     max_events = as_count(owner, "max_events", options.get("max_events", DEFAULT_MAX_EVENTS))
     located = _Located(system, max_events, owner, batched)
-    meta = {"max_events": max_events}
+    meta: dict[str, Any] = {"max_events": max_events}
     kernel = integrate_events_batch if batched else integrate_events
 
     def run_chunk(capacity, t_start, x, seg):
@@ -172,7 +176,7 @@ def event_columns(system, located: _Located | None) -> dict[str, np.ndarray]:
     member, then by time."""
     names = list(system.state_names)
     members = [] if located is None else sorted(located.parts)
-    parts = [p for i in members for p in located.parts[i]]
+    parts = [] if located is None else [p for i in members for p in located.parts[i]]
     ts = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0)
     kinds = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, int)
     xs = np.concatenate([p[2] for p in parts]) if parts else np.zeros((0, len(names)))

@@ -35,6 +35,7 @@ import hashlib
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -156,7 +157,7 @@ class _Walker:
         self.abstract = abstract_arrays
         self.active: dict[int, int] = {}          # id → position, for cycles (recursion)
 
-    def walk(self, obj):
+    def walk(self, obj: Any):
         if type(obj) in _SCALARS:
             return (type(obj).__name__, repr(obj))
         if obj is _Missing:
@@ -170,7 +171,7 @@ class _Walker:
         finally:
             del self.active[key]
 
-    def _walk(self, obj):
+    def _walk(self, obj: Any):
         if isinstance(obj, np.generic):
             return ("np-scalar", obj.dtype.str, obj.tobytes())
         if isinstance(obj, np.ndarray) or _is_jax_array(obj):
@@ -179,9 +180,9 @@ class _Walker:
             return ("enum", self.walk(type(obj)), obj.name)
         if isinstance(obj, type):
             return self._class(obj)
-        if hasattr(type(obj), "__stickslip_key__") and not isinstance(obj, type):
+        if hasattr(type(obj), "__stickslip_key__"):          # (a class returned above)
             return ("keyed", self.walk(type(obj)), self.walk(obj.__stickslip_key__()))
-        if isinstance(obj, tuple) and hasattr(type(obj), "_fields"):          # namedtuple
+        if issubclass(type(obj), tuple) and hasattr(type(obj), "_fields"):    # namedtuple
             return ("namedtuple", self.walk(type(obj)), tuple(self.walk(v) for v in obj))
         if type(obj) in (slice, range):                    # x[..., 1:], range(3)
             return (type(obj).__name__, self.walk(obj.start), self.walk(obj.stop),

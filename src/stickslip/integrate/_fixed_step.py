@@ -10,7 +10,7 @@ number of outputs used, the last interval's steps and its short final step (the 
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import equinox as eqx
 import jax
@@ -75,12 +75,13 @@ class Segment(NamedTuple):
     output `n_valid` [s] (exactly `t_end` in the last call).
     """
 
-    dt: jax.Array
-    n_sub: jax.Array
-    n_valid: jax.Array
-    n_last: jax.Array
-    h_last: jax.Array
-    t_last: jax.Array
+    # Any: each is a NumPy scalar (or 0-d array) when built, a JAX scalar when traced
+    dt: Any
+    n_sub: Any
+    n_valid: Any
+    n_last: Any
+    h_last: Any
+    t_last: Any
 
 
 def segment(grid: StepGrid, done: int, keep: int) -> Segment:

@@ -184,7 +184,7 @@ def check_time_arguments(owner: str, t_end, dt=None, dt_out=None, t0=None, *, in
         from ..results import Results  # light: numpy only
 
         ended = isinstance(initial, Results) and len(initial.t) > 0
-        t0 = float(initial.t[-1]) if ended else 0.0
+        t0 = float(initial.t[-1]) if ended and initial is not None else 0.0
     t0 = as_time(owner, "t0", t0)
     t_end = as_time(owner, "t_end", t_end)
     if not t_end > t0:

@@ -123,7 +123,7 @@ def check_divergence(name: str, state_names: Sequence[str], ts, xs, *, energy=No
     if energy is not None and math.isfinite(guard.energy_rtol):
         energy = np.asarray(energy, dtype=float)
         if energy.shape != xs.shape[:1] or not energy.size:
-            return False                                # the full check says what is wrong
+            return                                      # the full check says what is wrong
         e0 = float(energy[0]) if energy0 is None else float(energy0)
         allowed = e0 + guard.energy_rtol * abs(e0) + guard.energy_atol
         with np.errstate(invalid="ignore"):
@@ -132,6 +132,7 @@ def check_divergence(name: str, state_names: Sequence[str], ts, xs, *, energy=No
     if not bad.any():
         return
     k = int(np.argmax(bad > 0))
+    energy_k = float(energy[k]) if energy is not None and bad[k] == 3 else math.nan
     if k > 0:
         sane = xs[k - 1]
         t_sane = ts[k - 1]
@@ -150,8 +151,8 @@ def check_divergence(name: str, state_names: Sequence[str], ts, xs, *, energy=No
         i = int(np.argmax(np.abs(xs[k])))
         what = (f"`{state_names[i]}` reached {xs[k, i]:.3g}, beyond max_state="
                 f"{guard.max_state:g} (a finite blow-up)")
-    else:
-        what = (f"its energy rose from {e0:.6g} J to {energy[k]:.6g} J although it has no "
+    else:                                           # 3: set by the energy check only
+        what = (f"its energy rose from {e0:.6g} J to {energy_k:.6g} J although it has no "
                 "energy input (the integration adds energy)")
     raise SimulationError(
         f"{who} diverged: {what} {span}. Last sane state: {shown}. Reduce dt (check_step="

@@ -38,6 +38,9 @@ others before anything is traced.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -48,7 +51,7 @@ from . import _program_store
 from ._arguments import as_real
 from ._event_host import check_step_in_span
 from ._fixed_step import Segment
-from ._grid import step_grid
+from ._grid import StepGrid, step_grid
 from ._moreau_jean_host import (
     ODE_METHODS,
     TIME_STEPPING_METHODS,
@@ -79,7 +82,8 @@ def check_theta(options: dict, owner: str = "simulate") -> float:
 
 
 def time_stepping_program(system, dynamic, static, t0: float, t_end: float, dt, dt_out,
-                          options: dict, owner: str = "simulate", batched: bool = False):
+                          options: dict, owner: str = "simulate", batched: bool = False
+                          ) -> tuple[StepGrid, Callable, dict[str, Any]]:
     """Checks the route's step and options and returns ``(grid, run_chunk, meta)``: the
     output grid (:func:`step_grid`, as the fixed-step ODE route's), ``run_chunk(capacity,
     t_start, x, seg) -> (xs, outputs, energy)`` — one chunk of outputs through the program

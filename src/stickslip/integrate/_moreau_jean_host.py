@@ -11,8 +11,10 @@ from collections.abc import Callable
 import equinox as eqx
 import jax
 import jax.numpy as jnp
-import numpy as np
 
+# 5-point Gauss–Legendre on [0, 1] (exact for polynomials of degree 9), shared with export_c
+from .._quadrature import NODES as _NODES
+from .._quadrature import WEIGHTS as _WEIGHTS
 from ._adaptive import ADAPTIVE_METHODS
 from ._tableaus import FIXED_STEP_METHODS
 
@@ -26,11 +28,6 @@ __all__ = [
 TIME_STEPPING_METHODS = ("moreau_jean",)
 ODE_METHODS = tuple(FIXED_STEP_METHODS) + tuple(ADAPTIVE_METHODS)
 
-# 5-point Gauss–Legendre on [0, 1]: exact for polynomials of degree 9; for a sinusoid of
-# angular frequency ω the relative error of one step's impulse is ≈ (ωh/2)^10/10! (2.5e-15
-# at ωh = 0.31)
-_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(5)
-_NODES, _WEIGHTS = 0.5 * (_NODES + 1.0), 0.5 * _WEIGHTS
 
 
 class AbstractTimeSteppingHost(eqx.Module):

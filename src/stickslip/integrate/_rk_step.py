@@ -79,7 +79,7 @@ def _rk_step_looped(vector_field, tableau, t, x, dt):
 
 
 def rk_step_sampled(evaluate: Callable, tableau: str | ButcherTableau, t, x, dt, *,
-                    template, keep=True, project: Callable | None = None):
+                    template, keep: bool | jax.Array = True, project: Callable | None = None):
     """:func:`rk_step` with the stages in a loop, where ``evaluate(t, x, want) -> (ẋ,
     sample)`` gives the derivative and, where the traced bool `want` holds, what a run
     records at (t, x) (zeros of `template`'s shapes elsewhere, skipped by a ``lax.cond``):

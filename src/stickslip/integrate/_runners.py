@@ -38,9 +38,10 @@ def _run_fixed_chunks(dynamic, static, system, x0, grid, rule, guard, options,
     10⁹ samples is refused before its program compiles). `extra_bytes`: a route's working
     memory (the event buffer)."""
     if run_chunk is None:
-        def run_chunk(capacity, t_start, x, seg):
+        def rk_chunk(capacity, t_start, x, seg):
             return _program_store.call(integrate_padded, (static, rule, capacity),
                                        (dynamic, np.float64(t_start), x, seg))
+        run_chunk = rk_chunk
     chunk = as_count("simulate", "chunk", options.get("chunk", 16_384))
     per_call = min(chunk, grid.n_out)
     capacity = run_capacity(per_call)           # one program for most run lengths
@@ -137,7 +138,8 @@ def _run_batch_chunks(run_chunk, grid, x0, n_states: int, owner: str = "simulate
                       extra=extra_bytes, likely=likely)
     times = grid.times()
     x, done = x0, 0
-    xs_all = out_all = energy_all = None
+    xs_all = energy_all = None
+    out_all: dict[str, np.ndarray] = {}
     while done < grid.n_out:
         keep = min(per_call, grid.n_out - done)
         xs, outputs, energy = run_chunk(capacity, times[done], x,
@@ -158,10 +160,12 @@ def _run_batch_chunks(run_chunk, grid, x0, n_states: int, owner: str = "simulate
         xs_all[:, done + 1: done + keep + 1] = xs[:, 1:]
         for k, v in outputs.items():
             out_all[k][:, done + 1: done + keep + 1] = v[:, 1:]
-        if energy_all is not None:
+        if energy_all is not None and energy is not None:
             energy_all[:, done + 1: done + keep + 1] = energy[:, 1:]
         done += keep
         x = xs[:, -1]
+    if xs_all is None:                      # step_grid makes n_out >= 1
+        raise ParameterError(f"`{owner}`: the output grid has no samples (n_out=0).")
     return xs_all, out_all, energy_all
 
 

@@ -5,6 +5,7 @@ before a fixed-step run (``check_step=True``), naming the mode and the step to u
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import equinox as eqx
 import jax
@@ -12,6 +13,9 @@ import numpy as np
 
 from ..errors import ParameterError
 from ._tableaus import FIXED_STEP_METHODS
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 __all__ = ["check_stability", "check_stability_members", "mode_step_limit"]
 
@@ -47,13 +51,13 @@ def check_stability(system, method, dt):
         eigs.append(values)
     if not eigs:
         return
-    lam = np.concatenate(eigs)
+    lam: npt.NDArray[np.complex128] = np.concatenate(eigs)
     damped = (lam.real <= 0) & (np.abs(lam) > 0)   # growing physics is not the step's fault
     unstable = damped & (np.abs(tableau.stability(lam * dt)) > 1 + 1e-12)
     if not unstable.any():
         return
     limits = {k: mode_step_limit(tableau, lam[k]) for k in np.nonzero(unstable)[0]}
-    k = min(limits, key=limits.get)
+    k = min(limits, key=limits.__getitem__)
     limit, label, lam_k = limits[k], labels[k], lam[k]
     if not dt > limit:
         return

@@ -47,6 +47,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from .._repr import module_repr
 from .._validation import check_finite_matrix, is_traced
@@ -102,7 +103,7 @@ class AbstractSystem(eqx.Module):
         (the default: no energy check)."""
         return None
 
-    def outputs(self, t: jnp.ndarray, x: jnp.ndarray) -> dict[str, jnp.ndarray]:
+    def outputs(self, t: ArrayLike, x: jnp.ndarray) -> dict[str, jnp.ndarray]:
         """Extra channels computed from (t, x); none by default."""
         return {}
 

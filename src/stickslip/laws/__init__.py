@@ -7,6 +7,10 @@ and the smoothed baseline :class:`TanhCoulomb`. Contact: :class:`UnilateralODE` 
 penalty baselines :class:`KelvinVoigt`, :class:`HuntCrossley`; the rigid impact law
 :class:`NewtonImpact` for the time-stepping route (``method="moreau_jean"``). The contact tuning guide
 (restitution and penetration of `UnilateralODE`) is :mod:`stickslip.laws.contact_tuning`.
+
+Shared with the discrete-time steps and their C export: :func:`steepest_drop` (the steepest
+slope factor of the Stribeck drop, for the damping a step needs) and ``LUGRE_G_FLOOR`` (the
+floor of LuGre's bristle deflection scale).
 """
 
 from . import contact_tuning as contact_tuning
@@ -17,12 +21,14 @@ from ._coulomb import CoulombODE as CoulombODE
 from ._coulomb import ToleranceTuning as ToleranceTuning
 from ._coulomb import slide_then_stick_error as slide_then_stick_error
 from ._impact import NewtonImpact as NewtonImpact
+from ._lugre import LUGRE_G_FLOOR as LUGRE_G_FLOOR
 from ._lugre import LuGre as LuGre
 from ._penalty import HuntCrossley as HuntCrossley
 from ._penalty import KelvinVoigt as KelvinVoigt
 from ._regularised import TanhCoulomb as TanhCoulomb
 from ._stribeck import curve as friction_curve
 from ._stribeck import proxy_slip_speed as curve_slip_speed
+from ._stribeck import steepest_drop as steepest_drop
 from ._unilateral import UnilateralODE as UnilateralODE
 
 ALL_LAWS = (CoulombODE, LuGre, TanhCoulomb, UnilateralODE, KelvinVoigt, HuntCrossley)

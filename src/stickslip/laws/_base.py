@@ -35,6 +35,7 @@ from typing import Any, ClassVar
 
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from .._parameter_arrays import as_parameter
 from .._parameters import AbstractParametrised
@@ -83,7 +84,8 @@ class AbstractLaw(AbstractParametrised):
         """Zero internal state for an input of shape `input_shape` (() for 1-D, (2,) for planar)."""
         return jnp.zeros((self.n_states, *input_shape))
 
-    def linear_modes(self, mass: float, normal_force: float = 1.0) -> list[tuple[str, np.ndarray]]:
+    def linear_modes(self, mass: ArrayLike, normal_force: ArrayLike = 1.0
+                     ) -> list[tuple[str, np.ndarray]]:
         """Eigenvalues [1/s] of this law coupled to a point mass `mass` [kg], per regime.
 
         Returns a list of ``(regime label, complex eigenvalues)``. The default is empty
@@ -113,7 +115,7 @@ class AbstractFrictionLaw(AbstractLaw):
         """
 
     @abc.abstractmethod
-    def level(self, normal_force: jnp.ndarray) -> jnp.ndarray:
+    def level(self, normal_force: ArrayLike) -> jnp.ndarray:
         """The static friction level: the largest |force| the law holds while stuck [N]."""
 
 

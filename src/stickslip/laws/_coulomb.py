@@ -8,6 +8,7 @@ from typing import ClassVar
 import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from .._parameters import (DAMPING, FRICTION_COEFFICIENT, FRICTION_LEVEL, STIFFNESS,
                            TIME_CONSTANT, Rule)
@@ -138,11 +139,11 @@ class CoulombODE(AbstractFrictionLaw):
                 "`CoulombODE` needs exactly one of `F` (a fixed force level [N]) and `mu` "
                 f"(a coefficient times the host's normal force); got F={F!r}, mu={mu!r}. "
                 "Pass F=... for a fixed level or mu=... for a load-dependent one.")
-        for name, value in (("K", K), ("beta", beta)):
-            if value is None:
-                raise ParameterError(
-                    f"`CoulombODE.{name}` is required; got none. "
-                    f"{self.parameter_rules[name].hint}")
+        if K is None or beta is None:
+            name = "K" if K is None else "beta"
+            raise ParameterError(
+                f"`CoulombODE.{name}` is required; got none. "
+                f"{self.parameter_rules[name].hint}")
         if F_s is not None and F is None:
             raise ParameterError(
                 f"`CoulombODE.F_s`={F_s!r} is a static force level, but the kinetic level is a "
@@ -172,16 +173,16 @@ class CoulombODE(AbstractFrictionLaw):
     def _check_admissible(self):
         """Refuse a Stribeck drop steeper than K·β + viscous (module _stribeck: the slip
         speed would not be unique); checked when F, F_s, v_stribeck, K, beta are numbers."""
-        values = [concrete(v) for v in (self.F, self.F_s, self.v_stribeck, self.K,
-                                        self.beta)]
-        if any(v is None for v in values):
+        F, F_s, v_s, K, beta = (concrete(v) for v in (self.F, self.F_s, self.v_stribeck,
+                                                      self.K, self.beta))
+        if F is None or F_s is None or v_s is None or K is None or beta is None:
             return
-        F, F_s, v_s, K, beta = values
+        values = [F, F_s, v_s, K, beta]
         delta = 2.0 if self.stribeck_exponent is None else concrete(self.stribeck_exponent)
         viscous = 0.0 if self.viscous is None else concrete(self.viscous)
         if delta is None or viscous is None or np.ndim(delta) != 0:
             return
-        if not (np.all(np.isfinite([*values, delta, viscous])) and np.all(v_s > 0)
+        if not (all(np.all(np.isfinite(v)) for v in (*values, delta, viscous)) and np.all(v_s > 0)
                 and delta >= 1.0):
             return                                  # the field rules name the bad value
         slope = (F_s - F) * steepest_drop(float(delta)) / v_s
@@ -319,6 +320,9 @@ class CoulombODE(AbstractFrictionLaw):
         """The sliding level F (or mu·N) [N]: the curve's value far from rest (no viscous)."""
         if self.F is not None:
             return self.F
+        if self.mu is None:     # __init__ takes exactly one of F and mu
+            raise ParameterError("`CoulombODE` has neither F nor mu (built around __init__?). "
+                                 "Build it with CoulombODE(F=..., ...) or mu=....")
         return self.mu * jnp.maximum(normal_force, 0.0)
 
     def level(self, normal_force):
@@ -330,7 +334,7 @@ class CoulombODE(AbstractFrictionLaw):
             return self.mu_s * jnp.maximum(normal_force, 0.0)
         return self.kinetic_level(normal_force)
 
-    def curve(self, speed, normal_force=1.0):
+    def curve(self, speed: ArrayLike, normal_force: ArrayLike = 1.0):
         """The friction level [N] the law applies while sliding at `speed` [m/s] (F_s at
         rest): ``F + (F_s − F)·exp(−(s/v_stribeck)^δ) + viscous·s``."""
         return curve(speed, self.kinetic_level(normal_force), self.level(normal_force),

@@ -14,9 +14,11 @@ from .._validation import keyword_alias
 from ..nonsmooth import safe_norm
 from ._base import AbstractFrictionLaw, as_parameter
 
-__all__ = ["LuGre"]
+__all__ = ["LUGRE_G_FLOOR", "LuGre"]
 
-_G_FLOOR = 1e-12  # [m] smallest bristle deflection scale, guards N = 0 (no load, no bristles)
+LUGRE_G_FLOOR = 1e-12
+"""[m] The floor of :class:`LuGre`'s bristle deflection scale g(v) = F(v)/k0: guards N = 0
+(no load, no bristles). The C of :func:`stickslip.discrete.export_c` floors it the same."""
 _K1 = math.sqrt(1e5)  # [N·s/m] the tutorial's bristle damping
 
 
@@ -87,9 +89,12 @@ class LuGre(AbstractFrictionLaw):
                  mus=None, mud=None):
         mu_s = keyword_alias("LuGre", "mu_s", mu_s, "mus", mus, deprecated=True)
         mu_k = keyword_alias("LuGre", "mu_k", mu_k, "mud", mud, deprecated=True)
-        self.mu_s = 0.3 if mu_s is None else mu_s
-        self.mu_k = 0.2 if mu_k is None else mu_k
-        self.vs, self.k0, self.k1, self.k2 = vs, k0, k1, k2
+        # numbers here: the field converter (as_parameter) makes them arrays after __init__
+        self.mu_s = 0.3 if mu_s is None else mu_s  # pyright: ignore[reportAttributeAccessIssue]
+        self.mu_k = 0.2 if mu_k is None else mu_k  # pyright: ignore[reportAttributeAccessIssue]
+        self.vs = vs  # pyright: ignore[reportAttributeAccessIssue]
+        self.k0, self.k1 = k0, k1  # pyright: ignore[reportAttributeAccessIssue]
+        self.k2 = k2  # pyright: ignore[reportAttributeAccessIssue]
 
     @classmethod
     def example(cls) -> "LuGre":
@@ -104,7 +109,7 @@ class LuGre(AbstractFrictionLaw):
         speed = jnp.abs(velocity) if jnp.ndim(velocity) == 0 else safe_norm(velocity)[..., None]
         f_c, f_s = self.mu_k * n, self.mu_s * n
         g = (f_c + (f_s - f_c) * jnp.exp(-(speed / self.vs) ** 2)) / self.k0
-        z_rate = velocity - speed * z / jnp.maximum(g, _G_FLOOR)
+        z_rate = velocity - speed * z / jnp.maximum(g, LUGRE_G_FLOOR)
         force = -(self.k0 * z + self.k1 * z_rate + self.k2 * velocity)
         return force, z_rate[None]
 

@@ -49,7 +49,9 @@ class TanhCoulomb(AbstractFrictionLaw):
             raise ParameterError(
                 "`TanhCoulomb` needs exactly one of `F` (a fixed force level [N]) and `mu`; "
                 f"got F={F!r}, mu={mu!r}. Pass F=... or mu=....")
-        self.F, self.mu, self.v_eps = F, mu, v_eps
+        # v_eps a number here: the field converter (as_parameter) runs after __init__
+        self.F, self.mu = F, mu
+        self.v_eps = v_eps  # pyright: ignore[reportAttributeAccessIssue]
 
     @classmethod
     def example(cls) -> "TanhCoulomb":
@@ -58,7 +60,13 @@ class TanhCoulomb(AbstractFrictionLaw):
     def level(self, normal_force):
         if self.F is not None:
             return self.F
-        return self.mu * jnp.maximum(normal_force, 0.0)
+        return self._mu() * jnp.maximum(normal_force, 0.0)
+
+    def _mu(self) -> jnp.ndarray:
+        if self.mu is None:     # __init__ takes exactly one of F and mu
+            raise ParameterError("`TanhCoulomb` has neither F nor mu (built around __init__?). "
+                                 "Build it with TanhCoulomb(F=...) or TanhCoulomb(mu=...).")
+        return self.mu
 
     def force_and_rate(self, state, velocity, normal_force):
         bound = self.level(normal_force)
@@ -72,6 +80,6 @@ class TanhCoulomb(AbstractFrictionLaw):
         return force, state
 
     def linear_modes(self, mass, normal_force=1.0):
-        bound = np.asarray(self.F if self.F is not None else self.mu * normal_force)
+        bound = np.asarray(self.F if self.F is not None else self._mu() * normal_force)
         return [("sliding through v = 0 (−F/(v_eps M))",
                  -bound / (np.asarray(self.v_eps) * mass) + 0j)]

@@ -56,6 +56,7 @@ import math
 
 import jax.numpy as jnp
 from jax import lax
+from jax.typing import ArrayLike
 
 __all__ = ["curve", "steepest_drop", "proxy_slip_speed", "SLIP_ROUNDS"]
 
@@ -66,7 +67,7 @@ admissible curves and drives (margins down to 1.001 of the admissible slope;
 ``tests/laws/test_stribeck.py`` checks 1e-11 by hypothesis); typical solves take 2–5."""
 
 
-def curve(speed, kinetic, static, v_stribeck=None, exponent=2.0, viscous=None):
+def curve(speed, kinetic, static, v_stribeck=None, exponent: ArrayLike = 2.0, viscous=None):
     """F(s): the friction level [N] at sliding speed `speed` = s ≥ 0 (module docstring).
 
     >>> import jax.numpy as jnp
@@ -98,7 +99,7 @@ def steepest_drop(exponent: float) -> float:
     return delta * x_delta ** ((delta - 1.0) / delta) * math.exp(-x_delta)
 
 
-def proxy_slip_speed(drive, kinetic, static, damping, v_stribeck=None, exponent=2.0,
+def proxy_slip_speed(drive, kinetic, static, damping, v_stribeck=None, exponent: ArrayLike = 2.0,
                      viscous=None):
     """The proxy's sliding speed s ≥ 0 for a drive c = K·|a + β·v| (module docstring):
     0 when c ≤ F_s, else the root of F(s) + damping·s = c, with ``damping`` = K·β."""

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -52,10 +53,11 @@ def _expm(a):
     return expm(a)
 
 
-def _brentq(*args, **kwargs):
+def _brentq(*args, **kwargs) -> float:
     from scipy.optimize import brentq
 
-    return brentq(*args, **kwargs)
+    # the root alone: full_output is not passed (False), so brentq returns a float
+    return cast(float, brentq(*args, **kwargs))
 
 __all__ = ["ImpactResponse", "impact_response", "alpha_for_restitution",
            "restitution_alpha_to_zero", "restitution_table"]

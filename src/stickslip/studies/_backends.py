@@ -7,7 +7,7 @@ same padding), so the results agree to the last bit wherever they were computed.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, cast
 
 import equinox as eqx
 import jax
@@ -18,11 +18,14 @@ import pandas as pd
 from ..errors import ParameterError, SimulationError
 from ..integrate import AbstractSystem, FIXED_STEP_METHODS, largest_stable_step, simulate
 from ..integrate import check_divergence, simulate_batch, stack_systems, step_grid, trajectory
-from ..integrate._guard import guard_from_options
+from ..integrate import guard_from_options
 from ..laws import AbstractLaw
 from ..results import Results
 from ._extras import require
 from ._store import records_frame
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 __all__ = ["Task", "ChunkResult", "run_chunk", "execute", "BACKENDS"]
 
@@ -76,7 +79,8 @@ def simulate_point(obj: Any, run: dict) -> Results:
         raise ParameterError(f"`build` returned a {type(obj).__name__}; it must return a "
                              "stickslip system, a model with a `simulate` method (planar, "
                              "spatial) or Results.")
-    return runner(run["t_end"], **kwargs, **run["options"])
+    # a planar or spatial model: its simulate returns Results
+    return cast(Results, runner(run["t_end"], **kwargs, **run["options"]))
 
 
 def _run_points(task: Task) -> ChunkResult:
@@ -208,8 +212,8 @@ def _stability_errors(stacked, n, run, errors) -> None:
     except Exception:                  # modes of a stacked system unknown: rely on finiteness
         return
     suspect = np.zeros(n, bool)
-    for _, eig in modes:
-        eig = np.asarray(eig, dtype=complex)
+    for _, values in modes:
+        eig: npt.NDArray[np.complex128] = np.asarray(values, dtype=complex)
         if eig.ndim == 0 or eig.shape[-1] != n:
             continue
         damped = (eig.real <= 0) & (np.abs(eig) > 0)

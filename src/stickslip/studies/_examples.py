@@ -12,6 +12,7 @@ the spec's header) plus seeded noise, so the fit has a known answer to recover.
 
 from __future__ import annotations
 
+import os
 from importlib import resources
 from pathlib import Path
 from typing import NamedTuple
@@ -75,7 +76,8 @@ def spec_text(name: str) -> str:
         encoding="utf-8")
 
 
-def write_example(name: str, directory=".", *, kind: str | None = None) -> list[Path]:
+def write_example(name: str, directory: str | os.PathLike = ".", *,
+                  kind: str | None = None) -> list[Path]:
     """Write example spec `name` into `directory` — for a fit example also its measured data
     (a CSV, simulated from the true values) — and return the paths written. Existing files
     are overwritten: the command line checks first."""

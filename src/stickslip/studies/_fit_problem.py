@@ -4,7 +4,7 @@ and the weighted residual r(u) of the model's run, differentiable in the fit var
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import equinox as eqx
 import jax
@@ -16,9 +16,10 @@ from ..integrate import (
     FIXED_STEP_METHODS,
     AbstractSystem,
     largest_stable_step,
+    as_flag,
+    did_you_mean,
     trajectory,
 )
-from ..integrate._arguments import as_flag, did_you_mean
 from ..results import Results
 from ._fit_parameters import (
     Transform,
@@ -107,7 +108,8 @@ def _check_builder_keywords(build, fixed: Mapping, names) -> None:
 class _Problem:
     """The weighted residual r(u) of a fit, differentiable in the fit variables u."""
 
-    def __init__(self, system, data, params, *, initial, fixed, channels, dt, method, bounds,
+    def __init__(self, system: AbstractSystem | Callable[..., AbstractSystem], data, params, *,
+                 initial, fixed, channels, dt, method, bounds,
                  weights, check_step=True):
         if method not in FIXED_STEP_METHODS:
             raise ParameterError(f"`fit` integrates with a fixed-step method "
@@ -146,9 +148,9 @@ class _Problem:
                 f"`fit.fixed` {sorted(self.fixed)} applies only to a builder fit (keywords "
                 "held at a value); a system's own values are the fixed ones: set them on it, "
                 f"e.g. system.replace(...), and drop `fixed`.")
-        if self.is_builder:
+        if not isinstance(system, AbstractSystem):       # self.is_builder
             _check_builder_keywords(system, self.fixed, self.names)
-            self.build = system
+            self.build: Callable[..., AbstractSystem] = system   # builder(**keywords)
             missing = [n for n in self.names if n not in initial]
             if missing:
                 raise ParameterError(f"a builder fit needs start values for {missing}: pass "

@@ -50,9 +50,9 @@ def friction_mass(F: float = 0.5, K: float = 1e4, beta: float | None = None, M: 
     `M` and `K` are checked before β is derived from them, so a sweep point with ``M=-1``
     fails naming `M` (not ``beta=nan``); traced values (a vmapped sweep chunk) are skipped."""
     check_parameters("friction_mass", {"M": MASS, "K": STIFFNESS}, M=M, K=K)
-    beta = 2.0 * jnp.sqrt(jnp.asarray(M, float) / jnp.asarray(K, float)) if beta is None \
-        else beta
-    return FrictionMass(M=M, law=CoulombODE(F=F, K=K, beta=beta),
+    time_constant = (2.0 * jnp.sqrt(jnp.asarray(M, float) / jnp.asarray(K, float))
+                     if beta is None else beta)
+    return FrictionMass(M=M, law=CoulombODE(F=F, K=K, beta=time_constant),
                         force=SineForce(amplitude, frequency, bias))
 
 

@@ -194,7 +194,8 @@ def load_spec(path, *, kind: str | None = None) -> dict:
         raise reader.error(("kind",), f"must be sweep or fit; got {declared!r}.")
     if kind is not None and declared is not None and declared != kind:
         raise reader.error(("kind",), f"says {declared!r}, but this is `stickslip {kind}`.")
-    kind = kind or declared or ("fit" if "data" in reader.data else "sweep")
+    if not kind:                # `declared` is one of _KEYS (checked above) when given
+        kind = str(declared) if declared else ("fit" if "data" in reader.data else "sweep")
     reader.check_keys((), _KEYS[kind])
     build = _builder(reader)
     spec: dict[str, Any] = {"kind": kind, "build": build, "fixed": _fixed(reader, build),
@@ -278,10 +279,10 @@ def load_spec(path, *, kind: str | None = None) -> dict:
         spec["bounds"] = bounds
         spec["weights"] = {k: reader.number(("weights", k), v, positive=True)
                            for k, v in reader.mapping(("weights",)).items()}
-        spec["confidence"] = reader.number(("confidence",), default=0.95)
-        if not 0 < spec["confidence"] < 1:
-            raise reader.error(("confidence",), f"must be between 0 and 1; got "
-                                                f"{spec['confidence']}.")
+        confidence = reader.number(("confidence",), default=0.95)   # a number: has a default
+        if confidence is None or not 0 < confidence < 1:
+            raise reader.error(("confidence",), f"must be between 0 and 1; got {confidence}.")
+        spec["confidence"] = confidence
         spec["solver"] = reader.get(("solver",), "levenberg_marquardt")
         if spec["solver"] not in ("levenberg_marquardt", "optimistix_lm", "gauss_newton"):
             raise reader.error(("solver",), "must be levenberg_marquardt, optimistix_lm or gauss_newton; got "

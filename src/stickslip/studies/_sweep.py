@@ -16,10 +16,8 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..integrate import FIXED_STEP_METHODS, METHODS, AbstractSystem, check_time_arguments
-from ..integrate._arguments import as_flag, did_you_mean
-from ..integrate._fingerprint import code_versions, fingerprint
-from ..integrate._guard import guard_from_options
-from ..integrate._options import KNOWN_OPTIONS, merge_options
+from ..integrate import (KNOWN_OPTIONS, as_flag, code_versions, did_you_mean, fingerprint,
+                         guard_from_options, merge_options)
 from ._analyses import resolve_analyses
 from ._backends import (BACKENDS, ChunkResult, Task, as_system, build_stacked, chunk_size, execute,
                         plan_chunks)

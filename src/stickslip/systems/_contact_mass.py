@@ -21,14 +21,11 @@ from ..integrate import (
 )
 from ..laws import AbstractContactLaw, HuntCrossley, NewtonImpact
 from .._parameter_arrays import as_parameter
+from .._time_functions import zero_force
 from ._base import AbstractSystem, check_law_scalars, check_time_function
 from ._event_modes import contact_event
 
 __all__ = ["ContactMass"]
-
-
-def _zero_force(t):
-    return jnp.zeros_like(t)
 
 
 class ContactMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHost,
@@ -76,7 +73,7 @@ class ContactMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHost
     g: jnp.ndarray = eqx.field(converter=as_parameter, default=9.81)
     p0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
     v0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
-    force: Callable = _zero_force
+    force: Callable = zero_force
 
     parameter_rules: ClassVar[dict[str, Rule]] = {
         "M": MASS, "g": GRAVITY.but(hint="Pass the gravitational acceleration towards the "
@@ -113,7 +110,7 @@ class ContactMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHost
         """½·M·v² + M·g·p + the contact's stored energy [J], when nothing else feeds energy
         in (no applied `force`) and the law has a potential (penalty laws); else None."""
         stored = self.law.potential(x[0])
-        if self.force is not _zero_force or stored is None:
+        if self.force is not zero_force or stored is None:
             return None
         return 0.5 * self.M * x[1] ** 2 + self.M * self.g * x[0] + stored
 

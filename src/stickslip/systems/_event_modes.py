@@ -39,7 +39,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from ..integrate._event_host import EVENT_KINDS
+from ..integrate import EVENT_KINDS
 from ..laws import CoulombODE, NewtonImpact
 
 __all__ = ["ZENO_ULPS", "contact_event", "friction_event"]

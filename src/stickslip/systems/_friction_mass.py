@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from .._parameters import INITIAL, MASS, NORMAL_FORCE, AbstractParametrised, Rule
 from .._validation import check_finite_matrix
@@ -17,19 +18,17 @@ from ..errors import ParameterError
 from ..integrate import EVENT_METHODS, AbstractEventHost, AbstractTimeSteppingHost, impulse
 from ..laws import AbstractFrictionLaw
 from .._parameter_arrays import as_parameter
+from .._time_functions import Constant, zero_force
 from ._base import AbstractSystem, check_law_scalars, check_time_function, finite_modes
 from ._event_modes import friction_event
 from ._time_stepping import (
     check_friction_step,
     friction_route_refusal,
     implicit_friction,
+    time_stepping_law,
 )
 
 __all__ = ["FrictionMass"]
-
-
-def _zero_force(t):
-    return jnp.zeros_like(t)
 
 
 def _takes_state(fn: Callable) -> bool:
@@ -44,20 +43,12 @@ def _takes_state(fn: Callable) -> bool:
     return len([p for p in positional if p.default is p.empty]) >= 3
 
 
-class _Constant(eqx.Module):
-    """A constant as a callable of t (keeps the value an array leaf: batchable)."""
-
-    value: jnp.ndarray = eqx.field(converter=as_parameter)
-
-    def __call__(self, t):
-        return self.value + 0.0 * t
-
-
-def _as_time_function(value):
-    """A number becomes a constant function of t; callables and None pass through."""
+def _as_time_function(value: Callable | ArrayLike | None) -> Any:
+    """A number becomes a constant function of t; callables and None pass through (and so
+    does anything else, for the parameter rule to refuse naming the field)."""
     if value is None or callable(value) or isinstance(value, (str, bytes)):
         return value
-    return _Constant(value)
+    return Constant(value)
 
 
 # The friction law's state rows as FrictionMass channels: CoulombODE's `a` is the offset of
@@ -147,7 +138,7 @@ class FrictionMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHos
 
     M: jnp.ndarray = eqx.field(converter=as_parameter)
     law: AbstractFrictionLaw
-    force: Callable = _zero_force
+    force: Callable = zero_force
     N: jnp.ndarray = eqx.field(converter=as_parameter, default=1.0)
     p0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
     v0: jnp.ndarray = eqx.field(converter=as_parameter, default=0.0)
@@ -267,7 +258,7 @@ class FrictionMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHos
         W = self.M - h * theta * (g_v + h * theta * g_p)        # effective mass of the step
         v_free = v + (smooth_impulse + h * h * theta * g_p * v) / W
         u_end = self._surface(t_end)
-        w_plus, f = implicit_friction(self.law, v_free - u_end, W / h, self.N)
+        w_plus, f = implicit_friction(time_stepping_law(self.law), v_free - u_end, W / h, self.N)
         v_new = u_end + w_plus                                   # = u_end exactly when stuck
         p_new = p + h * (theta * v_new + (1.0 - theta) * v)
         x_new = jnp.concatenate([jnp.stack([p_new, v_new]), jnp.zeros_like(x[2:])])

@@ -28,7 +28,7 @@ from ..laws import (
 from .._parameter_arrays import as_parameter
 from ..nonsmooth import safe_norm
 from ._base import AbstractSystem, check_law_scalars, check_time_function, finite_modes
-from ._time_stepping import check_friction_step, friction_route_refusal
+from ._time_stepping import check_friction_step, friction_route_refusal, time_stepping_law
 
 __all__ = ["PointOnPlane"]
 
@@ -248,7 +248,7 @@ class PointOnPlane(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHos
         height = p[2] + h * (theta * v_free[2] + (1.0 - theta) * v[2])
         vz = jnp.where(height <= 0.0, self.contact.velocity_after(v_free[2], v[2]), v_free[2])
         fz = self.M * (vz - v_free[2]) / h                   # mean normal force of the step
-        w_plus, fxy = disc_friction(self.friction, v_free[:2], self.M / h, fz)
+        w_plus, fxy = disc_friction(time_stepping_law(self.friction), v_free[:2], self.M / h, fz)
         v_new = jnp.concatenate([w_plus, vz[None]])
         p_new = p + h * (theta * v_new + (1.0 - theta) * v)
         x_new = jnp.concatenate([p_new, v_new, jnp.zeros_like(x[6:])])

@@ -32,11 +32,11 @@ import numpy as np
 
 from .._validation import concrete
 from ..errors import ParameterError
-from ..integrate._moreau_jean_host import TIME_STEPPING_METHODS
-from ..laws import CoulombODE, curve_slip_speed
-from ..laws._stribeck import steepest_drop
+from ..integrate import TIME_STEPPING_METHODS
+from ..laws import AbstractFrictionLaw, CoulombODE, curve_slip_speed, steepest_drop
 
-__all__ = ["check_friction_step", "friction_route_refusal", "implicit_friction"]
+__all__ = ["check_friction_step", "friction_route_refusal", "implicit_friction",
+           "time_stepping_law"]
 
 
 def implicit_friction(law: CoulombODE, w_free, damping, normal_force):
@@ -54,6 +54,14 @@ def implicit_friction(law: CoulombODE, w_free, damping, normal_force):
     w_plus = jnp.where(stick, 0.0, s * sense)
     force = jnp.where(stick, -stop, -law.curve(s, normal_force) * sense)
     return w_plus, force
+
+
+def time_stepping_law(law: AbstractFrictionLaw) -> CoulombODE:
+    """`law` as the CoulombODE a time-stepping step needs (the route check,
+    :func:`friction_route_refusal`, refuses any other law before a step is traced)."""
+    if not isinstance(law, CoulombODE):
+        raise ParameterError(f"method='moreau_jean': {friction_route_refusal(law, 'moreau_jean')}.")
+    return law
 
 
 def friction_route_refusal(law, method: str) -> str | None:

@@ -9,13 +9,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._parameter_arrays import as_parameter
 from .._parameters import GRAVITY, MASS, AbstractParametrised, Rule
 from .._validation import check_finite_matrix, check_shape, concrete
 from ..errors import ParameterError
-from ..integrate._moreau_jean_host import (
-    TIME_STEPPING_METHODS,
-    AbstractTimeSteppingHost,
-)
+from ..integrate import TIME_STEPPING_METHODS, AbstractTimeSteppingHost
 from ..laws import (
     AbstractContactLaw,
     AbstractFrictionLaw,
@@ -23,7 +21,6 @@ from ..laws import (
     NewtonImpact,
     UnilateralODE,
 )
-from ..laws._base import as_parameter
 from ._base import AbstractSystem, check_law_scalars, finite_modes
 from ._time_stepping import check_friction_step, friction_route_refusal
 from ._two_blocks_step import (
@@ -239,10 +236,10 @@ class TwoBlocksConveyor(AbstractSystem, AbstractParametrised, AbstractTimeSteppi
                 if isinstance(law, CoulombODE) and normal is not None:
                     check_friction_step(f"TwoBlocksConveyor.frictions[{j}]", law, mass,
                                         normal, dt)
-        slopes = [_coupling_slope(law) for law in self.frictions]
-        if any(s is None for s in slopes):
+        s1, s2, s3 = (_coupling_slope(law) for law in self.frictions)   # three: checked
+        if s1 is None or s2 is None or s3 is None:
             return
-        coupling = float(np.max(np.asarray(slopes[2]) * np.maximum(slopes[0], slopes[1])))
+        coupling = float(np.max(np.asarray(s3) * np.maximum(s1, s2)))
         if coupling >= _MAX_COUPLING:
             raise ParameterError(
                 f"`TwoBlocksConveyor.frictions`: under method='moreau_jean' the coupling "
