@@ -12,8 +12,13 @@ tests/test_every_element_conformance.py then check it):
 * ``residual(qi, qj, t)``: pure ``jax.numpy``; Φ of this element for the poses
   ``qi`` = (x_i, y_i, φ_i) of body i and ``qj`` of body j (the ground's pose is (0, 0, 0)).
   Φ_q, ν and γ come from JAX's forward-mode derivatives of this one function.
+  Or, for an element with hand-written derivatives (:class:`AbstractHandConstraint`), one
+  ``kinematic_terms(qi, qj, qdi, qdj, t)`` → (Φ, Φ_qi, Φ_qj, Φ_t, γ) (SPEC §9) instead:
+  ``residual``, ``jacobians``, ``time_derivative`` and ``gamma`` are then read from it, so
+  each formula is written once.
 * ``slide(qi, qj)`` (joints with ``slide_unit``): the joint's one free relative coordinate —
-  what joint friction acts along and what joint stops limit. Written once, here.
+  what joint friction acts along and what joint stops limit. Written once, here (or, with
+  its hand-written gradient, as ``slide_terms(qi, qj)`` → (s, ∂s/∂q_i, ∂s/∂q_j)).
 * ``_frozen(pose_i, pose_j)``: reference constants (a translational joint's relative angle,
   a gear's phase) from the poses at :meth:`Model.add` time.
 * ``parameter_rules`` (class variable): ``{field: Rule}``, checked in ``__check_init__`` at
@@ -45,7 +50,8 @@ from ._base import AbstractElement, evolve, host_array
 from ._body import global_point
 from ._motions import _ConstantSpeed
 
-__all__ = ["AXIS", "POINT", "AbstractConstraint", "angle_rule", "length_rule"]
+__all__ = ["AXIS", "POINT", "AbstractConstraint", "AbstractHandConstraint", "angle_rule",
+           "length_rule"]
 
 
 POINT = Rule("finite", shape=(2,), unit="m", named=True,
@@ -147,8 +153,8 @@ class AbstractConstraint(AbstractElement):
     def slide(self, qi: jnp.ndarray, qj: jnp.ndarray) -> jnp.ndarray:
         raise NotImplementedError(f"{type(self).__name__} has no slide coordinate.")
 
-    # derivatives of `residual` (local: 3 + 3 coordinates and t). Forward-mode autodiff
-    # here; the commonest joints override them with hand-written forms (fewer traced ops).
+    # derivatives of `residual` (local: 3 + 3 coordinates and t) by forward-mode autodiff;
+    # AbstractHandConstraint reads them from one hand-written `kinematic_terms` instead.
     def jacobians(self, qi, qj, t):
         """(∂Φ/∂q_i, ∂Φ/∂q_j), each (n_equations × 3)."""
         return jax.jacfwd(self.residual, argnums=(0, 1))(qi, qj, t)
@@ -170,7 +176,7 @@ class AbstractConstraint(AbstractElement):
 
     def kinematic_terms(self, qi, qj, qdi, qdj, t):
         """(Φ, ∂Φ/∂q_i, ∂Φ/∂q_j, Φ_t, γ) in one call — what the equations of motion need
-        per step (the commonest joints override it to share their rotations)."""
+        per step (SPEC §9)."""
         Ji, Jj = self.jacobians(qi, qj, t)
         return (self.residual(qi, qj, t), Ji, Jj, self.time_derivative(qi, qj, t),
                 self.gamma(qi, qj, qdi, qdj, t))
@@ -182,3 +188,46 @@ class AbstractConstraint(AbstractElement):
     def _d(self, qi, qj):
         """d_ij = r_jᴾ − r_iᴾ in the ground frame."""
         return global_point(qj, self.point_j) - global_point(qi, self.point_i)
+
+
+class AbstractHandConstraint(AbstractConstraint):
+    """A constraint whose derivatives are written by hand, once (issue 23 item 4).
+
+    A subclass writes ``kinematic_terms(qi, qj, qdi, qdj, t)`` → (Φ, Φ_qi, Φ_qj, Φ_t, γ)
+    (SPEC §9: γ = −(Φ_q q̇)_q q̇ − 2Φ_qt q̇ − Φ_tt), sharing its rotations and arms between
+    the terms, and — with a ``slide_unit`` — ``slide_terms(qi, qj)`` → (s, ∂s/∂q_i,
+    ∂s/∂q_j). The separate methods are read from them: under ``jit`` the terms a caller
+    does not use are dead code (velocities are zero for the position-level ones). The
+    forward-mode forms of :class:`AbstractConstraint` (``AbstractConstraint.jacobians(self,
+    …)``) stay available as the reference the tests hold the hand forms to.
+    """
+
+    def kinematic_terms(self, qi, qj, qdi, qdj, t):
+        raise NotImplementedError(f"{type(self).__name__} must write kinematic_terms.")
+
+    def _at_rest(self, qi, qj, t):
+        """The terms at zero velocities: the position-level ones (Φ, Φ_qi, Φ_qj, Φ_t)."""
+        zero = jnp.zeros_like(qi)
+        return self.kinematic_terms(qi, qj, zero, zero, t)
+
+    def residual(self, qi, qj, t):
+        return self._at_rest(qi, qj, t)[0]
+
+    def jacobians(self, qi, qj, t):
+        return self._at_rest(qi, qj, t)[1:3]
+
+    def time_derivative(self, qi, qj, t):
+        return self._at_rest(qi, qj, t)[3]
+
+    def gamma(self, qi, qj, qdi, qdj, t):
+        return self.kinematic_terms(qi, qj, qdi, qdj, t)[4]
+
+    def slide_terms(self, qi, qj):
+        """(s, ∂s/∂q_i, ∂s/∂q_j): the slide and its gradient, written once."""
+        raise NotImplementedError(f"{type(self).__name__} has no slide coordinate.")
+
+    def slide(self, qi, qj):
+        return self.slide_terms(qi, qj)[0]
+
+    def slide_jacobians(self, qi, qj):
+        return self.slide_terms(qi, qj)[1:]

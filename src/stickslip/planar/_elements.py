@@ -2,14 +2,15 @@
 that imports ``stickslip.planar._elements`` find every joint and driver here.
 
 The classes live by family — :mod:`._constraint_base` (:class:`AbstractConstraint`, the
-contract of a constraint element), :mod:`._joints`, :mod:`._absolute_constraints`,
+contract of a constraint element, and :class:`AbstractHandConstraint`, the base of those
+that write their derivatives by hand, once, in ``kinematic_terms``), :mod:`._joints`, :mod:`._absolute_constraints`,
 :mod:`._drivers` and :mod:`._motions` (the driver motions C(t)).
 """
 
 from __future__ import annotations
 
 from ._absolute_constraints import AbsoluteAngle, AbsoluteDistance, AbsoluteX, AbsoluteY
-from ._constraint_base import AbstractConstraint
+from ._constraint_base import AbstractConstraint, AbstractHandConstraint
 from ._drivers import (
     AbsoluteDriver,
     DistanceDriver,
@@ -33,6 +34,7 @@ __all__ = [
     "AbsoluteX",
     "AbsoluteY",
     "AbstractConstraint",
+    "AbstractHandConstraint",
     "DistanceDriver",
     "GearJoint",
     "RelativeDriver",

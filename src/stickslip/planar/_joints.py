@@ -2,9 +2,10 @@
 revolute–revolute (a massless coupler), revolute–translational and gear pairs.
 
 The revolute and translational joints carry the friction slot (``friction=``, see
-docs/joint_friction.md) and hand-written derivatives of Φ; the others use the forward-mode
-defaults of :class:`~._constraint_base.AbstractConstraint`, whose docstring holds the
-contract.
+docs/joint_friction.md) and hand-written derivatives of Φ, each written once in their
+``kinematic_terms`` and ``slide_terms`` (:class:`~._constraint_base.AbstractHandConstraint`);
+the others write Φ only and use the forward-mode derivatives of
+:class:`~._constraint_base.AbstractConstraint`, whose docstring holds the contract.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ._constraint_base import (
     AXIS,
     POINT,
     AbstractConstraint,
+    AbstractHandConstraint,
     _name,
     angle_rule,
     length_rule,
@@ -31,7 +33,7 @@ __all__ = ["GearJoint", "RevoluteJoint", "RevoluteRevoluteJoint",
            "RevoluteTranslationalJoint", "TranslationalJoint"]
 
 
-class RevoluteJoint(AbstractConstraint):
+class RevoluteJoint(AbstractHandConstraint):
     """Pin joint: point_i of body i and point_j of body j coincide (removes 2 DOF).
 
     Φ = r_i + A_i s_i'ᴾ − r_j − A_j s_j'ᴾ = 0 (SPEC §9). Points are in the body frames [m].
@@ -88,31 +90,10 @@ class RevoluteJoint(AbstractConstraint):
     def slider_length(self):
         return None
 
-    def residual(self, qi, qj, t):
-        return -self._d(qi, qj)
-
-    def slide(self, qi, qj):
-        return qj[2] - qi[2]
-
-    # hand-written derivatives (SPEC §9): Φ = r_i + A_i s_i' − r_j − A_j s_j', so
-    # Φ_qi = [I, B_i s_i'], Φ_qj = −[I, B_j s_j'] with B = dA/dφ = A R, and
-    # γ = A_i s_i' φ̇_i² − A_j s_j' φ̇_j²
-    def jacobians(self, qi, qj, t):
-        eye = jnp.eye(2, dtype=qi.dtype)
-        bi = rotation(qi[2]) @ perp(self.point_i)
-        bj = rotation(qj[2]) @ perp(self.point_j)
-        return (jnp.concatenate([eye, bi[:, None]], axis=1),
-                -jnp.concatenate([eye, bj[:, None]], axis=1))
-
-    def time_derivative(self, qi, qj, t):
-        return jnp.zeros(2, dtype=qi.dtype)
-
-    def gamma(self, qi, qj, qdi, qdj, t):
-        return ((rotation(qi[2]) @ self.point_i) * qdi[2] ** 2
-                - (rotation(qj[2]) @ self.point_j) * qdj[2] ** 2)
-
+    # hand-written (SPEC §9): with the arms s_i = A_i s_i', s_j = A_j s_j',
+    # Φ = r_i + s_i − r_j − s_j, Φ_qi = [I, R s_i], Φ_qj = −[I, R s_j] (R the +90° turn,
+    # so R s_i = B_i s_i' with B = dA/dφ), Φ_t = 0 and γ = s_i φ̇_i² − s_j φ̇_j²
     def kinematic_terms(self, qi, qj, qdi, qdj, t):
-        # the same formulas as above, with the arms s_i = A_i s_i', s_j = A_j s_j' shared
         si, sj = rotation(qi[2]) @ self.point_i, rotation(qj[2]) @ self.point_j
         eye = jnp.eye(2, dtype=qi.dtype)
         Ji = jnp.concatenate([eye, perp(si)[:, None]], axis=1)
@@ -121,12 +102,13 @@ class RevoluteJoint(AbstractConstraint):
         gamma = si * qdi[2] ** 2 - sj * qdj[2] ** 2
         return phi, Ji, Jj, jnp.zeros(2, dtype=qi.dtype), gamma
 
-    def slide_jacobians(self, qi, qj):
+    def slide_terms(self, qi, qj):
+        # s = φ_j − φ_i
         e = jnp.array([0.0, 0.0, 1.0], dtype=qi.dtype)
-        return -e, e
+        return qj[2] - qi[2], -e, e
 
 
-class TranslationalJoint(AbstractConstraint):
+class TranslationalJoint(AbstractHandConstraint):
     """Prismatic joint: body j slides along the axis through point_i of body i (2 DOF removed).
 
     Φ = [n_iᵀ d_ij, φ_j − φ_i − θ₀] with n_i = R A_i u_i the normal of the axis u_i
@@ -192,41 +174,12 @@ class TranslationalJoint(AbstractConstraint):
     def _frozen(self, pose_i, pose_j):
         return {} if self.angle is not None else {"angle": pose_j[2] - pose_i[2]}
 
-    def residual(self, qi, qj, t):
-        n = perp(rotation(qi[2]) @ self.axis_i)
-        return jnp.stack([n @ self._d(qi, qj), qj[2] - qi[2] - self.angle])
-
-    def slide(self, qi, qj):
-        return (rotation(qi[2]) @ self.axis_i) @ self._d(qi, qj)
-
-    # hand-written derivatives: with n = A_i R u (the axis normal) and d = d_ij,
-    # ∂(nᵀd)/∂q_i = [−nᵀ, −(A_i u)ᵀd − uᵀs_i'], ∂(nᵀd)/∂q_j = [nᵀ, nᵀA_j R s_j'];
-    # γ₁ = φ̇_i² nᵀd + 2φ̇_i (A_i u)ᵀḋ − nᵀ(A_i s_i' φ̇_i² − A_j s_j' φ̇_j²), γ₂ = 0
-    def jacobians(self, qi, qj, t):
-        Ai, Aj = rotation(qi[2]), rotation(qj[2])
-        n, ui, d = Ai @ perp(self.axis_i), Ai @ self.axis_i, self._d(qi, qj)
-        zero = jnp.zeros((), qi.dtype)
-        one = jnp.ones((), qi.dtype)
-        row_i = jnp.stack([-n[0], -n[1], -(ui @ d) - self.axis_i @ self.point_i])
-        row_j = jnp.stack([n[0], n[1], n @ (Aj @ perp(self.point_j))])
-        return (jnp.stack([row_i, jnp.stack([zero, zero, -one])]),
-                jnp.stack([row_j, jnp.stack([zero, zero, one])]))
-
-    def time_derivative(self, qi, qj, t):
-        return jnp.zeros(2, dtype=qi.dtype)
-
-    def gamma(self, qi, qj, qdi, qdj, t):
-        Ai, Aj = rotation(qi[2]), rotation(qj[2])
-        n, ui, d = Ai @ perp(self.axis_i), Ai @ self.axis_i, self._d(qi, qj)
-        wi, wj = qdi[2], qdj[2]
-        si, sj = Ai @ self.point_i, Aj @ self.point_j
-        d_dot = qdj[:2] + perp(sj) * wj - qdi[:2] - perp(si) * wi
-        g1 = wi ** 2 * (n @ d) + 2 * wi * (ui @ d_dot) - n @ (si * wi ** 2 - sj * wj ** 2)
-        return jnp.stack([g1, jnp.zeros((), qi.dtype)])
-
+    # hand-written (SPEC §9): with u = A_i u_i' (the axis), n = R u (its normal), the arms
+    # s_i = A_i s_i', s_j = A_j s_j' and d = d_ij: Φ = [nᵀd, φ_j − φ_i − θ₀],
+    # ∂(nᵀd)/∂q_i = [−nᵀ, −uᵀd − u_i'ᵀs_i'], ∂(nᵀd)/∂q_j = [nᵀ, nᵀR s_j], Φ_t = 0,
+    # γ₁ = φ̇_i² nᵀd + 2φ̇_i uᵀḋ − nᵀ(s_i φ̇_i² − s_j φ̇_j²) with ḋ = ṙ_j + R s_j φ̇_j − ṙ_i
+    # − R s_i φ̇_i, and γ₂ = 0
     def kinematic_terms(self, qi, qj, qdi, qdj, t):
-        # the formulas of `residual`, `jacobians` and `gamma` with A_i, A_j, n, u_i, d and
-        # the arms s_i = A_i s_i', s_j = A_j s_j' computed once
         Ai, Aj = rotation(qi[2]), rotation(qj[2])
         ui = Ai @ self.axis_i
         n = perp(ui)
@@ -244,14 +197,14 @@ class TranslationalJoint(AbstractConstraint):
         g1 = wi ** 2 * nd + 2 * wi * (ui @ d_dot) - n @ (si * wi ** 2 - sj * wj ** 2)
         return phi, Ji, Jj, jnp.zeros(2, dtype=qi.dtype), jnp.stack([g1, zero])
 
-    def slide_jacobians(self, qi, qj):
-        # s = uᵀd with u = A_i u_i': ∂s/∂r_i = −u, ∂s/∂φ_i = (R u)ᵀd − uᵀR s_i,
-        # ∂s/∂r_j = u, ∂s/∂φ_j = uᵀR s_j (s_i = A_i s_i', R the +90° turn)
+    def slide_terms(self, qi, qj):
+        # s = uᵀd: ∂s/∂r_i = −u, ∂s/∂φ_i = (R u)ᵀd − uᵀR s_i, ∂s/∂r_j = u,
+        # ∂s/∂φ_j = uᵀR s_j
         Ai, Aj = rotation(qi[2]), rotation(qj[2])
         u = Ai @ self.axis_i
         si, sj = Ai @ self.point_i, Aj @ self.point_j
         d = qj[:2] + sj - qi[:2] - si
-        return (jnp.concatenate([-u, (perp(u) @ d - u @ perp(si))[None]]),
+        return (u @ d, jnp.concatenate([-u, (perp(u) @ d - u @ perp(si))[None]]),
                 jnp.concatenate([u, (u @ perp(sj))[None]]))
 
 

@@ -39,7 +39,7 @@ def per_group(system, method, q, t, qd=None):
         arrays, static = eqx.partition(stack([system.constraints[k] for k in members]),
                                        eqx.is_array)
 
-        def call(a, *z):
+        def call(a, *z, static=static):
             return getattr(eqx.combine(a, static), method)(*z, t)
         out.append((members, idx_i, idx_j, rows, jax.vmap(call)(arrays, *args)))
     return out
@@ -61,8 +61,9 @@ def phi(system, q, t):
 
 def phi_q(system, q, t):
     """Φ_q (n_rows × n_c), assembled from each element's local Jacobians (3 + 3
-    columns, hand-written for revolute and translational joints): each member's block
-    is placed in its bodies' columns by a one-hot product (static), not a scatter."""
+    columns; the revolute and translational joints read theirs from their hand-written
+    ``kinematic_terms``): each member's block is placed in its bodies' columns by a
+    one-hot product (static), not a scatter."""
     n_b = len(system.layout.bodies)
     if not system.constraints:
         return jnp.zeros((0, 3 * n_b), dtype=q.dtype)
@@ -84,12 +85,13 @@ def nu(system, q, t):
 
 def phi_rate_and_gamma(system, q, qd, t, J=None):
     """(Φ̇, γ) with Φ̇ = Φ_q q̇ + Φ_t and γ = −(Φ_q q̇)_q q̇ − 2Φ_qt q̇ − Φ_tt (SPEC §9),
-    from each element's local γ."""
-    J = system.phi_q(q, t) if J is None else J
+    from one evaluation of each element's ``kinematic_terms`` (a given `J` is used as
+    Φ_q; under ``jit`` the unused terms are dead code)."""
     if not system.constraints:
         return jnp.zeros(0, dtype=q.dtype), jnp.zeros(0, dtype=q.dtype)
-    rate = J @ qd - system.nu(q, t)
-    return rate, gather_rows(system, per_group(system, "gamma", q, t, qd))
+    _, J_own, nu_, gamma = kinematics_terms(system, q, t, qd)
+    J = J_own if J is None else J
+    return J @ qd - nu_, gamma
 
 
 def kinematics_terms(system, q, t, qd=None):
