@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import integrate
 from ..errors import ModelError, ParameterError, SimulationError
-from ..integrate._fixed_step import padded_length
+from ..integrate import padded_length
 from ..results import Results
 from ._kernels import host_call, host_kinematics
 from ._system import PlanarSystem

@@ -75,7 +75,7 @@ def angle_rule(what: str) -> Rule:
 
 
 def _time_function(owner: str, name: str, fn) -> Callable:
-    from ..systems._base import check_time_function
+    from .._validation import check_time_function
 
     if not callable(fn):
         check_scalar(owner, name, fn, f"Pass {name} as a callable of t or one number.")

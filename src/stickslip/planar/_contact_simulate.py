@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import integrate
-from ..constraints._lambda_problem import (
+from ..constraints import (
     STATUS_TEXT,
     check_formulation,
     check_uniqueness,

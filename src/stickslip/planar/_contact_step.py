@@ -36,7 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._validation import check_nonnegative, check_scalar
-from ..constraints._restitution import relaxation_restitution
+from ..constraints import relaxation_restitution
 from ..errors import ParameterError
 from . import _mj_step
 from ._mj_friction import NO_SOLUTION, NOT_CONVERGED, SEVERAL

@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 import jax
 import jax.numpy as jnp
 
-from ..integrate._event_host import EVENT_KINDS, AbstractEventHost
+from ..integrate import EVENT_KINDS, AbstractEventHost
 from ..systems import AbstractSystem
 from ._dynamics import schur_solve
 from ._system import PlanarSystem

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import integrate
 from ..errors import ParameterError, SimulationError
-from ..integrate._fixed_step import padded_length
+from ..integrate import padded_length
 from ._event_stops import PlanarImpactHost, gap_names, impact_report, impact_velocity
 from ._kernels import host_call
 

@@ -46,7 +46,7 @@ from .._rules import Rule
 from .._validation import keyword_alias, warn_renamed
 from ..errors import ParameterError
 from ..laws import CoulombODE, LuGre
-from ..laws._base import AbstractFrictionLaw
+from ..laws import AbstractFrictionLaw
 from ..nonsmooth import safe_norm
 from ._base import AbstractElement, evolve, host_array
 from ._body import cross2, rotation

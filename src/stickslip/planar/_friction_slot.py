@@ -13,7 +13,7 @@ from typing import Any
 
 from .._rules import Rule
 from ..errors import ParameterError
-from ..laws._base import AbstractFrictionLaw
+from ..laws import AbstractFrictionLaw
 
 __all__ = ["PIN_RADIUS", "SLIDER_LENGTH", "SLOT_RULES", "check_friction_slot"]
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from .._rules import Rule
 from ..errors import ParameterError
-from ..laws._base import AbstractContactLaw
+from ..laws import AbstractContactLaw
 from ._base import AbstractElement, evolve, parameter_array, unit_direction
 from ._body import global_point, rotation
 from ._constraint_base import POINT, AbstractConstraint

@@ -33,7 +33,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..integrate import AbstractTimeSteppingHost
-from ..laws._base import as_parameter
+from .._parameter_arrays import as_parameter
 from ..systems import AbstractSystem
 from . import (
     _mj_step,
