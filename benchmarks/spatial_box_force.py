@@ -20,11 +20,16 @@ of the impulses, the same λ-solver at the velocity level: no relaxation δ) at 
 geom on a plane with ``opt.cone = mjCONE_ELLIPTIC``, ``--noslip`` noslip iterations and the
 same loads through ``xfrc_applied`` (the force's moment about the centre of mass added to
 the torque), after settling 0.2 s on its soft contact (untimed), at ``--dt`` and at each
-moreau_jean step. Wall times: compile (first
+moreau_jean step. With ``--volume`` the volume contact (SPEC §7: ``SpatialModel.simulate``
+with ``add_ground``, its default numba engine, rk_gill at ``--dt``; the same box, μ and loads
+as a wrench about the centre of mass) runs the same trials one after another; its pressure
+patch has its own torque limit (the uniform square patch's μ m g · a (√2 + asinh 1)/6 =
+0.1877 N·m, not the four corners' 0.3468 N·m). Wall times: compile (first
 call − run) and run separately; the load average with them (2-core machine, shared).
 
     python benchmarks/spatial_box_force.py [--dt 1e-3] [--grid 21] [--noslip 10]
         [--mode loop|vmap|both|none] [--chunk 441] [--moreau-jean 1e-2 5e-3] [--no-mujoco]
+        [--volume]
         [--out benchmarks/results/spatial_box_force.md]
 """
 
@@ -164,6 +169,42 @@ def per_step(dt, force_x, method="rk4"):
     return best / steps * 1e3, first - best, float(res["box.x"][-1])
 
 
+# --- the volume route -----------------------------------------------------------------------
+
+def volume_box(force_x, torque_z):
+    """The protocol's box on the volume contact (SPEC §7; ``SpatialModel.simulate``, default
+    numba engine), μ_s = μ_k = 0.5: (model, forces) with the load at the centre of the bottom
+    face as a wrench about the centre of mass."""
+    import stickslip as ss
+
+    model = ss.spatial.SpatialModel(gravity=(0.0, 0.0, -G))
+    model.add_body("box", mass=MASS, inertia=None, shape=ss.spatial.Box(SIDE, SIDE, SIDE),
+                   position=(0.0, 0.0, SIDE / 2))
+    model.add_ground(mu_s=MU, mu_k=MU)
+    F = np.array([force_x, 0.0, 0.0])
+    T = np.cross([0.0, 0.0, -SIDE / 2], F) + np.array([0.0, 0.0, torque_z])
+    return model, {"box": lambda t, s: (F, T)}
+
+
+def run_volume(F, T, dt):
+    """(held, first call − run per trial [s], run wall [s], run CPU [s]): the trials one
+    after another through ``SpatialModel.simulate`` (numba: no compile, its kernels come from
+    numba's cache at the first call)."""
+    def one(f, t):
+        model, forces = volume_box(f, t)
+        return model.simulate(T_END, dt=dt, forces=forces, dt_out=T_END / 10)
+
+    start = time.perf_counter()
+    one(F[0], T[0])
+    first = time.perf_counter() - start
+    held = np.zeros(F.size, dtype=bool)
+    start, cpu = time.perf_counter(), time.process_time()
+    for k, (f, t) in enumerate(zip(F, T)):
+        held[k] = _final(one(f, t), -1)
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return held, first - wall / F.size, wall, cpu
+
+
 # --- MuJoCo ----------------------------------------------------------------------------------
 
 MJCF = """
@@ -246,6 +287,8 @@ def main(argv=None):
                         help="trials per vmap (default: all in one)")
     parser.add_argument("--moreau-jean", type=float, nargs="*", default=[1e-2, 5e-3],
                         metavar="H", help="steps of the moreau_jean rows [s] (none: skip)")
+    parser.add_argument("--volume", action="store_true",
+                        help="also the volume route (SpatialModel.simulate, numba) at --dt")
     parser.add_argument("--out", type=Path,
                         default=Path(__file__).parent / "results" / "spatial_box_force.md")
     args = parser.parse_args(argv)
@@ -298,6 +341,12 @@ def main(argv=None):
                  "all trials in one vmap")
         rows.append((f"stickslip PointContacts (moreau_jean; {label})", held, comp, wall,
                      load, h, "moreau_jean"))
+    if args.volume:
+        load = _load()
+        held, comp, wall, cpu = run_volume(F, T, args.dt)
+        name = (f"stickslip volume contact (SpatialModel.simulate, numba, rk_gill; trial "
+                f"after trial; run CPU {cpu:.1f} s)")
+        rows.append((name, held, comp, wall, load, args.dt, "volume"))
     mujoco = {}
     if not args.no_mujoco:
         for dt in dict.fromkeys([args.dt] + steps_mj):
@@ -329,6 +378,8 @@ def main(argv=None):
             continue
         if method == "mujoco":
             held_t = run_mujoco(np.zeros(ext.size), ext, dt, args.noslip)[0]
+        elif method == "volume":
+            held_t = run_volume(np.zeros(ext.size), ext, dt)[0]
         else:
             held_t = _torque_axis(ext, dt, method)
         bt = boundary(axis, np.concatenate([held.reshape(args.grid, args.grid)[0, :],

@@ -140,8 +140,6 @@ PENDING_REACHES: set[tuple[str, str]] = {
      "stickslip.constraints._lambda_problem"),
     ("stickslip.spatial._link_system",
      "stickslip.laws._base"),
-    ("stickslip.spatial._point_contacts",
-     "stickslip.constraints._lambda_problem"),
 }
 
 

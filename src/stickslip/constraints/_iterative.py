@@ -28,6 +28,17 @@ solution is a zero of F (SPEC §6: λ − A⁻¹b ∈ −lim A⁻¹N_F^{U_ε}(λ
    solution and the rounds start again from there. All in ``lax.while_loop``s: a solve pays
    only for what it needs (under ``vmap``, the batch runs until its slowest member is done).
 
+**Warm start** (``init``, issue 20): where a guess — the previous time step's λ — already
+solves the problem to about the cold solve's own stopping error (natural residual ≤
+``WARM`` = 1e-12: a box held or sliding steadily), the rounds start from it and one round
+(at least: a guess within CONVERGED of a solution would leave errors a held box accumulates)
+solves it to round-off; the cold solve of the same problem takes two. Any other guess is
+dropped and the solve starts from 0, as without one: where λ is not unique (a box sliding
+and turning on four corners) a guess merely near would carry its share of the weight into
+the next step, and the trajectory would follow another of the (equally lawful) rigid-body
+motions than the cold solve's (measured: 0.05 m apart after 1 s), which the relaxed ODE
+route approaches as δ → 0.
+
 The best λ seen (smallest residual) is returned. Where every block is a spatial contact (the
 point contacts of :class:`stickslip.spatial.PointContacts`, a link system's contacts after
 the bilateral rows are eliminated) F and J are built on all contacts at once; mixed blocks
@@ -57,6 +68,12 @@ CHUNK = 25
 ROUNDS = 8
 # a solve stops once the natural residual is below this (round-off: a mode solved exactly)
 CONVERGED = 1e-13
+# a warm start (``init``) is used where its natural residual is at most this — about the
+# cold solve's own stopping error (up to 1e-13): a held or steadily sliding box, whose λ is
+# the last step's; else the solve starts from 0. A box turning while it slides on four
+# corners (λ not unique) comes nearer (measured 2e-13 … 1e-6, median 2e-9, at h = 1e-4) but
+# is solved from 0, so the choice among its λ stays the cold solve's (module docstring)
+WARM = 1e-12
 
 
 def modified_velocity(blocks, offsets, w, formulation):
@@ -276,10 +293,17 @@ def _cone_fixed_point_map(mu, rho, A, b, formulation):
     return F_aux, jacobian_aux
 
 
-def solve_iteratively(blocks, offsets, A, b, formulation, sweeps=SWEEPS):
+def solve_iteratively(blocks, offsets, A, b, formulation, sweeps=SWEEPS, init=None):
     """(λ, w, residual) of the λ-problem: Newton rounds, safeguarded by projected
     Gauss–Seidel (module docstring); at most `sweeps` sweeps. The residual is
     :func:`natural_residual`'s.
+
+    `init` (shape (m,), optional): a warm start, e.g. the previous time step's λ. Where it
+    solves the problem to natural residual ≤ ``WARM`` (a box held or sliding steadily) the
+    rounds start from it, one round at least; any other guess is dropped and the solve
+    starts from 0, as without one (module docstring). It has no derivative (the solution
+    does not depend on where the iteration started, except which of several solutions a
+    non-unique problem picks).
 
     Differentiable in A, b and the blocks' parameters (μ) in forward and reverse mode, by
     the implicit function theorem at the solution (the loops themselves are not
@@ -288,21 +312,23 @@ def solve_iteratively(blocks, offsets, A, b, formulation, sweeps=SWEEPS):
     unique it picks the smallest change). The steps ρ are held fixed: a solution is a zero
     of F for every ρ > 0."""
     arrays, static = eqx.partition(tuple(blocks), eqx.is_array)
-    lam, res = _solve(static, tuple(offsets), formulation, int(sweeps), arrays, A, b)
+    if init is not None:
+        init = jax.lax.stop_gradient(jnp.asarray(init, A.dtype))
+    lam, res = _solve(static, tuple(offsets), formulation, int(sweeps), arrays, A, b, init)
     return lam, A @ lam - b, res
 
 
 @functools.partial(jax.custom_jvp, nondiff_argnums=(0, 1, 2, 3))
-def _solve(static, offsets, formulation, sweeps, arrays, A, b):
+def _solve(static, offsets, formulation, sweeps, arrays, A, b, init):
     lam, _, res = _solve_loops(eqx.combine(arrays, static), offsets, A, b, formulation,
-                               sweeps)
+                               sweeps, init)
     return lam, res
 
 
 @_solve.defjvp
 def _solve_jvp(static, offsets, formulation, sweeps, primals, tangents):
-    arrays, A, b = primals
-    lam, res = _solve(static, offsets, formulation, sweeps, arrays, A, b)
+    arrays, A, b, init = primals
+    lam, res = _solve(static, offsets, formulation, sweeps, arrays, A, b, init)
     rho = [jax.lax.stop_gradient(r) for r in _steps(eqx.combine(arrays, static), offsets, A)]
 
     def F(lam, arrays, A, b):
@@ -310,13 +336,14 @@ def _solve_jvp(static, offsets, formulation, sweeps, primals, tangents):
         return _fixed_point_map(blocks, offsets, A, b, formulation, rho)(lam)
 
     J = jax.jacfwd(F)(lam, arrays, A, b)
-    _, dF = jax.jvp(lambda a, A_, b_: F(lam, a, A_, b_), (arrays, A, b), tangents)
+    _, dF = jax.jvp(lambda a, A_, b_: F(lam, a, A_, b_), (arrays, A, b), tangents[:3])
     dlam = -_least_squares(J, dF, differentiable=True)
     return (lam, res), (dlam, jnp.zeros_like(res))
 
 
-def _solve_loops(blocks, offsets, A, b, formulation, sweeps=SWEEPS):
-    """The loops of :func:`solve_iteratively` (not differentiable themselves)."""
+def _solve_loops(blocks, offsets, A, b, formulation, sweeps=SWEEPS, init=None):
+    """The loops of :func:`solve_iteratively` (not differentiable themselves), from λ = 0 or
+    from `init`."""
     m = A.shape[0]
     if all(blk.kind == "spatial_contact" for blk in blocks):
         mu = jnp.stack([jnp.asarray(blk.mu, A.dtype) for blk in blocks])
@@ -341,11 +368,28 @@ def _solve_loops(blocks, offsets, A, b, formulation, sweeps=SWEEPS):
     def F(lam):
         return F_aux(lam)[0]
 
+    lam0 = jnp.zeros(m, A.dtype)
+    res0 = residual(lam0, F(lam0))
+    least = 0
+    if init is not None:
+        # a warm start where the guess nearly solves the problem (natural residual ≤ WARM),
+        # else from 0 as without one; a guess with NaN/inf entries (a failed previous
+        # step) counts as far
+        guess = jnp.where(jnp.all(jnp.isfinite(init)), init, lam0)
+        res_guess = residual(guess, F(guess))
+        near = res_guess <= WARM
+        lam0, res0 = jnp.where(near, guess, lam0), jnp.where(near, res_guess, res0)
+        # one round at least from a guess: within CONVERGED of a solution it still leaves
+        # errors of that size, which a held box accumulates step after step (it tips:
+        # measured, its tilt rate grew ×1.2 a step up to 1e-11 rad/s); one round from the
+        # right modes solves them to round-off, as the start from 0 ends
+        least = near.astype(jnp.int32)
+
     def rounds(lam, best, best_res):
         """Up to ROUNDS Newton steps from `lam`; the best λ so far and its residual."""
         def cond(c):
             i, _, _, _, _, res = c
-            return (i < ROUNDS) & (res > CONVERGED)
+            return (i < ROUNDS) & ((res > CONVERGED) | (i < least))
 
         def body(c):
             i, lam, value, aux, best, res = c
@@ -361,8 +405,7 @@ def _solve_loops(blocks, offsets, A, b, formulation, sweeps=SWEEPS):
             cond, body, (0, lam, value, aux, best, best_res))
         return best, best_res
 
-    lam0 = jnp.zeros(m, A.dtype)
-    lam, res = rounds(lam0, lam0, residual(lam0, F(lam0)))
+    lam, res = rounds(lam0, lam0, res0)
 
     def unfinished(c):
         done, _, res = c

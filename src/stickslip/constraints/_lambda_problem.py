@@ -124,7 +124,7 @@ def check_uniqueness(certify: str, owner: str = "certify") -> str:
 
 def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
                  formulation: str = "kikuuwe", certify: str = "auto",
-                 fallback: bool = True) -> LambdaSolution:
+                 fallback: bool = True, init=None) -> LambdaSolution:
     """Solve λ − A⁻¹b ∈ −lim A⁻¹ N_F^{U_ε}(λ) (SPEC §6) for the admissible set `fset`.
 
     Parameters
@@ -151,6 +151,15 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
         combination (default). ``False`` (with ``certify="none"``) keeps the solve free of
         the enumeration — for a ``vmap`` over many states, where ``lax.cond`` runs both
         branches — and reports ``STATUS_NONE`` (``verified`` False) where the loop failed.
+    init : Array, optional
+        a guess of λ, shape (m,) (e.g. the previous time step's): a warm start for spatial
+        friction cones. Where it solves the problem to about the solver's own stopping error
+        (natural residual ≤ 1e-12: a box held or sliding steadily) the Newton rounds start
+        from it — one round then, two from 0 — else from 0, as without it (so a guess never
+        changes which of several λ a non-unique problem gets, beyond that round-off). A
+        guess with NaN/inf entries is refused when concrete, ignored when traced (a failed
+        previous step inside a compiled run). The piecewise-linear routes (planar contacts, ℝ₊, [−F, F])
+        and Nakaoka's projection do not use it. Default None: from λ = 0, as before.
 
     Returns
     -------
@@ -227,7 +236,8 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
         status, n_feasible = jnp.asarray(STATUS_UNIQUE), jnp.asarray(1)
         residual, verified = jnp.zeros(()), jnp.asarray(True)
     elif any(blk.kind == "spatial_contact" for blk in blocks):
-        lam_c, _, residual = solve_iteratively(blocks, offsets, A_r, b_r, formulation)
+        lam_c, _, residual = solve_iteratively(blocks, offsets, A_r, b_r, formulation,
+                                               init=_contact_guess(init, m, perm, k))
         status = jnp.where(residual <= RESIDUAL_TOLERANCE, STATUS_UNIQUE, STATUS_NONE)
         n_feasible, verified = jnp.asarray(1), jnp.asarray(False)
     elif blocks:
@@ -248,6 +258,21 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
         lam, w = lam[inverse], w[inverse]
     return LambdaSolution(lam=lam, w=w, status=status, residual=residual,
                           n_feasible=n_feasible, verified=verified)
+
+
+def _contact_guess(init, m, perm, k):
+    """The contact rows of the guess `init` (None stays None), or a ParameterError."""
+    if init is None:
+        return None
+    if not isinstance(init, jax.core.Tracer):
+        init = _concrete_checked("init", init)
+    if jnp.shape(init) != (m,):
+        raise ParameterError(f"`solve_lambda.init` must have shape ({m},), one value per row "
+                             f"of A; got shape {jnp.shape(init)}. Pass the previous "
+                             "solution's `lam`, or None.")
+    rows = perm[k:]
+    init = jnp.asarray(init, dtype=float)
+    return init[k:] if np.array_equal(rows, np.arange(k, m)) else init[rows]
 
 
 def _cholesky_solve(S, rhs):

@@ -128,8 +128,12 @@ def _integrate_padded(dynamic, static, t0, x0, seg: Segment, theta, capacity: in
         return jnp.zeros((capacity + 1, *value.shape), value.dtype).at[0].set(value)
 
     def body(s, carry):
-        x, _, xs, forces = carry
-        x, f = step(t0 + s * seg.dt, x, jnp.where(s == short, seg.h_last, seg.dt), theta)
+        x, f_before, xs, forces = carry
+        t, h = t0 + s * seg.dt, jnp.where(s == short, seg.h_last, seg.dt)
+        if system.warm_start:   # the previous step's forces: the carry holds them anyway
+            x, f = step(t, x, h, theta, previous=f_before)
+        else:
+            x, f = step(t, x, h, theta)
         slot = jnp.floor((s.astype(seg.dt.dtype) + 0.5) * per_output).astype(s.dtype) + 1
         put = lambda slots, v: jax.lax.dynamic_update_slice_in_dim(  # noqa: E731
             slots, v[None], slot, 0)

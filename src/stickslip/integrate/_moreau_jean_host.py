@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Callable
+from typing import ClassVar
 
 import equinox as eqx
 import jax
@@ -47,7 +48,14 @@ class AbstractTimeSteppingHost(eqx.Module):
       law has no set-valued form, or no ODE), or None. The default accepts every route.
     * ``check_time_step(dt)`` — host-side checks that depend on the step (e.g. a Stribeck
       drop steeper than M/h makes the slip speed non-unique); raises ParameterError.
+    * ``warm_start`` (class variable, default False) — True makes the route call
+      ``moreau_jean_step(t, x, h, theta, previous=forces)`` with the forces of the step before
+      (zeros before a run's first step), for a host whose impulse solve starts from the last
+      solution (as MuJoCo and Siconos warm-start theirs). A host must treat `previous` as a
+      guess only: the step's result may not depend on it beyond the solver's tolerance.
     """
+
+    warm_start: ClassVar[bool] = False
 
     @abc.abstractmethod
     def moreau_jean_step(self, t: jax.Array, x: jax.Array, h: jax.Array,

@@ -39,12 +39,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._parameter_arrays import as_parameter
 from .._rules import FRICTION_COEFFICIENT
-from ..constraints import ProductSet, SpatialContact, solve_lambda
-from ..constraints._lambda_problem import STATUS_TEXT, check_formulation
+from ..constraints import (
+    STATUS_TEXT,
+    ProductSet,
+    SpatialContact,
+    check_formulation,
+    solve_lambda,
+)
 from ..errors import ModelError, PainleveError, ParameterError
 from ..integrate import AbstractSystem, AbstractTimeSteppingHost
-from .._parameter_arrays import as_parameter
 from ._dynamics import quat_to_matrix
 from ._model import SpatialModel
 from ._model_rules import check_scalar as _check_scalar
@@ -348,14 +353,12 @@ class PointContacts(AbstractSystem, AbstractTimeSteppingHost):
         arm, R = self._arms(X)
         psi = X[owner, 2] + arm[:, 2] - self.height
         n_b, n_p = X.shape[0], arm.shape[0]
-        eye = jnp.eye(3)
-        rows = []
-        for p in range(n_p):
-            k = int(owner[p])
-            blk = jnp.concatenate([eye, jnp.cross(arm[p][None, :], eye)], axis=1)   # (3, 6)
-            full = jnp.zeros((3, 6 * n_b)).at[:, 6 * k:6 * k + 6].set(blk)
-            rows.append(full)
-        J = jnp.concatenate(rows)
+        # rows [e, a × e] per point, placed in its body's columns: all points at once (a
+        # loop over them traced a scatter each: measured 0.3 s more of the step's compile)
+        eye = jnp.broadcast_to(jnp.eye(3), (n_p, 3, 3))
+        blk = jnp.concatenate([eye, jnp.cross(arm[:, None, :], eye)], axis=2)      # (n_p, 3, 6)
+        place = np.eye(n_b)[owner][:, None, :, None]                              # (n_p, 1, n_b, 1)
+        J = (place * blk[:, :, None, :]).reshape(3 * n_p, 6 * n_b)
         nu = jnp.concatenate([X[:, 7:10], X[:, 10:13]], axis=1).reshape(-1)
         w = X[owner, 10:13]
         vertex = (self.radii == 0.0)[:, None]
@@ -468,9 +471,11 @@ class PointContacts(AbstractSystem, AbstractTimeSteppingHost):
                 "force_point": np.asarray(self.force_point).tolist()}
 
     # --- method="moreau_jean" (stickslip.integrate._moreau_jean) -------------------------
-    def moreau_jean_step(self, t, x, h, theta):
+    warm_start = True     # the route passes the previous step's forces (_point_contacts_step)
+
+    def moreau_jean_step(self, t, x, h, theta, previous=None):
         """One Moreau–Jean step: :func:`._point_contacts_step.moreau_jean_step`."""
-        return _moreau_jean_step(self, t, x, h, theta)
+        return _moreau_jean_step(self, t, x, h, theta, previous)
 
     def moreau_jean_outputs(self, t, x, forces):
         """The ODE route's channels: gaps at the sample, forces p/h of the step."""
