@@ -7,7 +7,9 @@
    alternating, each timing its first call (compile and/or numba's cache load included) and
    the 5 s run twice, as CPU time of the process (``time.process_time``: the machine is shared)
    and wall time.
-2. **The box-under-force protocol** (`spatial_box_force.py`: a 1 kg cube of side 0.1 m,
+2. **CPU per step by regime**: 1 s of the protocol's box sticking, sliding, and sliding
+   while turning, per engine in fresh processes (`regime_runs`).
+3. **The box-under-force protocol** (`spatial_box_force.py`: a 1 kg cube of side 0.1 m,
    μ = 0.5, F_x ∈ [0, 5] N and T_z ∈ [0, 0.3] N m at the centre of the bottom face,
    ``--grid``² trials of 1 s, held = moved < 1 mm and turned < 0.01 rad) on the volume
    contact, the trials one after another through `SpatialModel.simulate` (the JAX engine
@@ -16,7 +18,7 @@
    pressure patch, not four corners).
 
     python benchmarks/spatial_volume_route.py [--repeats 3] [--grid 21] [--dt 1e-3]
-        [--engines jax numba] [--skip-box] [--skip-grid]
+        [--engines jax numba] [--skip-box] [--skip-regimes] [--skip-grid]
         [--out benchmarks/results/spatial_volume_route.md]
 """
 
@@ -59,6 +61,43 @@ out["final"] = res.final_state[0].tolist()
 out["stick"] = float(np.mean(res["ground-box.stick"][1:]))
 print(json.dumps(out))
 """
+
+
+_REGIME_RUN = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[2])
+from spatial_volume_route import volume_box
+from stickslip.spatial._volume_host import run_host
+from stickslip.spatial._volume_jax_route import run_jax
+engine = sys.argv[1]
+run = run_jax if engine == "jax" else run_host
+model, forces = volume_box(1.0, 0.0)
+run(model, 0.05, 1e-3, "rk_gill", forces, "pyramid", 0.005, "nnls", None, None, "step")
+out = {"engine": engine}
+for label, (f, t) in (("sticks", (2.0, 0.05)), ("slides", (6.0, 0.0)),
+                      ("slides and turns", (6.0, 0.3))):
+    model, forces = volume_box(f, t)
+    c = time.process_time()
+    res = run(model, 1.0, 1e-3, "rk_gill", forces, "pyramid", 0.1, "nnls", None, None, "step")
+    out[label] = 1e3 * (time.process_time() - c) / 1000.0
+print(json.dumps(out))
+"""
+
+
+def regime_runs(engines, repeats):
+    """CPU per step [ms] of a 1 s trial of the protocol's box by regime (F_x, T_z): sticks
+    (2 N, 0.05 N m), slides (6 N, 0), slides and turns (6 N, 0.3 N m); one fresh process
+    per engine and repeat, alternating (the first call, compile or load, not timed)."""
+    rows = []
+    for _ in range(repeats):
+        for engine in engines:
+            out = subprocess.run([sys.executable, "-c", _REGIME_RUN, engine, str(HERE)],
+                                 check=True, capture_output=True, text=True)
+            row = json.loads(out.stdout.strip().splitlines()[-1])
+            row["load"] = _load()
+            rows.append(row)
+            print(row, flush=True)
+    return rows
 
 
 def _load() -> str:
@@ -132,6 +171,7 @@ def main(argv=None):
                         choices=["jax", "numba"])
     parser.add_argument("--skip-box", action="store_true")
     parser.add_argument("--skip-grid", action="store_true")
+    parser.add_argument("--skip-regimes", action="store_true")
     parser.add_argument("--out", type=Path,
                         default=HERE / "results" / "spatial_volume_route.md")
     args = parser.parse_args(argv)
@@ -162,6 +202,18 @@ def main(argv=None):
             a = np.array(next(r["final"] for r in rows if r["engine"] == "jax"))
             b = np.array(next(r["final"] for r in rows if r["engine"] == "numba"))
             lines.append(f"\nmax |final state JAX − numba| = {np.abs(a - b).max():.2e}")
+        lines.append("")
+    if not args.skip_regimes:
+        rows = regime_runs(args.engines, args.repeats)
+        lines += ["## CPU per step by regime (the protocol's box, 1 s at Δt = 1 ms)", "",
+                  ("Fresh process per row, engines alternating, after a first call; CPU "
+                   "process time per step [ms]. The kinetic passes (eq. 32–34, after the "
+                   "static LP fails) are the sliding steps' extra cost."), "",
+                  ("| engine | sticks (2 N, 0.05 N m) | slides (6 N) | slides and turns "
+                   "(6 N, 0.3 N m) | load avg. |"), "|---|---|---|---|---|"]
+        for r in rows:
+            lines.append(f"| {r['engine']} | {r['sticks']:.3f} | {r['slides']:.3f} | "
+                         f"{r['slides and turns']:.3f} | {r['load']} |")
         lines.append("")
     if not args.skip_grid:
         from spatial_box_force import F_THEORY, _errors

@@ -3,13 +3,17 @@
 * free polyhedral bodies and the ground, no elements: the volume contact on the numba host
   loop (:func:`._volume_host.run_host`, the default ``engine="numba"``), or with
   ``engine="jax"`` one jitted JAX run (:func:`._volume_jax_route.run_jax`, imported on use)
-  for what it covers — one body on the ground, ``patch="projection"``,
-  ``friction="pyramid"``, ``lp_solver="nnls"``, ``contact_update="step"``, with or without
-  a restitution (:func:`._volume_jax_route.jax_route_gap` names what it does not). The JAX
-  engine is not the default yet: it compiles for seconds where numba loads its cache in
-  0.4 s, it is slower on sliding contact (the box-under-force protocol 218 vs 157 s CPU) and
-  its geometry merges corners of a thin edge strip (a box landing on an edge: Q 25 % off);
-  `benchmarks/results/spatial_volume_route.md`;
+  for what it covers — one body, on the ground or without one, ``patch="projection"``,
+  ``friction="pyramid"`` or ``"previous"``, ``lp_solver="nnls"``, ``contact_update="step"``
+  or ``"stage"``, with or without a restitution (:func:`._volume_jax_route.jax_route_gap`
+  names what it does not: body–body contact, ``patch="section"``, ``lp_solver="highs"`` —
+  SciPy's HiGHS cannot run inside a jitted program and is not mapped onto the NNLS, so the
+  option keeps meaning HiGHS). The JAX engine is not the default yet: it lacks body–body
+  contact and ``patch="section"``, and its first call compiles for ~8.5 s CPU in a process
+  that does not find it in the program store (0.85 s when it does; numba 0.42 s). Where it
+  runs it matches the host loop (tests/spatial/test_volume_jax_route.py) and is faster: the
+  sticking box 0.50–0.59 vs 0.78–0.89 s CPU per 5 s, the box-under-force grid 112 vs 154 s
+  (`benchmarks/results/spatial_volume_route.md`);
 * a model with joints and ``contact="volume"``: the link system's volume contact, one jitted
   run (:func:`._volume_links.simulate_model`, imported on use: it loads JAX);
 * anything else: the link system frozen by `SpatialModel.link_system` and run by

@@ -55,8 +55,8 @@ __all__ = [
     "VolumeContactSystem",
     "VolumeParams",
     "compiler_options",
-    "finish_pose",
     "contact_wrenches",
+    "finish_pose",
     "run_volume",
     "runge_kutta",
 ]
@@ -214,16 +214,21 @@ class VolumeContactSystem:
     shapes (as static tables), the friction pyramid's sides P, ε_v, kinetic_iterations and
     the names; the traced parameters come from :meth:`params`.
 
-    Build it from a `SpatialModel` with :meth:`from_model` (ground required; patch
+    Build it from a `SpatialModel` with :meth:`from_model` (ground required unless
+    ``ground_required=False``: then a model without ground has no contacts; patch
     "projection"; a restitution of the ground: eq. 3's rebound and the position-only
-    correction, `_volume_jax_contact.body_contact`). `max_polygon`: the buffer size of the contact polygon
-    (default: the bound that cannot overflow, 20 for a box; an overflow gives NaN records).
+    correction, `_volume_jax_contact.body_contact`). `friction`: "pyramid" (eq. 26–34) or
+    "previous" (`_volume_jax_previous`). `max_polygon`: the buffer size of the contact polygon
+    (default: the bound that cannot overflow, 13 for a box; an overflow gives NaN records).
     """
 
     def __init__(self, names, masses, inertias, shapes, *, gravity=(0.0, 0.0, -9.81),
                  k=1000.0, lam=1e-3, P=8, eps_v=1e-12, mu_s=0.5, mu_d=0.3, height=0.0,
-                 kinetic_iterations=10, max_polygon=None, states=None, restitution=None):
+                 kinetic_iterations=10, max_polygon=None, states=None, restitution=None,
+                 friction="pyramid", ground=True):
         self.names = list(names)
+        self.ground = bool(ground)
+        self.friction = str(friction)
         self.rebound = restitution is not None
         self.tables = [ground_tables(s, max_polygon) for s in shapes]
         self.P, self.eps_v = int(P), float(eps_v)
@@ -239,9 +244,15 @@ class VolumeContactSystem:
         self._runs: dict = {}
 
     @classmethod
-    def from_model(cls, model, *, max_polygon=None, ignore_body_contacts: bool = False):
-        """The system of a `SpatialModel` (its bodies, ground and settings)."""
-        if model.ground is None:
+    def from_model(cls, model, *, max_polygon=None, ignore_body_contacts: bool = False,
+                   friction: str = "pyramid", ground_required: bool = True):
+        """The system of a `SpatialModel` (its bodies, ground and settings). With
+        ``ground_required=False`` a model without ground gives a system without contacts
+        (free flight; the JAX route's single body without ground)."""
+        ground = model.ground
+        if ground is None and not ground_required:
+            ground = {"mu_s": 0.0, "mu_d": 0.0, "height": 0.0}
+        if ground is None:
             raise ModelError("the JAX volume contact needs a ground; add one with "
                              "`model.add_ground(mu_s=..., mu_d=...)`.")
         if model.patch != "projection":
@@ -254,10 +265,11 @@ class VolumeContactSystem:
         return cls([b.name for b in model.bodies], [b.mass for b in model.bodies],
                    [b.inertia for b in model.bodies], [b.shape for b in model.bodies],
                    gravity=model.gravity, k=model.k, lam=model.lam, P=model.P,
-                   eps_v=model.eps_v, mu_s=model.ground["mu_s"], mu_d=model.ground["mu_d"],
-                   height=model.ground["height"], kinetic_iterations=model.kinetic_iterations,
+                   eps_v=model.eps_v, mu_s=ground["mu_s"], mu_d=ground["mu_d"],
+                   height=ground["height"], kinetic_iterations=model.kinetic_iterations,
                    max_polygon=max_polygon, states=model.initial_state(),
-                   restitution=model._pairs_e()[0][4] if model.bodies else None)
+                   restitution=model._pairs_e()[0][4] if model._pairs_e() else None,
+                   friction=friction, ground=model.ground is not None)
 
     def params(self, **changes) -> VolumeParams:
         """The traced parameters, with `changes` (e.g. ``mu_s=0.4``) applied."""
@@ -282,9 +294,14 @@ class VolumeContactSystem:
         size `dt` from state X under the applied F, T (world, about the centres of mass);
         with a restitution a fifth value, the pseudo-velocities (n, 6) of the position-only
         correction."""
+        if not self.ground:                  # no contacts: zero wrenches, NaN records
+            n = len(self.tables)
+            rec = jnp.zeros((n, len(CONTACT_FIELDS))).at[:, 2:8].set(jnp.nan)
+            return jnp.zeros((n, 3)), jnp.zeros((n, 3)), jnp.zeros(n, bool), rec
         out = [_body_contact(tab, X[i], F[i], T[i], params.mass[i], params.inertia[i],
                              params.inv_inertia[i], params, dt, self.P, self.eps_v,
-                             self.kinetic_iterations, rebound=self.rebound)
+                             self.kinetic_iterations, rebound=self.rebound,
+                             friction=self.friction)
                for i, tab in enumerate(self.tables)]
         return tuple(jnp.stack(z) for z in zip(*out))
 

@@ -37,6 +37,7 @@ from ._volume_jax_friction import (
     static_lp_verdict,
 )
 from ._volume_jax_geometry import ground_contact
+from ._volume_jax_previous import previous_kinetic, previous_static
 from ._volume_jax_qp import QPDual, nnls, qp_dual, qp_primal
 from ._volume_wrench import RESTING_SPEED_STEPS
 
@@ -63,7 +64,7 @@ def rotation(q):
 
 
 def body_contact(tables, x, F, T, mass, inertia, inv_i, params, dt, P, eps_v, iterations,
-                 motion=None, rebound: bool = False):
+                 motion=None, rebound: bool = False, friction: str = "pyramid"):
     """The contact wrench on one body (force, torque about its centre of mass, world) for one
     step of size `dt` from state `x` (13,) under the applied F, T (SPEC §7 steps 1–5), and
     its record (`_volume_jax.CONTACT_FIELDS`).
@@ -71,7 +72,10 @@ def body_contact(tables, x, F, T, mass, inertia, inv_i, params, dt, P, eps_v, it
     motion: None for a free body, or ``(Minv, u_free)`` — the body's 6×6 inverse mass and its
     twist (v, ω) at the step's end without contact forces, world frame about its centre of
     mass — for a body of a jointed system (eq. 13–15 with H⁻¹ the joint-projected inverse
-    mass; `_volume_links`); then F, T, mass, inertia and inv_i are not used."""
+    mass; `_volume_links`); then F, T, mass, inertia and inv_i are not used.
+
+    friction: "pyramid" (eq. 26–34) or "previous" (the previous method's separate force and
+    torque tests and corrections, `_volume_jax_previous`; a static choice)."""
     R = rotation(x[3:7])
     geo = ground_contact(tables, x[:3], R, params.height, eps_v)
     active = geo.active
@@ -164,7 +168,12 @@ def body_contact(tables, x, F, T, mass, inertia, inv_i, params, dt, P, eps_v, it
             f = qp_primal(dual, mu[:Lmax + 1])
             return (jnp.where(i == 0, to_local(f), w_qp),
                     jnp.where(i == 0, slip_directions(f), dirs),
-                    jnp.where(i == 1, static_lp_verdict(static, residual) | ~active, stick))
+                    jnp.where(i == 1, verdict(w_qp, static, residual) | ~active, stick))
+
+        def verdict(w_qp, static, residual):
+            if friction == "previous":
+                return previous_static(w_qp, r2, L, params.mu_s)
+            return static_lp_verdict(static, residual)
 
         w_qp, dirs, stick = lax.fori_loop(
             0, 2, qp_then_static, (jnp.zeros(6), jnp.zeros((Lmax, 2)), jnp.asarray(False)))
@@ -198,13 +207,18 @@ def body_contact(tables, x, F, T, mass, inertia, inv_i, params, dt, P, eps_v, it
             y3 = qp_primal(dual, mu)
             previous = jnp.where(in_kinetic, jnp.where(qp3, to_local(f0 + Z @ y3), st.ws),
                                  st.previous)
-            kinetic = kinetic_problem(previous, r2, L, dirs, params.mu_d)
-            x, found = lax.cond(in_kinetic, lambda: small_lp_supports(
-                kinetic.w, kinetic.A, kinetic.b, L), lambda: (jnp.zeros(Lmax), jnp.asarray(False)))
-            # a correction (eq. 32): from a feasible support, or from the fallback's NNLS
-            corrected = found | ~in_kinetic
-            new = jnp.where(in_kinetic, kinetic_wrench(kinetic, x),
-                            kinetic_wrench(fallback, small_lp_choose(x, False, mu[:Lmax], L)))
+            if friction == "previous":       # force and torque clamped separately
+                corrected = jnp.asarray(True)
+                new = previous_kinetic(previous, r2, L, params.mu_d)
+            else:
+                kinetic = kinetic_problem(previous, r2, L, dirs, params.mu_d)
+                x, found = lax.cond(in_kinetic, lambda: small_lp_supports(
+                    kinetic.w, kinetic.A, kinetic.b, L), lambda: (jnp.zeros(Lmax),
+                                                                  jnp.asarray(False)))
+                # a correction (eq. 32): from a feasible support, or the fallback's NNLS
+                corrected = found | ~in_kinetic
+                new = jnp.where(in_kinetic, kinetic_wrench(kinetic, x), kinetic_wrench(
+                    fallback, small_lp_choose(x, False, mu[:Lmax], L)))
             change = jnp.max(jnp.abs(new - previous))
             converged = (st.passes > 0) & (change <= 1e-10 * jnp.max(jnp.abs(new)))
             passes = st.passes + corrected

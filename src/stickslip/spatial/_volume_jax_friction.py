@@ -14,15 +14,26 @@ from __future__ import annotations
 from itertools import combinations
 from typing import NamedTuple
 
-import numpy as np
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ._volume_jax_qp import lstsq_columns, nnls
 
-__all__ = ["pyramid_matrix", "static_lp_feasible", "small_lp_max", "kinetic_correction",
-           "StaticLP", "static_lp_problem", "static_lp_verdict", "small_lp_supports",
-           "small_lp_choose", "KineticLP", "kinetic_problem", "kinetic_wrench"]
+__all__ = [
+    "KineticLP",
+    "StaticLP",
+    "kinetic_correction",
+    "kinetic_problem",
+    "kinetic_wrench",
+    "pyramid_matrix",
+    "small_lp_choose",
+    "small_lp_max",
+    "small_lp_supports",
+    "static_lp_feasible",
+    "static_lp_problem",
+    "static_lp_verdict",
+]
 
 
 def pyramid_matrix(r, valid, mu, P: int):

@@ -12,8 +12,8 @@ the numba monotone chain returns it) with a count. Nothing branches on a traced 
 * normal (eq. 1–2): +z — the cap is C's only face from the ground and C is closed, so
   Σ sgn S n over C's faces is the cap's area vector;
 * S (``patch="projection"``): the convex hull of C's vertices projected along n onto the
-  contact plane, here found all at once (an edge i→j of the hull has every other candidate
-  strictly to its left, or on the segment), duplicates within 1000·tol dropped as in numba;
+  contact plane, by the monotone chain of `_volume_jax_hull`, step for step, duplicates within 1000·tol dropped as
+  in numba;
 * Q, c (eq. 8–9) and Qn, S's edge normals and offsets (eq. 24–25): closed form over S.
 """
 
@@ -21,12 +21,19 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numpy as np
 import jax.numpy as jnp
-from jax import lax
+import numpy as np
 
-__all__ = ["GroundTables", "ground_tables", "GroundContact", "ground_contact", "tangent_basis",
-           "plane_quantities"]
+from ._volume_jax_hull import monotone_hull
+
+__all__ = [
+    "GroundContact",
+    "GroundTables",
+    "ground_contact",
+    "ground_tables",
+    "plane_quantities",
+    "tangent_basis",
+]
 
 
 class GroundTables(NamedTuple):
@@ -45,13 +52,17 @@ class GroundTables(NamedTuple):
 
 def ground_tables(shape, max_polygon: int | None = None) -> GroundTables:
     """The static tables of a `Polyhedron` for :func:`ground_contact`. `max_polygon`: the
-    buffer size of S (default: every vertex and every edge could be one of its corners, the
-    bound that cannot overflow; a box gives 20)."""
+    buffer size of S (default: the bound that cannot overflow — S's corners are corners of C,
+    i.e. vertices inside and crossing points; a plane crosses the boundary of one face in at
+    most one segment, so in at most F edges, and when it crosses any, one vertex at least is
+    outside: min(N + E, N − 1 + F), 13 for a box). The buffer sets the friction LPs' sizes
+    (the kinetic LP enumerates its 3-column bases: 286 for 13, 1140 for 20)."""
     ei, ej, ef, fp = shape.edge_arrays()
     und = sorted({(min(a, b), max(a, b)) for a, b in zip(ei.tolist(), ej.tolist())})
     ui = np.array([a for a, _ in und], dtype=int)
     uj = np.array([b for _, b in und], dtype=int)
-    bound = len(shape.vertices) + len(und)
+    nv, nf = len(shape.vertices), len(shape.faces)
+    bound = min(nv + len(und), nv - 1 + nf)
     L = bound if max_polygon is None else int(max_polygon)
     return GroundTables(np.asarray(shape.vertices, float), np.asarray(ei), np.asarray(ej),
                         np.asarray(ef), np.asarray(fp), ui, uj, 2.0 * float(shape.radius),
@@ -149,47 +160,6 @@ def plane_quantities(n, pg, poly, valid, vol_c, cen_c):
     return Q, n @ c, Qn, m, offsets
 
 
-def _hull(u, v, ok, tol):
-    """S's corners among the candidate points (u, v) (mask `ok`), as a cyclic successor
-    table: the convex hull with duplicates within 1000·tol and collinear points dropped.
-    Returns (is_corner, successor, start) with `start` the lexicographically smallest
-    corner (where the numba monotone chain starts)."""
-    K = u.shape[0]
-    idx = jnp.arange(K)
-    same_u = u[None, :] == u[:, None]
-    earlier = (u[None, :] < u[:, None]) | (same_u & (v[None, :] < v[:, None])) | (
-        same_u & (v[None, :] == v[:, None]) & (idx[None, :] < idx[:, None]))
-    d2 = (u[:, None] - u[None, :]) ** 2 + (v[:, None] - v[None, :]) ** 2
-    dup2 = (1000.0 * tol) ** 2
-    dup = jnp.any(ok[None, :] & earlier & (d2 <= dup2), axis=1)
-    keep = ok & ~dup
-    tol2 = tol * tol
-    # turn[i, j, k] = (p_j − p_i) × (p_k − p_i)
-    du = u[None, :] - u[:, None]
-    dv = v[None, :] - v[:, None]
-    turn = du[:, :, None] * dv[:, None, :] - dv[:, :, None] * du[:, None, :]
-    dot_i = du[:, :, None] * du[:, None, :] + dv[:, :, None] * dv[:, None, :]   # (j−i)·(k−i)
-    dot_j = (u[:, None, None] - u[None, :, None]) * (u[None, None, :] - u[None, :, None]) \
-        + (v[:, None, None] - v[None, :, None]) * (v[None, None, :] - v[None, :, None])
-    between = (jnp.abs(turn) <= tol2) & (dot_i > 0) & (dot_j > 0)
-    # a point within 1e-6·scale of i or j is the same corner (a near-duplicate the merge
-    # above may keep or drop by round-off: under jit a pitched box's corner and its edge's
-    # crossing 2e-10 m away were kept, and each then lay "right" of the other's edges, so
-    # neither was a corner and S degenerated): it does not veto the edge i → j
-    near = d2 <= (1e6 * tol) ** 2
-    other = keep[None, None, :] & (idx[None, None, :] != idx[:, None, None]) \
-        & (idx[None, None, :] != idx[None, :, None]) & ~near[:, None, :] & ~near[None, :, :]
-    left = jnp.all(~other | (turn > tol2) | between, axis=2)
-    edge = keep[:, None] & keep[None, :] & (idx[:, None] != idx[None, :]) & left
-    corner = jnp.any(edge, axis=1)
-    succ = jnp.argmax(edge, axis=1)
-    big = jnp.inf
-    key_u = jnp.where(corner, u, big)
-    umin = jnp.min(key_u)
-    start = jnp.argmin(jnp.where(corner & (u == umin), v, big))
-    return corner, succ, start
-
-
 def ground_contact(tables: GroundTables, position, R, height,
                    eps_v: float = 1e-12) -> GroundContact:
     """The contact of a body (centre `position`, rotation matrix `R`) with the ground
@@ -240,30 +210,13 @@ def ground_contact(tables: GroundTables, position, R, height,
     e1, e2 = tangent_basis(n)
     P = P.at[:, 2].set(pg[2])
     pu, pv = P @ e1, P @ e2
-    corner, succ, start = _hull(pu, pv, ok & has_volume, tol)
+    corners, n_corner = monotone_hull(pu, pv, ok & has_volume, tol)
     L = tables.max_polygon
-    # S's corners in order: start, succ[start], … until the walk is back at start or at a
-    # point within 1e-6·scale of it (the hull's "same corner": such a near twin can be a
-    # corner off the cycle, so the corners are counted along the walk, not summed)
-    twin = (pu - pu[start]) ** 2 + (pv - pv[start]) ** 2 <= (1e6 * tol) ** 2
-
-    def walk(i, st):
-        order, count, closed = st
-        nxt = succ[order[i - 1]]
-        closed = closed | twin[nxt]
-        return order.at[i].set(nxt), count + ~closed, closed
-
-    order, n_corner, closed = lax.fori_loop(
-        1, L, walk, (jnp.full(L, start), jnp.asarray(1), jnp.asarray(False)))
-    # a cycle longer than the buffer: an overflow (more corners than max_polygon)
-    n_corner = jnp.where(closed | twin[succ[order[L - 1]]], n_corner, L + 1)
-    n_corner = jnp.where(jnp.any(corner), n_corner, 0)
+    # a polygon with more corners than the buffer: an overflow (the run is stopped)
     valid = jnp.arange(L) < n_corner
+    order = corners[jnp.minimum(jnp.arange(L), corners.shape[0] - 1)]
     poly = jnp.where(valid[:, None], P[order], pg)
-    au, av = pu[order] - pu[start], pv[order] - pv[start]
-    tri = (jnp.arange(1, L - 1) + 1) < n_corner
-    area2 = jnp.sum(jnp.where(tri, au[1:-1] * av[2:] - av[1:-1] * au[2:], 0.0))
-    active = has_volume & (n_corner >= 3) & (area2 > tol) & (n_corner <= L)
+    active = has_volume & (n_corner >= 3) & (n_corner <= L)
     Q, nc, Qn, m, offsets = plane_quantities(n, pg, poly, valid, volume, pg)
     return GroundContact(active, jnp.where(active, volume, 0.0), n, pg, e1, e2, poly,
                          jnp.where(active, n_corner, 0), Q, nc, Qn, m, offsets,

@@ -28,7 +28,7 @@ from typing import NamedTuple
 import jax.numpy as jnp
 from jax import lax
 
-__all__ = ["lstsq_columns", "nnls", "cone_qp", "qp_dual", "qp_primal", "QPDual"]
+__all__ = ["QPDual", "cone_qp", "lstsq_columns", "nnls", "qp_dual", "qp_primal"]
 
 _EPS = 2.220446049250313e-16        # float64 machine epsilon
 
@@ -227,11 +227,11 @@ def qp_dual(H, g, G) -> QPDual:
     Hs = H * d[:, None] * d[None, :]
 
     def jitter_cond(st):
-        Hs, L, ok, jit, first = st
+        _Hs, _L, ok, jit, first = st
         return first | (finite & ~ok & (jit < 1e-6))
 
     def jitter_body(st):                     # pass 0: no jitter; then 1e-14, 1e-12, …
-        Hs, L, ok, jit, first = st
+        Hs, _L, ok, jit, first = st
         Hs = jnp.where(first, Hs, Hs + jit * jnp.eye(n, dtype=Hs.dtype))
         L, ok = _cholesky(Hs)
         return Hs, L, ok, jnp.where(first, jit, jit * 100.0), jnp.asarray(False)

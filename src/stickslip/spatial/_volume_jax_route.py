@@ -4,11 +4,13 @@ the ground, the whole run one jitted program — the step of `_volume_jax.Volume
 semi-implicit pose of bodies in contact) with the numba host loop's arguments, checks and
 `Results` (`_volume_host`).
 
-What it covers (:func:`jax_route_gap` says what it does not): bodies touching only the ground
-(one body), ``patch="projection"``, eq. 3 or a restitution (the rebound target and the
-position-only correction of `_volume_jax_contact.body_contact`), ``friction="pyramid"``, ``lp_solver="nnls"``, ``contact_update="step"``, any
-fixed-step method, ``forces=`` callables (`_volume_jax_forces`), continuation
-(``initial=``, ``t0``).
+What it covers (:func:`jax_route_gap` says what it does not): one body, on the ground or
+without one (free flight), ``patch="projection"``, eq. 3 or a restitution (the rebound target
+and the position-only correction of `_volume_jax_contact.body_contact`),
+``friction="pyramid"`` or ``"previous"`` (`_volume_jax_previous`), ``lp_solver="nnls"``,
+``contact_update="step"`` or ``"stage"`` (the wrench again at each later Runge–Kutta stage,
+no semi-implicit pose: the host loop's choice), any fixed-step method, ``forces=``
+callables (`_volume_jax_forces`), continuation (``initial=``, ``t0``).
 
 The host loop's guards, in the run (the run stops at the first hit and the error is raised
 after it, by the host loop's own functions, so the message and type are the same):
@@ -19,14 +21,17 @@ after it, by the host loop's own functions, so the message and type are the same
   (`_volume_host._EnergyGuard`: the applied work each step, the balance every 10 ms);
 * starting overlaps (`ModelError`) and the arguments' checks before anything compiles.
 
-Compiled runs are kept per structure (shape tables, P, ε_v, kinetic iterations, method,
-forces' key); a run calls it once per CHUNK samples, carrying its state; the grid (t0, dt,
-the steps per sample, a short last step), the parameters, the initial state and the forces' constants are
-traced data, so a new `t_end`, `dt`, load or mass reuses the compiled run.
+Compiled runs are kept per structure (shape tables, P, ε_v, kinetic iterations, friction,
+contact update, ground, method, forces' key), in memory and by stickslip's program store
+across processes (`stickslip.integrate.call_with_system`); a run calls it once per CHUNK samples,
+carrying its state; the grid (t0, dt, the steps per sample, a short last step), the
+parameters, the initial state and the forces' constants are traced data, so a new `t_end`,
+`dt`, load or mass reuses the compiled run.
 """
 
 from __future__ import annotations
 
+import functools
 import time as _time
 
 import jax
@@ -35,7 +40,12 @@ import numpy as np
 from jax import lax
 
 from ..errors import SimulationError
-from ..integrate import FIXED_STEP_METHODS, check_run_memory, step_grid
+from ..integrate import (
+    FIXED_STEP_METHODS,
+    call_with_system,
+    check_run_memory,
+    step_grid,
+)
 from ..results import Results
 from ._volume_host import (
     MAX_STEP_PENETRATION_GROUND,
@@ -50,7 +60,6 @@ from ._volume_host import (
 from ._volume_jax import (
     VolumeContactSystem,
     _rates,
-    compiler_options,
     finish_pose,
     runge_kutta,
 )
@@ -67,28 +76,20 @@ _OK, _TUNNEL, _NON_FINITE, _DIVERGED = 0, 1, 2, 3
 def jax_route_gap(model, friction, lp_solver, contact_update) -> str | None:
     """Why `model` with these options cannot run on the JAX volume route (a sentence), or
     None when it can."""
-    if model.ground is None:
-        return "no ground"
-    if len(model.bodies) != 1:
+    if not model.bodies:
+        return "a model without bodies"
+    if len(model.bodies) > 1:
         return "body–body contact"
     if model.patch != "projection":
         return "patch='section'"
-    if friction != "pyramid":
-        return f"friction={friction!r}"
     if lp_solver != "nnls":
         return f"lp_solver={lp_solver!r}"
-    if contact_update != "step":
-        return f"contact_update={contact_update!r}"
     return None
 
 
-class _Carry(dict):
-    """The run's carry (a dict pytree)."""
-
-
-jax.tree_util.register_pytree_node(
-    _Carry, lambda c: (tuple(c[k] for k in sorted(c)), tuple(sorted(c))),
-    lambda keys, vals: _Carry(zip(keys, vals)))
+def _Carry(*args, **kwargs):
+    """The run's carry: a plain dict (a pytree the program store can fingerprint)."""
+    return dict(*args, **kwargs)
 
 
 def _kinetic(X, params):
@@ -137,12 +138,12 @@ def _start(X0, params, t0):
 _start_jit = jax.jit(_start)
 
 
-def _run_function(system, tableau, applied, vertices, radius):
+def _run_function(system, tableau, applied, vertices, radius, per_stage=False):
     """The pure run of one chunk, ``f(carry, params, consts, grid, o0) -> (carry, states
     (CHUNK, n, 13), records (CHUNK, n, 16))`` (module docstring): a scan over the samples
     o0 … o0 + CHUNK − 1, each a loop over its steps (none past the last sample, or after a
     guard stopped the run); `grid` = (t0, dt, n_sub, n_out, n_last, h_last, every)
-    traced."""
+    traced; `per_stage`: ``contact_update="stage"`` (static)."""
     c_nodes = jnp.asarray(np.array(tableau.c, dtype=float))
 
     def f(carry, params, consts, grid, o0):
@@ -154,12 +155,21 @@ def _run_function(system, tableau, applied, vertices, radius):
             t = t0 + c["k"] * dt            # a short last step starts at a whole step
             F0, T0 = applied(t, X, consts)
             Fc, Tc, active, rec, *pseudo = system.contact(X, F0, T0, h, params)
-            tunnel = jnp.any(_tunnels(X, active, h, params, vertices, radius))
+            tunnel = jnp.any(_tunnels(X, active, h, params, vertices, radius)) \
+                if system.ground else jnp.asarray(False)
 
             def rate(i, Xi):
                 F, T = applied(t + c_nodes[i] * h, Xi, consts)
-                return _rates(Xi, F + Fc, T + Tc, params)
-            Xn = finish_pose(X, runge_kutta(rate, X, h, tableau), h, active, *pseudo)
+                if not per_stage:
+                    return _rates(Xi, F + Fc, T + Tc, params)
+                # contact_update="stage": the wrench again at every later stage's state
+                # (stage 0's is the one above: its state is X itself)
+                Fs, Ts = lax.cond(i == 0, lambda: (Fc, Tc),
+                                  lambda: system.contact(Xi, F, T, h, params)[:2])
+                return _rates(Xi, F + Fs, T + Ts, params)
+            Xn = runge_kutta(rate, X, h, tableau)
+            # per stage, no body moves with the post-step velocity (the host loop's choice)
+            Xn = finish_pose(X, Xn, h, active & (not per_stage), *pseudo)
             # the energy guard (`_volume_host._EnergyGuard.check`)
             finite = jnp.all(jnp.isfinite(Xn))
             V = X[:, 7:13] + Xn[:, 7:13]
@@ -207,17 +217,54 @@ def _run_function(system, tableau, applied, vertices, radius):
     return f
 
 
-def _compiled(model, system, method, applied):
-    key = (tuple(np.asarray(b.shape.vertices).tobytes() for b in model.bodies),
+class _RunStructure:
+    """The static part of a run (module docstring), compared and fingerprinted by its key
+    (``__stickslip_key__``: the program store's key across processes); its pure chunk
+    function is built on first use."""
+
+    def __init__(self, key, system, tableau, applied, vertices, radius, per_stage):
+        self.key = key
+        self._parts = (system, tableau, applied, vertices, radius, per_stage)
+        self._function = None
+
+    def __stickslip_key__(self):
+        return self.key
+
+    def __eq__(self, other):
+        return isinstance(other, _RunStructure) and self.key == other.key
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def function(self):
+        if self._function is None:
+            system, tableau, applied, vertices, radius, per_stage = self._parts
+            self._function = _run_function(system, tableau, applied.function(), vertices,
+                                           jnp.asarray(radius), per_stage)
+        return self._function
+
+
+def _chunk(structure, carry, params, consts, grid, o0):
+    """One chunk of the run of `structure` (the program store's kernel)."""
+    return structure.function()(carry, params, consts, grid, o0)
+
+
+def _compiled(model, system, method, applied, per_stage):
+    """The run of this structure: ``run(carry, params, consts, grid, o0)``, compiled once
+    per process and kept across processes by stickslip's program store
+    (`stickslip.integrate.call_with_system`: a new process loads the executable instead of
+    tracing and compiling it; a force called back on the host is compiled in memory only)."""
+    key = (per_stage, tuple(np.asarray(b.shape.vertices, float).tobytes()
+                            for b in model.bodies),
            tuple(tuple(map(tuple, b.shape.faces)) for b in model.bodies),
-           model.P, model.eps_v, model.kinetic_iterations, system.rebound, method,
-           applied.key)
+           model.P, model.eps_v, model.kinetic_iterations, system.rebound, system.friction,
+           system.ground, method, applied.key)
     if key not in _RUNS:
         vertices = [np.asarray(b.shape.vertices, float) for b in model.bodies]
-        radius = jnp.asarray([float(b.shape.radius) for b in model.bodies])
-        f = _run_function(system, FIXED_STEP_METHODS[method], applied.function(),
-                          vertices, radius)
-        _RUNS[key] = jax.jit(f, compiler_options=compiler_options())
+        radius = tuple(float(b.shape.radius) for b in model.bodies)
+        structure = _RunStructure(key, system, FIXED_STEP_METHODS[method], applied,
+                                  vertices, radius, per_stage)
+        _RUNS[key] = functools.partial(call_with_system, _chunk, structure)
     return _RUNS[key]
 
 
@@ -232,8 +279,8 @@ def run_jax(model, t_end, dt, method, forces, friction, dt_out, lp_solver, initi
                      channels=len(model.bodies) * 13 + len(model._pairs()) * 16,
                      span=t_end - t0, dt=dt, every_step=dt_out is None)
     applied = applied_forces(model, forces, t0, t_end, X)
-    system = VolumeContactSystem.from_model(model)
-    run = _compiled(model, system, method, applied)
+    system = VolumeContactSystem.from_model(model, friction=friction, ground_required=False)
+    run = _compiled(model, system, method, applied, contact_update == "stage")
     every = max(1, int(_EnergyGuard.PERIOD / grid.dt))
     traced_grid = (jnp.float64(t0), jnp.float64(grid.dt), jnp.int64(grid.n_sub),
                    jnp.int64(grid.n_out), jnp.int64(grid.n_last), jnp.float64(grid.h_last),
@@ -259,6 +306,7 @@ def run_jax(model, t_end, dt, method, forces, friction, dt_out, lp_solver, initi
     wall = _time.perf_counter() - start
     _raise_guard(model, carry)
     body_ch = np.concatenate([X[None], Xs[:grid.n_out]])
+    recs = recs[:, :len(model._pairs())]               # no ground: no pairs
     contact_ch = np.concatenate([np.zeros((1,) + recs.shape[1:]), recs[:grid.n_out]])
     contact_ch[0, :, 2:8] = np.nan
     return volume_results(model, grid, body_ch, contact_ch, body_ch[-1].copy(),
