@@ -26,6 +26,7 @@ def _random_problem(seed, n_contacts, n_bilateral, spatial, extra_rank=2):
     blocks = ([C.Bilateral(n_bilateral)] if n_bilateral else []) + [
         (C.SpatialContact(mu=mu) if spatial else C.PlanarContact(mu=mu)) for mu in mus]
     return C.ProductSet(blocks), A, b, mus
+@pytest.mark.slow
 
 
 def test_solution_is_jittable_vmappable_and_differentiable():

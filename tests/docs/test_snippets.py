@@ -3,8 +3,8 @@
 A block that is an illustration only (a fragment, a placeholder path) is marked by the line
 ``<!-- illustration -->`` right above its fence; everything else must run as written. Pages
 whose blocks take longer than a few seconds (compiling planar or spatial models) are listed
-in SLOW_PAGES and run with ``-m slow`` — CI (.ci/run) runs this file with ``-m ""``, so every
-block is executed there.
+in SLOW_PAGES and run with ``-m slow`` — CI (.ci/run) runs the quick pages in its main run and
+this file again with ``-m slow``, so every block is executed there.
 """
 
 from __future__ import annotations

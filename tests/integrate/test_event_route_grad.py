@@ -63,6 +63,7 @@ def test_impact_time_derivative_in_drop_height_is_the_closed_form(k):
     v1 = math.sqrt(2 * G * H0)
     exact = 1.0 / v1 + 2 * E * (1 - E ** (k - 1)) / ((1 - E) * v1)
     assert slope == pytest.approx(exact, rel=1e-8)
+@pytest.mark.slow
 
 
 def test_sampled_state_derivative_through_impacts():
@@ -90,6 +91,7 @@ def _block(amplitude):
 def _forward_event_times(amplitude):
     res = ss.simulate(_block(amplitude), 4.0, method="events", dt=0.05)
     return res.events["t"].to_numpy()
+@pytest.mark.slow
 
 
 def test_stick_slip_times_match_central_differences_of_the_forward_route():

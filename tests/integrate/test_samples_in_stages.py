@@ -4,6 +4,7 @@ equal the samples computed after the loop: same states, same channels, the same 
 short last step, continuation and batches."""
 
 import numpy as np
+import pytest
 
 import stickslip as ss
 from stickslip.spatial._link_system import LinkSystem
@@ -45,6 +46,7 @@ def test_sample_every_step_and_continuation(both_ways, same_results):
     same_results(staged, after, atol=1e-12)
     whole = hinged_ball().simulate(0.1, dt=1e-3, dt_out=1e-3)
     np.testing.assert_allclose(staged["ball.x"][-1], whole["ball.x"][-1], atol=1e-13)
+@pytest.mark.slow
 
 
 def test_batches_take_their_samples_from_the_stages_too(both_ways, same_results):

@@ -8,6 +8,7 @@ a vmap batch. Both paths are forced in turn by setting the class variable."""
 import math
 
 import numpy as np
+import pytest
 
 import stickslip as ss
 from stickslip.planar import examples
@@ -61,6 +62,7 @@ def test_planar_sample_every_step_and_continuation(both_ways, same_results):
     same_results(staged, after, atol=1e-12)
     whole = crank_with_friction().simulate(0.1, dt=1e-3, dt_out=1e-3)
     np.testing.assert_allclose(staged["crank.phi"][-1], whole["crank.phi"][-1], atol=1e-13)
+@pytest.mark.slow
 
 
 def test_planar_batches_take_their_samples_from_the_stages_too(both_ways, same_results):
@@ -92,6 +94,7 @@ def test_point_contacts_samples_from_the_stages_equal_samples_after_the_loop(bot
         np.testing.assert_allclose(*total, atol=1e-9, err_msg=axis)
     np.testing.assert_allclose(sum(staged[f"box.fn.{k}"] for k in range(1, 9))[1:],
                                9.81, rtol=1e-6)
+@pytest.mark.slow
 
 
 def test_point_contacts_continuation_and_batch(both_ways, same_results):

@@ -80,6 +80,7 @@ def test_lugre_parameters_validated_with_element_and_joint_named():
     with pytest.raises(ParameterError, match="no parameter"):
         m.replace("lg", mu=0.3)
     assert lugre.mu_s == 0.3         # a rejected change leaves the element as it was
+@pytest.mark.slow
 
 
 def test_continued_run_equals_single_run_with_mus_switched_at_4s(tutorial):

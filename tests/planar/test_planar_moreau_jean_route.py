@@ -125,6 +125,7 @@ def test_a_block_is_held_by_the_static_level_and_slides_at_the_kinetic_one(push)
                                    atol=1e-13)
         np.testing.assert_allclose(res["slide.friction"], -0.3 * 2.0 * G, rtol=1e-12)
     np.testing.assert_allclose(res["slide.normal"], 2.0 * G, rtol=1e-12)
+@pytest.mark.slow
 
 
 def test_the_ode_route_converges_to_the_route_as_K_grows():
@@ -214,6 +215,7 @@ def test_a_driven_mechanism_follows_its_driver():
     res = model.simulate(1.0, dt=1e-3, method="moreau_jean", dt_out=0.1)
     np.testing.assert_allclose(res["crank.phi"], theta0 + omega * res.t, rtol=0, atol=1e-9)
     assert np.all(np.isfinite(res["motor.effort"])) and np.any(res["motor.effort"] != 0)
+@pytest.mark.slow
 
 
 def test_simulate_batch_equals_a_loop():
@@ -225,6 +227,7 @@ def test_simulate_batch_equals_a_loop():
         np.testing.assert_allclose(batch["link.phi"][i], one["link.phi"], rtol=0, atol=1e-13)
         np.testing.assert_allclose(batch["pin.friction"][i], one["pin.friction"], rtol=0,
                                    atol=1e-13)
+@pytest.mark.slow
 
 
 def test_the_slider_crank_with_pin_friction_agrees_with_the_ode_route():

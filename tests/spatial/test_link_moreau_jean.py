@@ -122,6 +122,7 @@ def double_pendulum():
     m.add(sp.RevoluteJoint("ground", "upper", point=(0, 0, 0), axis=(0, 0, 1), name="J1"))
     m.add(sp.RevoluteJoint("upper", "lower", point=(1.0, 0, 0), axis=(0, 0, 1), name="J2"))
     return m
+@pytest.mark.slow
 
 
 def test_double_pendulum_energy_at_theta_half_is_bounded_and_second_order():
@@ -182,6 +183,7 @@ def _dropped_box(height=0.3):
                orientation=q, angular_velocity=(1.0, -2.0, 0.5))
     m.add_ground(mu_s=0.4, mu_k=0.4)
     return m
+@pytest.mark.slow
 
 
 def test_a_tumbling_box_dropped_at_theta_one_does_not_penetrate():
@@ -223,6 +225,7 @@ def test_revolute_friction_holds_exactly_below_the_level_and_slips_above():
     np.testing.assert_allclose(np.diff(slipping["J.rate"]) / 1e-2, level / 0.02, rtol=1e-9)
     np.testing.assert_allclose(slipping["J.friction"][1:], -level, rtol=1e-12)
     assert slipping["J.angle"][-1] > np.pi                  # past ±π: whole turns counted
+@pytest.mark.slow
 
 
 def test_prismatic_friction_breaks_away_above_the_static_level():
@@ -244,6 +247,7 @@ def test_prismatic_friction_breaks_away_above_the_static_level():
     moving = slider(1.05 * 0.4 * weight)
     np.testing.assert_allclose(np.diff(moving["rail.rate"]) / 1e-2,
                                (1.05 * 0.4 - 0.3) * weight / 3.0, rtol=1e-9)
+@pytest.mark.slow
 
 
 def test_four_bar_with_pin_friction_sticks_exactly_and_never_gains_energy():
@@ -264,6 +268,7 @@ def test_four_bar_with_pin_friction_sticks_exactly_and_never_gains_energy():
     assert np.ptp(res["A.angle"][stuck:]) < 1e-12
     ref = model.simulate(3.0, dt=1e-3, dt_out=0.01)
     assert abs(res["A.angle"][-1] - ref["A.angle"][-1]) < 2e-3
+@pytest.mark.slow
 
 
 def test_a_batch_of_grips_runs_in_one_compile_and_equals_the_single_runs():
@@ -282,6 +287,7 @@ def test_a_batch_of_grips_runs_in_one_compile_and_equals_the_single_runs():
     assert np.max(np.abs(batch.member(0)["box.z"])) < 1e-12
     np.testing.assert_allclose(batch.member(1)["box.z"][-1],
                                -0.5 * (G - 2 * MU * 4.5 / BOX_MASS) * 0.2 ** 2, rtol=1e-9)
+@pytest.mark.slow
 
 
 def test_spherical_pendulum_on_a_spring_keeps_its_energy_to_second_order():

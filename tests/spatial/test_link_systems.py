@@ -242,6 +242,7 @@ def test_prismatic_friction_from_the_normal_reaction():
     moving = slider(1.5 * level)
     acc = np.polyfit(moving.t[30:], moving["rail.rate"][30:], 1)[0]
     np.testing.assert_allclose(acc, 0.5 * level / 3.0, rtol=1e-6)
+@pytest.mark.slow
 
 
 def test_prismatic_friction_with_static_above_kinetic():
@@ -309,6 +310,7 @@ def rolling_ball(mu=0.3, v0=2.0):
                velocity=(v0, 0, 0))
     m.add_ground(mu_s=mu, mu_k=mu)
     return m
+@pytest.mark.slow
 
 
 def test_sweep_runs_spatial_models_in_one_vmap():
@@ -344,6 +346,7 @@ def test_gradient_through_a_contact_run_matches_the_closed_form():
     h = 1e-4
     fd = (float(final_x(mu + h)) - float(final_x(mu - h))) / (2 * h)
     np.testing.assert_allclose(grad, fd, rtol=1e-3)
+@pytest.mark.slow
 
 
 def test_velocity_driver_turns_the_joint_at_its_rate():
@@ -359,6 +362,7 @@ def test_velocity_driver_turns_the_joint_at_its_rate():
     res = m.simulate(1.0, dt=1e-3, dt_out=0.01)
     np.testing.assert_allclose(res["ground-wheel.angle"], 3.0 * res.t, atol=1e-9)
     np.testing.assert_allclose(res["ground-wheel.friction"][10:], -0.05, rtol=1e-9)
+@pytest.mark.slow
 
 
 def test_spherical_pendulum_on_a_spring_conserves_energy():
@@ -375,6 +379,7 @@ def test_spherical_pendulum_on_a_spring_conserves_energy():
     np.testing.assert_allclose(res["spring.tension"], 40.0 * (res["spring.length"] - 0.3),
                                atol=1e-12)
     assert res["constraint.position"].max() < 1e-10
+@pytest.mark.slow
 
 
 def test_a_run_continued_from_its_results_equals_one_run():

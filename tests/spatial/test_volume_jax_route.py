@@ -135,6 +135,7 @@ def test_methods_and_a_short_last_step_equal_the_host_loop(method, settled):
     _assert_same(ref, got)
 
 
+@pytest.mark.slow
 def test_forces_traced_constant_or_called_back_give_the_host_loops_run(settled):
     """A time-dependent push written with jnp (traced) and with a Python `if` on t (the host
     callback); each equals the host loop. A constant load is data (mode "constant")."""
@@ -204,6 +205,7 @@ def test_tunnelling_raises_the_host_loops_error():
     assert "tunnelling" in str(got) and str(got) == str(ref) and got.time == ref.time
 
 
+@pytest.mark.slow
 def test_energy_divergence_raises_the_host_loops_error():
     # explicit Euler on a plate spinning about its intermediate axis gains energy each step
     model = ss.spatial.SpatialModel(gravity=(0, 0, 0))
