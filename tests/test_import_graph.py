@@ -136,10 +136,6 @@ PENDING_REACHES: set[tuple[str, str]] = {
      "stickslip.integrate._program_store"),
     ("stickslip.control._host_loop",
      "stickslip.integrate._program_store"),
-    ("stickslip.spatial._link_build",
-     "stickslip.constraints._lambda_problem"),
-    ("stickslip.spatial._link_system",
-     "stickslip.laws._base"),
 }
 
 

@@ -16,11 +16,20 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ModelError, ParameterError
-from ._elements import (JOINT_ROW_COUNTS, STATIC_SPEED, AbstractJoint, BodyTorque, ContactPair, FixedJoint,
-                        JointDriver, PointForce, SpringDamper)
+from ._elements import (
+    JOINT_ROW_COUNTS,
+    STATIC_SPEED,
+    AbstractJoint,
+    BodyTorque,
+    ContactPair,
+    FixedJoint,
+    JointDriver,
+    PointForce,
+    SpringDamper,
+)
 from ._shapes import Polyhedron, Sphere
 
-__all__ = ["build_link_system", "box_half_extents"]
+__all__ = ["box_half_extents", "build_link_system"]
 
 
 def _matrix(q):
@@ -131,7 +140,7 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
     """
     import jax.numpy as jnp
 
-    from ..constraints._lambda_problem import check_formulation
+    from ..constraints import check_formulation
     from ._link_layout import ContactArrays, JointArrays, LinkLayout, SpringArrays
     from ._link_system import LinkSystem
 

@@ -11,14 +11,33 @@ import jax.numpy as jnp
 import jax.scipy.linalg
 import numpy as np
 
-from ..constraints import Bilateral, ProductSet, SpatialContact, eliminate_solve, solve_lambda
+from ..constraints import (
+    Bilateral,
+    ProductSet,
+    SpatialContact,
+    eliminate_solve,
+    solve_lambda,
+)
 from ..laws import friction_curve
 from ._link_kinematics import mv
 
-__all__ = ["lambda_stage", "joint_reactions", "normal_forces", "loop_needed", "spd_solve",
-           "CHOLESKY_ROWS", "NEWTON_ITERATIONS", "UNSOLVED_RESIDUAL", "inverse3",
-           "inverse_mass", "inverse_mass_operator", "slide_rows_at", "constraint_matrix",
-           "SPARSE_FRACTION"]
+__all__ = [
+    "CHOLESKY_ROWS",
+    "NEWTON_ITERATIONS",
+    "SPARSE_FRACTION",
+    "UNSOLVED_RESIDUAL",
+    "constraint_matrix",
+    "inverse3",
+    "inverse_mass",
+    "inverse_mass_operator",
+    "joint_reactions",
+    "lambda_stage",
+    "loop_needed",
+    "normal_forces",
+    "slide_rows_at",
+    "spd_factor",
+    "spd_solve",
+]
 
 NEWTON_ITERATIONS = 5
 # a contact solve whose normalised natural residual stays above this counts as unsolved: the
@@ -46,15 +65,26 @@ def spd_solve(S, b):
     """x of S x = b for the joints' symmetric positive definite Schur complement S (m, m):
     elimination below ``CHOLESKY_ROWS`` rows, Cholesky from there. A singular S (a lock-up)
     gives inf/NaN, which the divergence guard reports."""
+    return spd_factor(S)(b)
+
+
+def spd_factor(S):
+    """``solve(b)``: x of S x = b (b (m,) or (m, k)) for S as in :func:`spd_solve`, with
+    S factored once for every right-hand side (LAPACK's Cholesky from ``CHOLESKY_ROWS``
+    rows; below, each call eliminates)."""
     if S.shape[0] < CHOLESKY_ROWS:
-        return eliminate_solve(S, b, pivoting=False)
+        return lambda b: eliminate_solve(S, b, pivoting=False)
     # LAPACK's factor of the lower triangle and two triangular solves (cho_factor and
     # cho_solve add symmetrising and masking steps: the same solution up to round-off)
-    B = b[:, None] if b.ndim == 1 else b
     L = jax.lax.linalg.cholesky(S, symmetrize_input=False)
-    Y = jax.lax.linalg.triangular_solve(L, B, left_side=True, lower=True)
-    X = jax.lax.linalg.triangular_solve(L, Y, left_side=True, lower=True, transpose_a=True)
-    return X[:, 0] if b.ndim == 1 else X
+
+    def solve(b):
+        B = b[:, None] if b.ndim == 1 else b
+        Y = jax.lax.linalg.triangular_solve(L, B, left_side=True, lower=True)
+        X = jax.lax.linalg.triangular_solve(L, Y, left_side=True, lower=True,
+                                            transpose_a=True)
+        return X[:, 0] if b.ndim == 1 else X
+    return solve
 
 
 def inverse3(A):
@@ -169,7 +199,7 @@ def lambda_stage(system, t, X, s):
         Jc = system._scatter_rows(Jcl, ba, bb)
         Jl, bi, bj = jnp.concatenate([Jl, Jcl]), np.concatenate([bi, ba]), \
             np.concatenate([bj, bb])
-        gap_rows = jnp.zeros((n_c, 3)).at[:, 2].set(psi).reshape(-1)
+        gap_rows = (psi[:, None] * jnp.array([0.0, 0.0, 1.0])).reshape(-1)
         c_contact = -udc - (2.0 * system.zeta / system.delta) * uc - gap_rows / system.delta ** 2
         J_all = jnp.concatenate([J, Jc])
         c_all = jnp.concatenate([c_joint, c_contact])
@@ -220,7 +250,7 @@ def lambda_stage(system, t, X, s):
                                        jnp.zeros(0))
 
         def newton(_, f):
-            value, aux = g(f)
+            value, _ = g(f)
             jac = jax.jacfwd(lambda z: g(z)[0])(f)
             step = eliminate_solve(jnp.eye(f.shape[0]) - jac, f - value, pivoting=True)
             return jnp.where(jnp.all(jnp.isfinite(step)), f - step, f)
@@ -269,7 +299,7 @@ def normal_forces(system, X, joints):
     """``normal_of(J, lam)``: the normal force each friction law sees (module
     docstring)."""
     layout = system.layout
-    r, R, _, _ = system.poses(X)
+    _, R, _, _ = system.poses(X)
 
     def normal_of(J, lam):
         out = []

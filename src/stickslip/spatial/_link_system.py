@@ -39,6 +39,7 @@ Newton's method (``_link_dynamics.NEWTON_ITERATIONS`` steps, Jacobian by forward
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, ClassVar
 
 import equinox as eqx
@@ -46,16 +47,33 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..laws._base import as_parameter
+from .._parameter_arrays import as_parameter
 from ..systems import AbstractSystem
-from ._link_dynamics import (constraint_matrix, inverse3, inverse_mass,
-                             inverse_mass_operator, joint_reactions, lambda_stage,
-                             slide_rows_at, spd_solve)
+from ._link_applied import applied_loads
+from ._link_dynamics import (
+    constraint_matrix,
+    inverse3,
+    inverse_mass,
+    inverse_mass_operator,
+    joint_reactions,
+    lambda_stage,
+    slide_rows_at,
+    spd_factor,
+    spd_solve,
+)
+from ._link_kinematics import (
+    contact_terms,
+    coordinate_jacobian,
+    dot3,
+    driver_terms,
+    joint_coordinate,
+    joint_terms,
+    mm,
+    mv,
+)
 from ._link_layout import ContactArrays, JointArrays, LinkLayout, SpringArrays
 from ._link_outputs import link_channels
 from ._link_step import LinkTimeStepping
-from ._link_kinematics import (contact_terms, coordinate_jacobian, dot3, driver_terms,
-                               joint_coordinate, joint_terms, mm, mv)
 from ._rigid import quat_rate, rotate_quat, rotation
 
 __all__ = ["LinkSystem"]
@@ -93,11 +111,6 @@ def _driven(const, fn, t, derivatives):
     return val, vel, acc
 
 
-def _value(const, fn, t):
-    """A load's value at t: the traced constant, or the user's function of t."""
-    return const if fn is None else jnp.asarray(fn(t), dtype=float) + 0.0 * const
-
-
 class LinkSystem(AbstractSystem, LinkTimeStepping):
     """A frozen spatial link system (module docstring). Build it with
     ``SpatialModel.link_system()``; run it with ``ss.simulate`` (an ODE method, or
@@ -126,6 +139,7 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
     beta: jnp.ndarray = eqx.field(converter=as_parameter)
     s0: jnp.ndarray = eqx.field(converter=as_parameter)
     layout: LinkLayout = eqx.field(static=True)
+    exact_projection: bool = eqx.field(static=True, default=False)  # see project
 
     # --- stage 1: poses ----------------------------------------------------------------------
     def poses(self, X):
@@ -230,40 +244,9 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
 
     def applied(self, t, X):
         """Q (n_b, 6): gravity, point forces, torques, springs, effort drivers,
-        gyroscopic terms; and the springs' (length, tension)."""
-        layout = self.layout
-        n_b = layout.n_bodies
-        r, R, v, w = self.poses(X)
-        _, Iw = self.inverse_inertias(X)
-        F = self.masses[:, None] * self.gravity[None, :]
-        T = -jnp.cross(X[:, 10:13], mv(Iw, X[:, 10:13]))
-        F = jnp.concatenate([F, jnp.zeros((1, 3))])
-        T = jnp.concatenate([T, jnp.zeros((1, 3))])
-        for k, (b, fn) in enumerate(layout.forces):
-            f = _value(self.force_values[k], fn, t)
-            arm = mv(R[b], self.force_points[k])
-            F = F.at[b].add(f)
-            T = T.at[b].add(jnp.cross(arm, f))
-        for k, (b, fn) in enumerate(layout.torques):
-            T = T.at[b].add(_value(self.torque_values[k], fn, t))
-        lengths, tensions = [], []
-        for k, (_, i, j) in enumerate(layout.springs):
-            s = self.springs
-            ai, aj = mv(R[i], s["s_i"][k]), mv(R[j], s["s_j"][k])
-            d = r[j] + aj - r[i] - ai
-            length = jnp.sqrt(jnp.sum(d * d) + 1e-300)
-            e = d / length
-            ldot = e @ ((v[j] + jnp.cross(w[j], aj)) - (v[i] + jnp.cross(w[i], ai)))
-            tension = s["k"][k] * (length - s["l0"][k]) + s["c"][k] * ldot
-            F = F.at[i].add(tension * e).at[j].add(-tension * e)
-            T = T.at[i].add(jnp.cross(ai, tension * e)).at[j].add(jnp.cross(aj, -tension * e))
-            lengths.append(length)
-            tensions.append(tension)
-        Q = jnp.concatenate([F[:n_b], T[:n_b]], axis=1)
-        for (_, jk, mode, fn, slot) in layout.drivers:
-            if mode == "effort":
-                Q = Q + self._effort(X, jk, _value(self.driver_values[slot], fn, t))
-        return Q, lengths, tensions
+        gyroscopic terms; and the springs' (length, tension)
+        (:func:`._link_applied.applied_loads`)."""
+        return applied_loads(self, t, X)
 
     def slide_rows(self, X, joints):
         """∂ṡ/∂ν (len(joints), 6 n_b) of the coordinates of `joints` and their rates."""
@@ -350,6 +333,12 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
         """Joint `jk`'s reaction on its body j (:func:`._link_dynamics.joint_reactions`)."""
         return joint_reactions(self, X, jk, J, lam)
 
+    def moreau_jean_step(self, t, x, h, theta):
+        """One Moreau–Jean step (:func:`._link_step.moreau_jean_step`) with the exact
+        projection (``exact_projection``: its position step leaves nanometres to close)."""
+        return LinkTimeStepping.moreau_jean_step(
+            dataclasses.replace(self, exact_projection=True), t, x, h, theta)
+
     # --- energy, projection -------------------------------------------------------------------
     def energy(self, X):
         """Kinetic + gravitational + spring potential energy [J]."""
@@ -368,7 +357,12 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
 
     def project(self, t, x):
         """Renormalise the quaternions, then one mass-weighted Newton step onto Φ = 0 (the
-        holonomic rows) and one onto Φ̇ = 0 (every row): δ = −M⁻¹Jᵀ(J M⁻¹ Jᵀ)⁻¹ Φ."""
+        holonomic rows) and one onto Φ̇ = 0 (every row): δ = −M⁻¹Jᵀ(J M⁻¹ Jᵀ)⁻¹ Φ.
+
+        S = J M⁻¹ Jᵀ is factored once, before the step onto Φ = 0, and serves the step onto
+        Φ̇ = 0 (Φ̇ at the corrected pose) too: it leaves (relative correction) × Φ̇, after a
+        Runge–Kutta step ~1e-13 × 1e-10. With ``exact_projection`` (the Moreau–Jean route:
+        nanometres to close) S is factored again at the corrected pose."""
         layout = self.layout
         n_b = layout.n_bodies
         X = x[:13 * n_b].reshape(n_b, 13)
@@ -378,22 +372,28 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
         if layout.kept.size == 0:
             return jnp.concatenate([X.reshape(-1), rest])
         apply_minv = inverse_mass_operator(self, X)
-
+        phi, Jl, rate, _, bi, bj = self.joint_rows_local(t, X, derivatives=False)
+        J = self._scatter_rows(Jl, bi, bj)
+        MJt = apply_minv(J).T
+        solve = spd_factor(constraint_matrix(self, X, Jl, bi, bj, J, MJt.T))
         hol = np.nonzero(layout.holonomic)[0]
         if hol.size:
-            phi, Jl, _, _, bi, bj = self.joint_rows_local(t, X, derivatives=False)
-            Jl, bi, bj = _take(Jl, hol), bi[hol], bj[hol]
-            Jh = self._scatter_rows(Jl, bi, bj)
-            MJt = apply_minv(Jh).T
-            S = constraint_matrix(self, X, Jl, bi, bj, Jh, MJt.T)
-            dxi = -MJt @ spd_solve(S, _take(phi, hol))
+            if hol.size == J.shape[0]:
+                dxi = -MJt @ solve(phi)
+            else:                              # velocity drivers: a block of their own
+                Jh = _take(J, hol)
+                dxi = -_take(MJt.T, hol).T @ spd_solve(
+                    constraint_matrix(self, X, _take(Jl, hol), bi[hol], bj[hol], Jh,
+                                      apply_minv(Jh)), _take(phi, hol))
             dxi = dxi.reshape(n_b, 6)
             X = X.at[:, 0:3].add(dxi[:, :3])
             X = X.at[:, 3:7].set(jax.vmap(rotate_quat)(X[:, 3:7], dxi[:, 3:]))
-        _, Jl, rate, _, bi, bj = self.joint_rows_local(t, X, derivatives=False)
-        J = self._scatter_rows(Jl, bi, bj)
-        MJt = apply_minv(J).T
-        dnu = -MJt @ spd_solve(constraint_matrix(self, X, Jl, bi, bj, J, MJt.T), rate)
+            _, Jl, rate, _, bi, bj = self.joint_rows_local(t, X, derivatives=False)
+            if self.exact_projection:
+                J = self._scatter_rows(Jl, bi, bj)
+                MJt = apply_minv(J).T
+                solve = spd_factor(constraint_matrix(self, X, Jl, bi, bj, J, MJt.T))
+        dnu = -MJt @ solve(rate)
         X = X.at[:, 7:13].add(dnu.reshape(n_b, 6))
         n_s = layout.n_law_states
         if layout.revolutes:
