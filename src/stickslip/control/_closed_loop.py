@@ -13,10 +13,15 @@ import numpy as np
 
 from .._validation import check_positive
 from ..errors import ParameterError, SimulationError
-from ..integrate import (check_divergence, check_time_arguments, largest_stable_step,
-                         step_grid)
-from ..integrate import _program_store
-from ..integrate import FIXED_STEP_METHODS, rk_step
+from ..integrate import (
+    FIXED_STEP_METHODS,
+    call_program,
+    check_divergence,
+    check_time_arguments,
+    largest_stable_step,
+    rk_step,
+    step_grid,
+)
 from ..results import Results
 from ._controllers import AbstractController, _StatefulController
 from ._plants import AbstractPlant, ActuatedSystem
@@ -118,10 +123,10 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
             jnp.asarray(steps), jnp.asarray(partial), plant.initial_state())
     start = time.perf_counter()
     if members is None:
-        xs, us, extras = _program_store.call(closed_loop_kernel, (static, substeps, method),
+        xs, us, extras = call_program(closed_loop_kernel, (static, substeps, method),
                                              (dynamic, *args))
     else:
-        xs, us, extras = _program_store.call(closed_loop_batch_kernel,
+        xs, us, extras = call_program(closed_loop_batch_kernel,
                                              (static, substeps, method),
                                              (dynamic[0], dynamic[1], *args))
     wall = time.perf_counter() - start
@@ -130,7 +135,7 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
         _check_divergence(plant, ts, xs if m is None else xs[m], us if m is None else us[m],
                           member=m)
     channels = {name: xs[..., i] for i, name in enumerate(plant.state_names)}
-    outputs = _program_store.call(outputs_kernel, (static[0],),
+    outputs = call_program(outputs_kernel, (static[0],),
                                   (dynamic[0], jnp.asarray(ts), jnp.asarray(xs),
                                    jnp.asarray(us)))
     channels.update({name: np.asarray(v) for name, v in outputs.items()})

@@ -21,11 +21,16 @@ import numpy as np
 
 from .._validation import check_positive
 from ..errors import ParameterError, SimulationError
-from ..integrate import _program_store, check_time_arguments
-from ..integrate import FIXED_STEP_METHODS
+from ..integrate import FIXED_STEP_METHODS, call_program, check_time_arguments
 from ..results import Results
-from ._closed_loop import (_check_divergence, _reference_samples, check_substeps, hold,
-                           outputs_kernel, sample_grid)
+from ._closed_loop import (
+    _check_divergence,
+    _reference_samples,
+    check_substeps,
+    hold,
+    outputs_kernel,
+    sample_grid,
+)
 from ._plants import AbstractPlant
 
 __all__ = ["simulate_host_loop"]
@@ -139,7 +144,7 @@ def simulate_host_loop(plant: AbstractPlant, controller: Callable, t_end: float,
     xs, us, ys = np.stack(xs), np.stack(us), np.stack(ys)
     _check_divergence(plant, ts, xs, us)
     channels = {name: xs[..., i] for i, name in enumerate(plant.state_names)}
-    outputs = _program_store.call(outputs_kernel, (static,),
+    outputs = call_program(outputs_kernel, (static,),
                                   (dynamic, jnp.asarray(ts), jnp.asarray(xs), jnp.asarray(us)))
     channels.update({name: np.asarray(v) for name, v in outputs.items()})
     units = dict(plant.units)

@@ -15,7 +15,8 @@ or the environment variable ``STICKSLIP_MEMORY_BUDGET``: ``8GB``, ``80%``, ``off
 is allocated; :func:`memory_budget` says what the budget is now.
 
 Compiled programs are kept per model structure, in this process and across processes
-(:func:`call_with_system`, :mod:`._program_store`): a script run again does not trace again.
+(:func:`call_with_system` for a system's kernels, :func:`call_program` for any kernel of
+static and array arguments; :mod:`._program_store`): a script run again does not trace again.
 
 What the layers above reuse (studies, systems): :func:`merge_options` and ``KNOWN_OPTIONS``
 (the one flat dict of run options), :func:`guard_from_options` (the divergence guard from
@@ -55,6 +56,7 @@ _NAMES = {
     "rk_step": "._rk_step",
     "StepRule": "._fixed_step",
     "call_with_system": "._program_store",
+    "call_program": "._program_store",
     "traces": "._program_store",
     "check_theta": "._moreau_jean",
     "check_memory": "._memory",
@@ -104,6 +106,7 @@ if TYPE_CHECKING:              # for static tools (documentation, type checkers)
     from ._rk_step import rk_step as rk_step
     from ._fixed_step import StepRule as StepRule
     from ._program_store import call_with_system as call_with_system
+    from ._program_store import call_program as call_program
     from ._program_store import traces as traces
     from ._moreau_jean import check_theta as check_theta
     from ._memory import check_memory as check_memory

@@ -32,7 +32,7 @@ from .._compile.jax_cache import compile_cache_dir
 from .._compile.store import ProgramStore, split_system
 from ._fingerprint import Unfingerprintable, code_versions, fingerprint
 
-__all__ = ["STORE", "call", "call_with_system", "traces", "store_directory", "clear_memory"]
+__all__ = ["STORE", "call", "call_program", "call_with_system", "traces", "store_directory", "clear_memory"]
 
 
 def store_directory() -> Path | None:
@@ -55,6 +55,18 @@ clear_memory = STORE.clear_memory
 def call(kernel: Callable, static: tuple, arrays):
     """``kernel(*static, *arrays)``, compiled once per static part and array structure
     (:meth:`ProgramStore.call <stickslip._compile.store.ProgramStore.call>` of :data:`STORE`).
+
+    kernel: a plain (not jitted) function of static arguments then traced arrays, returning a
+    pytree of arrays.   static: hashable (compared as ``jax.jit`` compares static arguments).
+    arrays: a tuple (pytree) of JAX arrays.
+    """
+    return STORE.call(kernel, static, arrays)
+
+
+def call_program(kernel: Callable, static: tuple, arrays):
+    """``kernel(*static, *arrays)`` compiled once per static part and array structure, in
+    this process and the next (``stickslip.integrate.call_program``; the program store's
+    :meth:`ProgramStore.call <stickslip._compile.store.ProgramStore.call>`).
 
     kernel: a plain (not jitted) function of static arguments then traced arrays, returning a
     pytree of arrays.   static: hashable (compared as ``jax.jit`` compares static arguments).
