@@ -124,18 +124,11 @@ def box_runs(engines, repeats):
 
 def volume_box(force_x, torque_z):
     """The protocol's box on the volume contact (μ_s = μ_k = 0.5), a constant load at the
-    centre of its bottom face (as a wrench about the centre of mass)."""
-    from spatial_box_force import MASS, MU, SIDE, G
+    centre of its bottom face (as a wrench about the centre of mass): the box-force
+    benchmark's own (:func:`spatial_box_force.volume_box`)."""
+    from spatial_box_force import volume_box as protocol_box
 
-    import stickslip as ss
-
-    model = ss.spatial.SpatialModel(gravity=(0.0, 0.0, -G))
-    model.add_body("box", mass=MASS, inertia=None, shape=ss.spatial.Box(SIDE, SIDE, SIDE),
-                   position=(0.0, 0.0, SIDE / 2))
-    model.add_ground(mu_s=MU, mu_k=MU)
-    F = np.array([force_x, 0.0, 0.0])
-    T = np.cross([0.0, 0.0, -SIDE / 2], F) + np.array([0.0, 0.0, torque_z])
-    return model, {"box": lambda t, s: (F, T)}
+    return protocol_box(force_x, torque_z)
 
 
 def grid_rows(engine, grid, dt):
