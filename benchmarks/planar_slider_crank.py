@@ -174,7 +174,10 @@ def _fresh_process(src, case, cache_dir):
     import subprocess
     import sys
 
+    # both caches in the run's directory: JAX's and stickslip's own program store (without the
+    # latter a "cold" process found every program compiled by earlier runs of the same tree)
     env = dict(os.environ, PYTHONPATH=str(src), JAX_COMPILATION_CACHE_DIR=str(cache_dir),
+               STICKSLIP_JAX_CACHE=str(cache_dir),
                JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0",
                JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="0")
     start = time.perf_counter()
