@@ -48,9 +48,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import jax
+import jax.core  # jax.core.Tracer below (a submodule: named for static checkers)
 import jax.numpy as jnp
 import jax.scipy.linalg
 import numpy as np
+from jax.typing import ArrayLike
 
 from ..errors import ParameterError
 from ._active_set import active_set_solve, combination_count
@@ -64,9 +66,8 @@ from ._enumeration import (
 from ._iterative import solve_iteratively
 from ._sets import ProductSet
 
-__all__ = ["FORMULATIONS", "LambdaSolution", "solve_lambda", "check_formulation",
-           "enumerates_each_evaluation",
-           "STATUS_UNIQUE", "STATUS_NONE", "STATUS_SEVERAL", "STATUS_TEXT"]
+__all__ = ["FORMULATIONS", "STATUS_NONE", "STATUS_SEVERAL", "STATUS_TEXT", "STATUS_UNIQUE",
+           "LambdaSolution", "check_formulation", "enumerates_each_evaluation", "solve_lambda"]
 
 FORMULATIONS = ("kikuuwe", "anitescu", "nakaoka")
 STATUS_TEXT = {STATUS_UNIQUE: "unique solution",
@@ -104,7 +105,7 @@ class LambdaSolution(NamedTuple):
     status: jnp.ndarray
     residual: jnp.ndarray
     n_feasible: jnp.ndarray
-    verified: jnp.ndarray = True
+    verified: jnp.ndarray | bool = True
 
 
 def check_formulation(formulation: str, owner: str = "contact_formulation") -> str:
@@ -122,7 +123,7 @@ def check_uniqueness(certify: str, owner: str = "certify") -> str:
     return certify
 
 
-def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
+def solve_lambda(fset: ProductSet, A: ArrayLike, b: ArrayLike,
                  formulation: str = "kikuuwe", certify: str = "auto",
                  fallback: bool = True, init=None) -> LambdaSolution:
     """Solve λ − A⁻¹b ∈ −lim A⁻¹ N_F^{U_ε}(λ) (SPEC §6) for the admissible set `fset`.
@@ -231,8 +232,7 @@ def solve_lambda(fset: ProductSet, A: jnp.ndarray, b: jnp.ndarray,
     A_r = 0.5 * (A_r + A_r.T)
     if formulation == "nakaoka":
         unconstrained = jnp.linalg.pinv(A_r, hermitian=True) @ b_r
-        sub = ProductSet(blocks) if blocks else None
-        lam_c = sub.project_limit(unconstrained) if blocks else unconstrained
+        lam_c = ProductSet(blocks).project_limit(unconstrained) if blocks else unconstrained
         status, n_feasible = jnp.asarray(STATUS_UNIQUE), jnp.asarray(1)
         residual, verified = jnp.zeros(()), jnp.asarray(True)
     elif any(blk.kind == "spatial_contact" for blk in blocks):

@@ -45,24 +45,9 @@ def relaxation_restitution(zeta: float, entry: str = "free") -> float:
     psi0, v0 = (2.0 * z, -1.0) if entry == "free" else (0.0, -1.0)
     roots = np.roots([1.0, 2.0 * z, 1.0])              # of s² + 2ζ s + 1
     if abs(roots[0] - roots[1]) < 1e-6:                # critically damped: ψ = (a + c t)e^{−t}
-        r, a = -1.0, psi0
-        c = v0 - r * a
-
-        def psi_dd(t):
-            return np.exp(r * t) * (r * r * a + c * r * (2.0 + r * t))
-
-        def psi_d(t):
-            return np.exp(r * t) * (r * a + c * (1.0 + r * t))
+        psi_dd, psi_d = _critically_damped(psi0, v0)
     else:
-        r1, r2 = roots
-        a1 = (v0 - r2 * psi0) / (r1 - r2)
-        a2 = (r1 * psi0 - v0) / (r1 - r2)
-
-        def psi_dd(t):
-            return np.real(a1 * r1 ** 2 * np.exp(r1 * t) + a2 * r2 ** 2 * np.exp(r2 * t))
-
-        def psi_d(t):
-            return np.real(a1 * r1 * np.exp(r1 * t) + a2 * r2 * np.exp(r2 * t))
+        psi_dd, psi_d = _two_roots(roots, psi0, v0)
 
     # the force ∝ ψ̈ starts at 0 ("free") or 2ζ ("touching") and grows; the contact lets go
     # at its first zero after that (bisection); none within 50 δ: it never lets go, e = 0
@@ -76,3 +61,31 @@ def relaxation_restitution(zeta: float, entry: str = "free") -> float:
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if psi_dd(mid) > 0 else (lo, mid)
     return float(max(psi_d(0.5 * (lo + hi)), 0.0))
+
+
+def _critically_damped(psi0: float, v0: float):
+    """(ψ̈, ψ̇) of ψ = (a + c t)e^{−t}, the double root s = −1, with ψ(0) = psi0, ψ̇(0) = v0."""
+    r, a = -1.0, psi0
+    c = v0 - r * a
+
+    def psi_dd(t):
+        return np.exp(r * t) * (r * r * a + c * r * (2.0 + r * t))
+
+    def psi_d(t):
+        return np.exp(r * t) * (r * a + c * (1.0 + r * t))
+    return psi_dd, psi_d
+
+
+def _two_roots(roots, psi0: float, v0: float):
+    """(ψ̈, ψ̇) of ψ = a₁e^{r₁t} + a₂e^{r₂t} (distinct roots r₁, r₂ of s² + 2ζ s + 1, complex
+    when under-damped: the real part), with ψ(0) = psi0, ψ̇(0) = v0."""
+    r1, r2 = roots
+    a1 = (v0 - r2 * psi0) / (r1 - r2)
+    a2 = (r1 * psi0 - v0) / (r1 - r2)
+
+    def psi_dd(t):
+        return np.real(a1 * r1 ** 2 * np.exp(r1 * t) + a2 * r2 ** 2 * np.exp(r2 * t))
+
+    def psi_d(t):
+        return np.real(a1 * r1 * np.exp(r1 * t) + a2 * r2 * np.exp(r2 * t))
+    return psi_dd, psi_d

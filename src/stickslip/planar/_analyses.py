@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .. import integrate
 from ..errors import ModelError, ParameterError, SimulationError
@@ -308,12 +308,12 @@ def _grid_results(system, times, tol, analysis, with_lambda):
                                                np.zeros(system.layout.n_law_states)]))
 
 
-def kinematics(system: PlanarSystem, times: Sequence[float], tol: float = 1e-12) -> Results:
+def kinematics(system: PlanarSystem, times: ArrayLike, tol: float = 1e-12) -> Results:
     """Kinematic analysis of a fully driven model (SPEC §9); see :meth:`Model.kinematics`."""
     return _grid_results(system, times, tol, "kinematics", with_lambda=False)
 
 
-def inverse_dynamics(system: PlanarSystem, times: Sequence[float],
+def inverse_dynamics(system: PlanarSystem, times: ArrayLike,
                      tol: float = 1e-12) -> Results:
     """Inverse dynamics of a fully driven model (SPEC §9); see
     :meth:`Model.inverse_dynamics`."""

@@ -16,10 +16,11 @@ and array structure form a group evaluated by one ``vmap`` (:func:`group_key`,
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import equinox as eqx
 import jax
+import jax.core  # jax.core.Tracer below (a submodule: named for static checkers)
 import jax.numpy as jnp
 import numpy as np
 
@@ -28,6 +29,8 @@ from .._rules import evolve as _evolve
 
 __all__ = ["AbstractElement", "evolve", "group_key", "host_array", "parameter_array", "stack",
            "unit_direction", "unstack_like"]
+
+_M = TypeVar("_M", bound=eqx.Module)    # evolve returns a copy of its argument's class
 
 
 def host_array(value) -> jax.Array:
@@ -71,7 +74,7 @@ def unit_direction(value: Any) -> Any:
     return host_array(host / np.linalg.norm(host))
 
 
-def evolve(module: eqx.Module, **changes: Any) -> eqx.Module:
+def evolve(module: _M, **changes: Any) -> _M:
     """A copy of `module` with the named fields replaced — static fields (bodies, name)
     included, which ``eqx.tree_at`` cannot reach — checked as the constructor checks it.
 
@@ -93,7 +96,7 @@ def evolve(module: eqx.Module, **changes: Any) -> eqx.Module:
     Returns
     -------
     equinox.Module
-        The checked copy.
+        The checked copy (of the same class as `module`).
 
     Raises
     ------

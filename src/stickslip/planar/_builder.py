@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import difflib
 import math
-from typing import Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -79,13 +80,14 @@ class Builder:
         Other problems (an unknown point, a duplicate name) are collected and raised by the
         next analysis, all at once.
         """
-        from ._contact import AbstractFrictionalContact   # frictional contacts (SPEC §6)
+        from ._contact import AbstractFrictionalContact  # frictional contacts (SPEC §6)
         if isinstance(element, AbstractFrictionalContact):
             from ._contact_simulate import add_frictional_contact
             return add_frictional_contact(self, element)
         kinds = ((AbstractConstraint, self.constraints), (AbstractForceElement, self.forces),
                  (AbstractStop, self.stops), (AbstractJointFriction, self.frictions))
-        group = next((g for cls, g in kinds if isinstance(element, cls)), None)
+        # the list of `element`'s class (which one is not expressible statically)
+        group: list[Any] | None = next((g for cls, g in kinds if isinstance(element, cls)), None)
         if group is None:
             raise ParameterError(f"`Model.add` takes a joint, driver or force element from "
                                  f"stickslip.planar; got {type(element).__name__}.")
@@ -119,6 +121,7 @@ class Builder:
             return evolve(element, joint=joint, name=name)
         bodies = [self._resolve_body(ref) for _, ref in self._body_refs(element)]
         if len(bodies) == 2 and bodies[0] is bodies[1]:
+            assert bodies[0] is not None, "Builder.add resolves every body before _bind"
             self._problems.append(f"{kind} {name!r} connects body {bodies[0].name!r} to "
                                   "itself; pass two different bodies (or model.ground).")
             return None

@@ -45,7 +45,8 @@ def trigonometric_profile(alphas, radii) -> Callable:
     phase0 = alphas[0]
 
     def profile(alpha):
-        arg = jnp.outer(jnp.atleast_1d(alpha) - phase0, k)
+        # jax's stub types outer's b as Array; jnp.outer takes any ArrayLike (as its source)
+        arg = jnp.outer(jnp.atleast_1d(alpha) - phase0, k)  # pyright: ignore[reportArgumentType]
         out = jnp.cos(arg) @ a + jnp.sin(arg) @ b
         return out.reshape(jnp.shape(alpha))
     return profile

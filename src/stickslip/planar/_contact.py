@@ -114,6 +114,12 @@ class AbstractFrictionalContact(RuleChecked):
 
     prefix: ClassVar[str] = "contact"
     name: str | None = None
+    # set by each subclass's __init__ (declared here for the contract; no class default)
+    mu: float
+    mu_s: float
+    v_stribeck: float
+    delta: float
+    zeta: float
     friction_pairs: ClassVar[tuple[tuple[str, str], ...]] = (("mu_s", "mu"),)
 
     @property

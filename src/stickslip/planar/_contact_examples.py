@@ -13,7 +13,7 @@ from ._joints import RevoluteJoint
 from ._model import Model
 from ._motions import constant_speed
 
-__all__ = ["clearance_slider_crank", "block_on_incline", "painleve_rod"]
+__all__ = ["block_on_incline", "clearance_slider_crank", "painleve_rod"]
 
 
 def clearance_slider_crank(mu: float = 0.01, clearance: float = 1e-3, omega: float | None = 20.0,
@@ -212,7 +212,12 @@ class _SpatialView:
     """plot_trajectory/animate for the 3-D box example (run_example calls them)."""
 
     def plot_trajectory(self, res, ax=None):
-        """The box's displacement along the push, with the moment it starts to slide."""
+        """The box's displacement along the push, with the moment it starts to slide (on new
+        axes where `ax` is None, as ``Model.plot_trajectory``); returns the axes."""
+        if ax is None:
+            import matplotlib.pyplot as plt
+
+            ax = plt.subplots(figsize=(6, 5))[1]
         ax.plot(res.t, res["box.x"] * 1e3, label="box.x")
         moving = np.abs(res["box.vx"]) > 1e-5
         if moving.any():
@@ -234,7 +239,8 @@ class _SpatialView:
 def _run_box(out):
     import jax.numpy as jnp
 
-    from ..spatial import Box, Model as SpatialModel, PointContacts
+    from ..spatial import Box, PointContacts
+    from ..spatial import Model as SpatialModel
 
     model = SpatialModel(gravity=(0.0, 0.0, -9.81))
     model.add_body("box", mass=1.0, inertia=None, shape=Box(0.2, 0.1, 0.1),

@@ -332,5 +332,6 @@ def simulate_contacts(model, t_end: float, dt: float | None = None, method: str 
                     projection=projection, baumgarte=list(baumgarte),
                     wall_time=time.perf_counter() - start)
     if stepping:
+        assert system.restitution is not None, "contact_system always sets a restitution"
         res.meta["restitution"] = float(system.restitution)
     return res

@@ -34,6 +34,7 @@ from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
+from jax.typing import ArrayLike
 
 from ..integrate import EVENT_KINDS, AbstractEventHost
 from ..systems import AbstractSystem
@@ -136,7 +137,7 @@ class PlanarImpactHost(AbstractSystem, AbstractEventHost):
     def event_settle(self, t, x, mode):
         return self.system.project(t, x)
 
-    def event_outputs(self, t, x, mode):
+    def event_outputs(self, t: ArrayLike, x, mode):   # t: also outputs' (AbstractSystem)
         out = self.system.outputs(t, x)
         gaps = self.system.gaps(x[:self.system.layout.n_coordinates], self.stops)
         out.update({name: gaps[k] for k, (_, name) in enumerate(gap_names(self.stops))})

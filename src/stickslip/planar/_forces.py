@@ -13,7 +13,7 @@ Contract for a force element (an immutable ``equinox`` module, see :mod:`._base`
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, overload
 
 import equinox as eqx
 import jax
@@ -37,9 +37,17 @@ __all__ = [
 
 
 
-def _callable(owner: str, name: str, fn, signature: str, shapes, optional=True):
+@overload
+def _callable(owner: str, name: str, fn: Any, signature: str, shapes: Any,
+              optional: Literal[False]) -> Callable: ...
+@overload
+def _callable(owner: str, name: str, fn: Any, signature: str, shapes: Any,
+              optional: bool = True) -> Callable | None: ...
+def _callable(owner: str, name: str, fn: Any, signature: str, shapes: Any,
+              optional: bool = True) -> Callable | None:
     """A user callable, checked to run inside jit (traced once with zero arguments of
-    `shapes`: a Python `if` on them is reported now, by name)."""
+    `shapes`: a Python `if` on them is reported now, by name); None for None where
+    `optional`."""
     from .._validation import check_traceable
 
     if fn is None and optional:
@@ -250,7 +258,8 @@ class PointForce(AbstractForceElement):
         if force is None:
             raise ParameterError(f"`{self.owner}.force` is required: a callable of (t, q, qd) "
                                  "returning (Fx, Fy) [N].")
-        self.force = _callable(self.owner, "force", force, "of (t, q, qd)", ((), (3,), (3,)))
+        self.force = _callable(self.owner, "force", force, "of (t, q, qd)", ((), (3,), (3,)),
+                               optional=False)
 
     def bodies(self):
         return (self.body,)

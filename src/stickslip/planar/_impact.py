@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 import equinox as eqx
 import jax
+import jax.core  # jax.core.Tracer below (a submodule: named for static checkers)
 import jax.numpy as jnp
 import numpy as np
 

@@ -70,6 +70,7 @@ from ..constraints import (
     Unilateral,
     solve_lambda,
 )
+from ..errors import ParameterError
 from ..laws import friction_curve
 
 __all__ = ["MAX_ROUNDS", "NOT_CONVERGED", "NO_SOLUTION", "OK", "SEVERAL", "STATUS_TEXT",
@@ -162,8 +163,16 @@ def solve_impulses(A, b, n_b, laws, names, normals, h, speed, rest, active, *,
         The impulses, rates, normal forces, status and rounds.
     """
     n_f, n_s = len(laws), active.shape[0]
-    n_p = 0 if contact_mu is None else contact_mu.shape[0]
-    pairs_on = jnp.repeat(contact_active, 2) if n_p else jnp.zeros(0, dtype=bool)
+    pair_mu = jnp.zeros(0) if contact_mu is None else contact_mu    # no pairs: none used
+    n_p = pair_mu.shape[0]
+    if not n_p:
+        pairs_on = jnp.zeros(0, dtype=bool)
+    elif contact_active is None:
+        raise ParameterError(f"`solve_impulses.contact_active` is missing: `contact_mu` has "
+                             f"{n_p} entries (one per contact pair); pass with it whether "
+                             f"each pair touches (booleans, shape ({n_p},)).")
+    else:
+        pairs_on = jnp.repeat(contact_active, 2)
     rows_on = jnp.concatenate([jnp.ones(n_b + n_f, dtype=bool), pairs_on, active])
     scale = jnp.max(jnp.where(rows_on, jnp.abs(b), 0.0), initial=0.0) + 1e-300
     A = jnp.where(rows_on[:, None] & rows_on[None, :], A, jnp.eye(A.shape[0]))
@@ -174,7 +183,7 @@ def solve_impulses(A, b, n_b, laws, names, normals, h, speed, rest, active, *,
 
     def solve(bounds):
         blocks = (head + [CoulombBound(bound=bounds[k]) for k in range(n_f)]
-                  + [PlanarContact(mu=contact_mu[k]) for k in range(n_p)] + unilateral)
+                  + [PlanarContact(mu=pair_mu[k]) for k in range(n_p)] + unilateral)
         sol = solve_lambda(ProductSet(blocks, labels), A, b, "kikuuwe", certify=certify)
         P = jnp.where(rows_on, sol.lam, 0.0)
         return P, sol.w, sol.status

@@ -24,8 +24,9 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
+
+from numpy.typing import ArrayLike
 
 from ..errors import ParameterError
 from ..results import Results
@@ -87,7 +88,7 @@ class Model(Builder):
         Raises ModelError naming the constraint that will not close."""
         return analyses.assemble(self.system(), t, tol, max_iterations, drivers)
 
-    def kinematics(self, times: Sequence[float], tol: float = 1e-12) -> Results:
+    def kinematics(self, times: ArrayLike, tol: float = 1e-12) -> Results:
         """Kinematic analysis of a fully driven model (SPEC §9): at each time, positions by
         Newton–Raphson on Φ(q, t) = 0 (from the previous solution), velocities from
         Φ_q q̇ = ν and accelerations from Φ_q q̈ = γ, in one compiled scan.
@@ -98,7 +99,7 @@ class Model(Builder):
         """
         return analyses.kinematics(self.system(), times, tol)
 
-    def inverse_dynamics(self, times: Sequence[float], tol: float = 1e-12) -> Results:
+    def inverse_dynamics(self, times: ArrayLike, tol: float = 1e-12) -> Results:
         """Inverse dynamics of a fully driven model (SPEC §9): the motion from
         :meth:`kinematics`, then λ from Φ_qᵀ λ = Q^A − M q̈: every joint's reaction
         ``<joint>.Fx``, ``.Fy`` [N], ``.T`` [N·m] (on body i, in the joint frame, about
