@@ -152,7 +152,7 @@ def gripper_hold_and_slip(t_end=1.0, *, grip=10.0, reduced=4.5, box_mass=0.5, mu
     wall_slid = time.perf_counter() - start
 
     def normal(res, side):
-        return sum(res[f"box-{side}.{k}.fn"] for k in range(1, 9))
+        return np.asarray(sum(res[f"box-{side}.{k}.fn"] for k in range(1, 9)))
 
     moving = slid.t > 0.02
     fit = np.polyfit(slid.t[moving], slid["box.vz"][moving], 1)[0]

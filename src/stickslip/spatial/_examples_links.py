@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import TypedDict
 
 import numpy as np
 
@@ -179,7 +180,16 @@ def _arm_angles(x, z, l1, l2, xp=np):
 
 ARM = {"shoulder": (0.0, 0.0, 0.3), "links": (0.35, 0.35), "masses": (1.0, 0.8),
        "tip_radius": 0.02, "tip_mass": 0.05}
-PUSH = {"speed": 0.2, "ramp": 0.2, "push_until": 0.8, "stop": 0.05}
+class PushPath(TypedDict):
+    """The fingertip path of :func:`arm_and_box`: speed [m/s], ramp, push_until, stop [s]."""
+
+    speed: float
+    ramp: float
+    push_until: float
+    stop: float
+
+
+PUSH: PushPath = {"speed": 0.2, "ramp": 0.2, "push_until": 0.8, "stop": 0.05}
 
 
 def arm_and_box(*, box_mass=1.0, box_size=0.1, box_x=0.5, mu_ground=0.3, mu_tip=0.2,
@@ -259,7 +269,7 @@ def arm_pushes_box(t_end=1.2, *, box_mass=1.0, mu_ground=0.3, mu_tip=0.2, dt=1e-
     res = model.simulate(t_end, dt=dt, dt_out=0.005)
     wall = time.perf_counter() - start
     t, x, vx, fn = res.t, res["box.x"], res["box.vx"], res["push.fn"]
-    ground_fn = sum(res[f"ground-box.{k}.fn"] for k in range(1, 9))
+    ground_fn = np.asarray(sum(res[f"ground-box.{k}.fn"] for k in range(1, 9)))
     steady = (t > PUSH["ramp"] + 0.1) & (t < PUSH["push_until"])
     level = mu_ground * box_mass * G
     numbers = {"wall_time_s": wall, "box_travel_m": float(x[-1] - x[0]), "mu_ground": mu_ground,

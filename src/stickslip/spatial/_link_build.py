@@ -118,6 +118,7 @@ def _contact_points(model, pair, index, problems):
             out += [row(f"{base}.{k + 1}", "vertex-box", a, b, point=p, half=half_a)
                     for k, p in enumerate(shape_b.vertices)]
         if which in ("both", "a"):                               # a's vertices on box b
+            assert isinstance(shape_a, Polyhedron), "half_a set: body a's shape is a box"
             out += [row(f"{base}.{len(out) + k + 1}", "vertex-box", b, a, point=p, half=half_b)
                     for k, p in enumerate(shape_a.vertices)]
         return out
@@ -219,9 +220,12 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
             problems.append(f"JointDriver on {e.joint!r}: only revolute and prismatic joints "
                             f"can be driven; it is a {joints[jk][1]}.")
             continue
-        fn = e.value if callable(e.value) else None
+        if callable(e.value):
+            fn, value = e.value, 0.0
+        else:
+            fn, value = None, float(e.value)
         drivers.append((e.name or f"{e.joint}.driver", jk, e.mode, fn, len(driver_values)))
-        driver_values.append(0.0 if fn is not None else float(e.value))
+        driver_values.append(value)
 
     forces, force_values, force_points, torques, torque_values = [], [], [], [], []
     springs, spring_arrays = [], {"k": [], "c": [], "l0": [], "s_i": [], "s_j": []}

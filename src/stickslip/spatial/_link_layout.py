@@ -5,7 +5,7 @@ bundles of per-element arrays the traced stages read (`JointArrays`, `SpringArra
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -54,17 +54,31 @@ class _ContactArrays(NamedTuple):
     v_stribeck: Any
 
 
-def _by_name(base):
-    """`base` with item access by field name too (``a["s_i"]``)."""
-    def __getitem__(self, key):
-        return getattr(self, key) if isinstance(key, str) else tuple.__getitem__(self, key)
-    return type(base.__name__[1:], (base,), {"__getitem__": __getitem__, "__slots__": (),
-                                             "__doc__": base.__doc__})
+class _ByName:
+    """Item access by field name too (``a["s_i"]``), else by position (mixed into the
+    NamedTuples below)."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: str | int | slice) -> Any:
+        if isinstance(key, str):
+            return getattr(self, key)
+        return tuple.__getitem__(cast(tuple, self), key)
 
 
-JointArrays = _by_name(_JointArrays)
-SpringArrays = _by_name(_SpringArrays)
-ContactArrays = _by_name(_ContactArrays)
+class JointArrays(_ByName, _JointArrays):
+    __doc__ = _JointArrays.__doc__
+    __slots__ = ()
+
+
+class SpringArrays(_ByName, _SpringArrays):
+    __doc__ = _SpringArrays.__doc__
+    __slots__ = ()
+
+
+class ContactArrays(_ByName, _ContactArrays):
+    __doc__ = _ContactArrays.__doc__
+    __slots__ = ()
 
 
 class LinkLayout:

@@ -40,7 +40,7 @@ Newton's method (``_link_dynamics.NEWTON_ITERATIONS`` steps, Jacobian by forward
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import equinox as eqx
 import jax
@@ -184,10 +184,8 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
         indices, n_b for the ground)."""
         layout = self.layout
         r, R, v, w = self.poses(X)
-        phi = [None] * len(layout.joints)
-        J = [None] * len(layout.joints)
-        rate = [None] * len(layout.joints)
-        second = [None] * len(layout.joints)
+        n_j = len(layout.joints)        # slots filled group by group below
+        phi, J, rate, second = (cast("list[Any]", [None] * n_j) for _ in range(4))
         for kind, members in layout.joint_groups:
             idx = np.array(members)
             i = np.array([layout.joints[k][2] for k in members])
@@ -279,7 +277,7 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
         layout = self.layout
         r, R, v, w = self.poses(X)
         n_c = len(layout.contacts)
-        psi, J, u, ud = [None] * n_c, [None] * n_c, [None] * n_c, [None] * n_c
+        psi, J, u, ud = (cast("list[Any]", [None] * n_c) for _ in range(4))
         for kind, members in layout.contact_groups:
             idx = np.array(members)
             a = np.array([layout.contacts[k][2] for k in members])

@@ -8,7 +8,7 @@ import math
 import xml.etree.ElementTree as ET
 import xml.parsers.expat
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Literal, Mapping
 
 import numpy as np
 
@@ -179,7 +179,7 @@ class _AttrReader:
                 continue
             self.problem(el, f"attribute {key}=\"{value}\" is not supported. Remove it.")
 
-    def floats(self, el, attrs, key, n: int | tuple | str,
+    def floats(self, el, attrs, key, n: int | tuple[int, ...] | Literal["points"],
                default=None) -> np.ndarray | None:
         """The numbers of attribute `key` (or `default`): `n` a count, a tuple of allowed
         counts, or "points" (a positive multiple of 3, at least 12)."""

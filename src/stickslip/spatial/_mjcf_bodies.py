@@ -50,6 +50,7 @@ class _BodyReader(_GeomReader):
                 if world:
                     self.world_geom(child, g)
                 else:
+                    assert geoms is not None, "collect and not world: geoms is a list"
                     geoms.append(g)
             elif tag in _IGNORED_TAGS:
                 continue

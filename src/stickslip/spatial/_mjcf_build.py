@@ -8,7 +8,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ..errors import ModelError, ParameterError
-from ._mjcf_scene import MjcfScene, MjcfShape
+from ._mjcf_scene import MjcfJoint, MjcfScene, MjcfShape
 
 _BOX_FACES = [[0, 3, 2, 1], [4, 5, 6, 7], [0, 1, 5, 4], [2, 3, 7, 6], [1, 2, 6, 5],
               [0, 4, 7, 3]]
@@ -34,13 +34,14 @@ def build_model(scene: MjcfScene, *, controls: Mapping[str, float | Callable] | 
                        position=tuple(b.position), orientation=tuple(b.orientation))
     for j in scene.joints:
         if j.kind == "revolute":
-            model.add(el.RevoluteJoint(j.body_i, j.body_j, point=tuple(j.point),
-                                       axis=tuple(j.axis), name=j.name))
+            model.add(el.RevoluteJoint(j.body_i, j.body_j, point=_vec(scene, j, "point"),
+                                       axis=_vec(scene, j, "axis"), name=j.name))
         elif j.kind == "prismatic":
-            model.add(el.PrismaticJoint(j.body_i, j.body_j, point=tuple(j.point),
-                                        axis=tuple(j.axis), name=j.name))
+            model.add(el.PrismaticJoint(j.body_i, j.body_j, point=_vec(scene, j, "point"),
+                                        axis=_vec(scene, j, "axis"), name=j.name))
         elif j.kind == "spherical":
-            model.add(el.SphericalJoint(j.body_i, j.body_j, point=tuple(j.point), name=j.name))
+            model.add(el.SphericalJoint(j.body_i, j.body_j, point=_vec(scene, j, "point"),
+                                        name=j.name))
         elif j.kind == "fixed":
             model.add(el.FixedJoint(j.body_i, j.body_j, name=j.name))
         # "free": a body without joint element is free (a FreeJoint element would force the
@@ -52,10 +53,24 @@ def build_model(scene: MjcfScene, *, controls: Mapping[str, float | Callable] | 
         model.add_ground(mu_s=mu, mu_k=mu, height=scene.ground["height"])
     if link:
         for a, b, mu in scene.contacts:
-            if a == "ground" and mu == scene.ground["mu"]:
-                continue                  # the ground's own coefficient applies
+            if a == "ground":
+                if scene.ground is None:
+                    raise ModelError(f"{scene.path}: a contact pair ground-{b} but the scene "
+                                     "has no ground plane; add the plane (MjcfScene.ground) "
+                                     "or remove the pair.")
+                if mu == scene.ground["mu"]:
+                    continue              # the ground's own coefficient applies
             model.add(el.ContactPair(a, b, mu=mu))
     return model
+
+
+def _vec(scene: MjcfScene, j: MjcfJoint, what: str) -> tuple:
+    """`j.point` or `j.axis` (`what`) as a tuple; a `ModelError` when the scene left it out."""
+    value = getattr(j, what)
+    if value is None:
+        raise ModelError(f"{scene.path}: {j.kind} joint {j.name!r} ({j.body_i} to {j.body_j}) "
+                         f"has no {what}; a {j.kind} joint needs one (set MjcfJoint.{what}).")
+    return tuple(value)
 
 
 def _volume_friction(scene: MjcfScene, body_pairs) -> dict:

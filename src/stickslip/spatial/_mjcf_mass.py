@@ -187,7 +187,7 @@ class _GeomReader(_AttrReader):
         mass = float(sum(g.mass for g in massive))
         if mass <= 0:
             return 0.0, np.eye(3), np.zeros(3), np.eye(3)
-        com = sum(g.mass * g.com for g in massive) / mass
+        com = np.asarray(sum(g.mass * g.com for g in massive) / mass)
         inertia = np.zeros((3, 3))
         for g in massive:
             d = g.com - com

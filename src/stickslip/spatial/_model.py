@@ -55,7 +55,7 @@ class _Body:
     name: str
     mass: float
     inertia: np.ndarray
-    shape: Polyhedron
+    shape: Polyhedron | Sphere | None
     state: np.ndarray          # (13,): p, q, v, w
 
 
@@ -186,6 +186,7 @@ class SpatialModel:
         if inertia is None and isinstance(shape, Sphere):
             inertia = shape.inertia(mass)
         if inertia is None:
+            assert isinstance(shape, Polyhedron), "no shape and Sphere are handled above"
             if np.linalg.norm(shape.centroid) > 1e-9 * shape.radius:
                 raise ParameterError(f"`{owner}.inertia` is None but the shape's centroid "
                                      f"{shape.centroid} is not the body origin; centre the "

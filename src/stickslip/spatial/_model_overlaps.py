@@ -58,6 +58,7 @@ def reject_overlaps(model, X: np.ndarray, *, where: str = "simulate") -> None:
                             2.0 * max(body.shape.radius, other.shape.radius))
             v = 0.0 if vol is None else vol.volume
             if v > 1e-6 * min(body.shape.volume, other.shape.volume):
+                assert vol is not None, "v > 0 only where the bodies intersect"
                 u = X[j, :3] - X[i, :3]
                 u = u / gap if gap > 1e-12 else np.array([0.0, 0.0, 1.0])
                 proj = np.concatenate(vol.faces) @ u

@@ -14,7 +14,7 @@ _EPS = 2.220446049250313e-16        # float64 machine epsilon
 
 @numba.njit(cache=True)
 def _lstsq_columns(M: np.ndarray, y: np.ndarray, cols: np.ndarray,
-                   k: int) -> tuple[np.ndarray, float, float]:
+                   k: int | np.integer) -> tuple[np.ndarray, float, float]:
     """min ‖M[:, cols[:k]] z − y‖ by Householder QR.
 
     Returns z (k,), the independence measure min_j |R_jj| / ‖M[:, cols[j]]‖ (1 for

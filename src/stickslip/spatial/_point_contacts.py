@@ -36,6 +36,7 @@ from typing import Any, ClassVar
 
 import equinox as eqx
 import jax
+import jax.core  # jax.core.Tracer below (a submodule: named for static checkers)
 import jax.numpy as jnp
 import numpy as np
 
@@ -70,8 +71,7 @@ def _rotation(q):
 
 
 def _quat_rate(q, w):
-    """q̇ = ½ (0, ω) ⊗ q for the world-frame ω (the spatial package's convention,
-    :mod:`._dynamics`)."""
+    """q̇ = ½ (0, ω) ⊗ q for the world-frame ω (the convention of :mod:`._dynamics`)."""
     qw, qx, qy, qz = q
     wx, wy, wz = w
     return 0.5 * jnp.array([-qx * wx - qy * wy - qz * wz,
@@ -80,7 +80,7 @@ def _quat_rate(q, w):
                             qw * wz + wx * qy - wy * qx])
 
 
-def _body_vectors(name: str, value, bodies) -> np.ndarray:
+def _body_vectors(name: str, value, bodies) -> np.ndarray | jax.core.Tracer:
     """`value` as an (n_bodies, 3) float array (0 for None; a (3,) vector for one body),
     or a ParameterError naming `PointContacts.<name>` and the shape it needs."""
     n_b = len(bodies)
@@ -187,8 +187,7 @@ def _channels(labels, psi, lam, status, dtype) -> dict:
         out[f"{b}.gap.{k}"] = psi[p]
         out[f"{b}.fn.{k}"] = lam[p, 2]
         out[f"{b}.ft.{k}"] = jnp.sqrt(lam[p, 0] ** 2 + lam[p, 1] ** 2)
-        out[f"{b}.fx.{k}"] = lam[p, 0]
-        out[f"{b}.fy.{k}"] = lam[p, 1]
+        out[f"{b}.fx.{k}"], out[f"{b}.fy.{k}"] = lam[p, 0], lam[p, 1]
     return out
 
 
@@ -358,7 +357,7 @@ class PointContacts(AbstractSystem, AbstractTimeSteppingHost):
         eye = jnp.broadcast_to(jnp.eye(3), (n_p, 3, 3))
         blk = jnp.concatenate([eye, jnp.cross(arm[:, None, :], eye)], axis=2)      # (n_p, 3, 6)
         place = np.eye(n_b)[owner][:, None, :, None]                              # (n_p, 1, n_b, 1)
-        J = (place * blk[:, :, None, :]).reshape(3 * n_p, 6 * n_b)
+        J = (blk[:, :, None, :] * place).reshape(3 * n_p, 6 * n_b)
         nu = jnp.concatenate([X[:, 7:10], X[:, 10:13]], axis=1).reshape(-1)
         w = X[owner, 10:13]
         vertex = (self.radii == 0.0)[:, None]

@@ -33,6 +33,8 @@ class Polyhedron:
         (a vertex lies outside a face plane, or a face is not planar).
     """
 
+    size: tuple[float, float, float]   # edge lengths [m], set on boxes only (see `Box`)
+
     def __init__(self, vertices, faces: Sequence[Sequence[int]], *, name: str = "Polyhedron"):
         v = np.asarray(vertices, dtype=float)
         if v.ndim != 2 or v.shape[1] != 3 or v.shape[0] < 4:

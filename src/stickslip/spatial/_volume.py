@@ -60,7 +60,7 @@ class ContactGeometry:
     c: np.ndarray            # (3, 6) [m^3], eq. 9
     edge_normals: np.ndarray  # (L, 3) in-plane outward normals of S's edges
     edge_offsets: np.ndarray  # (L,) distances of S's edges from p_ig [m] (>= 0)
-    Qn: np.ndarray = None     # (6, 6) [m^2], ∫ J_nᵀ J_n dA with J_n = nᵀ J (normal part of Q)
+    Qn: np.ndarray            # (6, 6) [m^2], ∫ J_nᵀ J_n dA with J_n = nᵀ J (normal part of Q)
 
     @property
     def nc(self) -> np.ndarray:
@@ -239,7 +239,7 @@ def contact_geometry(volume: ContactVolume, scale: float, eps_v: float = EPS_V,
     return _plane_quantities(volume, n, pg, poly, patch, tol)
 
 
-def _plane_quantities(volume, n, pg, poly, patch, tol, vol_c=None, cen_c=None):
+def _plane_quantities(volume: ContactVolume, n, pg, poly, patch, tol, vol_c=None, cen_c=None):
     """Q, c, Qn and the polygon data of ContactGeometry from the plane (n, p_g) and S."""
     if vol_c is not None:
         pass
@@ -258,7 +258,7 @@ def _plane_quantities(volume, n, pg, poly, patch, tol, vol_c=None, cen_c=None):
         vol_c, cen_c = volume.volume, pg
     e1, e2, poly, Q, c, Qn, m, offsets = _plane_kernel(n, pg, np.ascontiguousarray(poly),
                                                        float(vol_c), cen_c)
-    return ContactGeometry(volume if np.isscalar(volume) else volume.volume, n, pg, e1, e2,
+    return ContactGeometry(volume.volume, n, pg, e1, e2,
                            poly, Q, c, m, offsets, Qn)
 
 

@@ -121,7 +121,7 @@ def run_host(model, t_end, dt, method, forces, friction, dt_out, lp_solver, init
                 g = rec.geometry
                 contact_ch[o, rec.pair] = np.concatenate([
                     [1.0, g.volume], g.normal, g.centroid, rec.wrench,
-                    [rec.wrench[:3] @ g.normal, float(rec.stick)]])
+                    [float(rec.wrench[:3] @ g.normal), float(rec.stick)]])
     wall = _time.perf_counter() - start
     return volume_results(model, grid, body_ch, contact_ch, X, method=method, dt=dt, t0=t0,
                           t_end=t_end, steps=n_steps, friction=friction, lp_solver=lp_solver,

@@ -114,7 +114,7 @@ class VolumeParams(NamedTuple):
     mu_s: jnp.ndarray
     mu_d: jnp.ndarray
     height: jnp.ndarray
-    restitution: jnp.ndarray = 0.0
+    restitution: jnp.ndarray | float = 0.0
 
 
 class BodyLoad(NamedTuple):

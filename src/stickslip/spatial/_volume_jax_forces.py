@@ -32,9 +32,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import jax
+import jax.core  # jax.core.Tracer below (a submodule: named for static checkers)
 import jax.numpy as jnp
 import numpy as np
 from jax.experimental import io_callback
+from jax.typing import ArrayLike
 
 from ..errors import ModelError, ParameterError
 from ._volume_host import applied_loads
@@ -63,6 +65,8 @@ class AppliedForces:
         if self.mode == "constant":
             return lambda t, X, consts: (consts[0], consts[1])
         if self.mode == "traced":
+            assert jaxpr is not None, "the traced mode is built with its jaxpr (applied_forces)"
+
             def traced(t, X, consts):
                 F, T = jax.core.eval_jaxpr(jaxpr, consts, *((X,) if time_free else (t, X)))
                 return F, T
@@ -98,7 +102,7 @@ def _wrench_of(model, forces, t, X):
     return F, T
 
 
-def applied_forces(model, forces, t0: float, t_end: float, X0: np.ndarray) -> AppliedForces:
+def applied_forces(model, forces, t0: float, t_end: float, X0: ArrayLike) -> AppliedForces:
     """The `AppliedForces` of `forces` (None, a callable or a mapping of callables, checked
     by `_volume_host.check_run_options`) for `model` on a run from `t0` to `t_end` [s]
     (module docstring).

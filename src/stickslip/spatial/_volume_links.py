@@ -186,6 +186,9 @@ class VolumeLinkSystem:
         self.names = list(contact_bodies)
         self.index = np.array([names.index(n) for n in contact_bodies], dtype=int)
         shaped = [model.bodies[i] for i in self.index]
+        if model.ground is None:
+            raise ModelError("volume contacts beside a link system need the ground "
+                             "(SpatialModel.add_ground(...)) for their friction and height.")
         self.volume = VolumeContactSystem(
             contact_bodies, [b.mass for b in shaped], [b.inertia for b in shaped],
             [b.shape for b in shaped], gravity=model.gravity, k=model.k, lam=model.lam,
@@ -250,7 +253,7 @@ class VolumeLinkSystem:
             Fc, Tc, active, rec = body_contact(
                 self.volume.tables[k], X[b], zero[k], zero[k], params.mass[k],
                 params.inertia[k], params.inv_inertia[k], params, h, self.volume.P,
-                self.volume.eps_v, self.volume.kinetic_iterations, motion=motion)
+                self.volume.eps_v, self.volume.kinetic_iterations, motion=motion)[:4]
             if k + 1 < n_c:                         # Gauss–Seidel pass (module docstring)
                 G = jnp.zeros_like(u_free).at[6 * b:6 * b + 3].set(Fc).at[
                     6 * b + 3:6 * b + 6].set(Tc)
@@ -313,8 +316,9 @@ class VolumeLinkSystem:
         per step pattern and method."""
         key = (grid.dt, grid.n_sub, grid.n_out, grid.n_last, grid.h_last, method)
         if key not in self._runs:
-            self._runs[key] = eqx.filter_jit(self.run_function(grid, method),
-                                             compiler_options=compiler_options())
+            # equinox's overloads leave out the **jitkwargs filter_jit passes to jax.jit
+            self._runs[key] = eqx.filter_jit(  # pyright: ignore[reportCallIssue]
+                self.run_function(grid, method), compiler_options=compiler_options())
         return self._runs[key]
 
 
