@@ -151,7 +151,7 @@ def test_quick_return_ram_strokes_slower_forward_than_back():
     assert left > 0.55
 
 
-@pytest.mark.parametrize("kind", ["flat", "roller"])
+@pytest.mark.parametrize("kind", [pytest.param("flat", marks=pytest.mark.slow), "roller"])
 def test_cam_follower_lift_equals_closed_form(kind):
     R, e, r = 0.05, 0.015, 0.01
     m = examples.cam_follower(kind=kind, R=R, e=e, roller=r, omega=2 * math.pi)

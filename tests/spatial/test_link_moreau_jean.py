@@ -148,6 +148,7 @@ def test_double_pendulum_at_theta_one_only_loses_energy():
     assert res["energy"][-1] < res["energy"][0] - 1e-3
 
 
+@pytest.mark.slow   # cross-route check; the route's energy test stays in the default run
 def test_double_pendulum_agrees_with_rk4_at_a_small_step():
     """Against the rk4 route at h = 1e-4 over 2 s: joint angles within 5e-7 rad (measured
     1.7e-7; at h = 1e-3 1.8e-5: second order)."""

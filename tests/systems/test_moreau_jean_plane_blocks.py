@@ -239,6 +239,7 @@ def test_blocks_t_end_exact_when_not_a_multiple_of_dt():
     assert res["v2x"][-1] == pytest.approx(-MU3 * G * t_end, abs=1e-14)
 
 
+@pytest.mark.slow   # batch = loop also checked on the point (test_point_batch_over_mu_...)
 def test_blocks_batch_over_the_spring_equals_a_loop():
     systems = [ss.systems.TwoBlocksConveyor(contacts=_rigid(), Ks=ks) for ks in (50.0, 100.0,
                                                                                  200.0)]
@@ -250,6 +251,7 @@ def test_blocks_batch_over_the_spring_equals_a_loop():
                                        atol=1e-14, err_msg=name)
 
 
+@pytest.mark.slow   # the convergence study; the point's (test_point_ode_route_...) stays
 def test_blocks_ode_route_approaches_the_exact_step_as_K_grows():
     # the slide of PRESSED through its stop: frictions CoulombODE(K, β = 2/√K), contacts
     # UnilateralODE(10 K); measured max |Δp1y| over 0.6 s 8.4e-4, 8.5e-5, 8.5e-6 m for

@@ -91,8 +91,9 @@ def test_kinetic_sliding_follows_the_closed_form_and_sticks_exactly(dt):
 # --- viscous and Stribeck curves ------------------------------------------------------------
 
 @pytest.mark.parametrize("curve", [
-    {"viscous": 5.0},
-    {"v_stribeck": 0.05},
+    # the one curve with every term runs by default; each term alone under -m slow
+    pytest.param({"viscous": 5.0}, marks=pytest.mark.slow),
+    pytest.param({"v_stribeck": 0.05}, marks=pytest.mark.slow),
     {"v_stribeck": 0.05, "viscous": 2.0, "stribeck_exponent": 1.0},
 ], ids=["viscous", "stribeck", "stribeck-viscous-exp1"])
 def test_sliding_on_a_curve_satisfies_the_law_at_every_step(curve):
