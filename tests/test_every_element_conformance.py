@@ -77,6 +77,12 @@ def _lugre(friction, qi, qj, qdi, qdj, t):
     return normal, force, rate
 
 
+def _contact(contact, qi, qj, qdi, qdj, t):
+    """A frictional contact's pairs (SPEC §6): gaps, sliding velocities, the friction bound
+    μ(v_t) and the relaxation's normal target, body i at qi's pose, body j at qj's."""
+    return contact.relaxation_terms(qi, qj, qdi, qdj)
+
+
 def _law(law, qi, qj, qdi, qdj, t):
     """force_and_rate in both regimes (SPEC §2–§3); NewtonImpact's velocity update."""
     if isinstance(law, ss.laws.NewtonImpact):
@@ -89,9 +95,6 @@ def _law(law, qi, qj, qdi, qdj, t):
 
 # --- the registry ---------------------------------------------------------------------------
 
-_HOST_SIDE_CONTACT = ("a host-side description: its gaps and λ-problem rows are computed by "
-                      "the planar contact system (planar._contact_system) from pairs(), "
-                      "which hold NumPy data, not by a traced method of the element")
 _HOST_SIDE_SPATIAL = ("a host-side description (names, world points, numbers): its rows or "
                       "wrench are computed by the frozen link system (spatial._link_*), not "
                       "by the element")
@@ -141,8 +144,8 @@ def _entries() -> list[Entry]:
     stops = [Entry(P.PointLineStop, _gap), Entry(P.TranslationalStop, _gap),
              Entry(P.RevoluteStop, _gap)]
     friction = [Entry(P.LuGreFriction, _lugre, skipped=("mus", "mud"))]
-    contacts = [Entry(P.PointLineContact, reason=_HOST_SIDE_CONTACT, skipped=("mu_k",)),
-                Entry(P.ClearanceSlider, reason=_HOST_SIDE_CONTACT, skipped=("mu_k",),
+    contacts = [Entry(P.PointLineContact, _contact, skipped=("mu_k",)),
+                Entry(P.ClearanceSlider, _contact, skipped=("mu_k",),
                       renamed={"guide": "body_i", "slider": "body_j"})]
     spatial = [Entry(c, reason=_HOST_SIDE_SPATIAL) for c in (
         sp.RevoluteJoint, sp.PrismaticJoint, sp.SphericalJoint, sp.FixedJoint,
@@ -228,7 +231,7 @@ def test_example_builds_a_valid_instance(entry):
         # bound in a model: named from the class's prefix, and frozen like every module
         assert bound.name.startswith(cls.prefix), (bound.name, cls.prefix)
     fields = [f.name for f in dataclasses.fields(bound)] if dataclasses.is_dataclass(bound) else []
-    if fields:   # (the planar contacts are host-side descriptions, not modules: mutable)
+    if fields:
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(bound, fields[0], None)
 

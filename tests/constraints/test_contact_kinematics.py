@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from stickslip.planar._contact_system import PairGeometry
+from stickslip.planar._contact_pairs import PairGeometry
 
 
 # (body_i, body_j) per pair, 0 = ground: mixed bodies in both orders; a guide on the ground

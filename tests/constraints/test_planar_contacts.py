@@ -178,7 +178,7 @@ def test_vector_field_derivative_is_finite_with_separated_contacts():
     x0 = system.initial_state()
 
     def qdd(mu):
-        s = eqx.tree_at(lambda z: z.mu, system, jnp.full_like(system.mu, mu))
+        s = eqx.tree_at(lambda z: z.pairs.mu, system, jnp.full_like(system.pairs.mu, mu))
         return s.vector_field(jnp.asarray(0.0), x0)[9:18]
 
     for derivative in (jax.jacrev(qdd)(0.01), jax.jacfwd(qdd)(0.01)):
@@ -204,9 +204,9 @@ def test_lean_run_repeats_with_the_fallback_where_the_active_set_fails(monkeypat
             return np.ones_like(out) if name == "painleve.none" else out
 
     def simulate(system, *args, **kwargs):
-        fallbacks.append(system.fallback)
+        fallbacks.append(system.pairs.fallback)
         res = real(system, *args, **kwargs)
-        return res if system.fallback else FailedSomewhere(res)
+        return res if system.pairs.fallback else FailedSomewhere(res)
 
     monkeypatch.setattr(integrate, "simulate", simulate)
     res = clearance_slider_crank(delta=1e-3).simulate(0.01, dt=2.5e-4, dt_out=1e-3)

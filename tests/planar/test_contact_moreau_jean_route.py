@@ -185,7 +185,7 @@ def test_the_run_ends_exactly_at_t_end():
      r"`planar.Model.simulate.restitution` must be <= 1; got restitution=1.5"),
     ({"dt": 1e-3, "baumgarte": (10.0, 10.0)}, r"drop `planar.Model.simulate.baumgarte`"),
     ({"dt": 1e-3, "contact_formulation": "anitescu"},
-     (r"ContactPlanarSystem does not support method='moreau_jean'.*contact_formulation is "
+     (r"PlanarSystem does not support method='moreau_jean'.*contact_formulation is "
       r"'anitescu'")),
 ])
 def test_bad_steps_and_options_are_refused_by_name(options, message):
@@ -219,14 +219,17 @@ def test_impact_stops_with_contacts_are_refused_by_name_on_the_ode_route():
 
 
 def test_a_system_without_restitution_is_refused_by_name():
-    system = dataclasses.replace(contact_system(_incline()), restitution=None)
-    with pytest.raises(ParameterError, match=r"it has no `restitution`"):
+    base = contact_system(_incline())
+    system = eqx.tree_at(lambda s: s.pairs, base,
+                         dataclasses.replace(base.pairs, restitution=None))
+    with pytest.raises(ParameterError, match=r"its contacts have no `restitution`"):
         ss.simulate(system, 0.01, dt=1e-3, method="moreau_jean")
 
 
 def test_simulate_batch_over_mu_equals_a_loop():
     base = contact_system(_incline())
-    members = [eqx.tree_at(lambda s: s.mu, base, np.array([mu])) for mu in (0.3, 0.5, 0.9)]
+    members = [eqx.tree_at(lambda s: s.pairs.mu, base, np.array([mu]))
+               for mu in (0.3, 0.5, 0.9)]
     batch = ss.simulate_batch(members, 0.2, dt=1e-3, method="moreau_jean", dt_out=1e-2)
     for i, member in enumerate(members):
         alone = ss.simulate(member, 0.2, dt=1e-3, method="moreau_jean", dt_out=1e-2)

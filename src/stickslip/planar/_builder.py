@@ -12,10 +12,13 @@ from typing import Any
 
 import numpy as np
 
+from ..constraints import check_formulation, check_uniqueness
 from ..errors import ModelError, ParameterError
 from ._base import evolve
 from ._body import Body, Ground
 from ._constraint_base import AbstractConstraint
+from ._contact import AbstractFrictionalContact
+from ._contact_pairs import stack_contacts
 from ._forces import AbstractForceElement
 from ._friction import AbstractJointFriction, LuGreFriction
 from ._impact import AbstractStop, PointLineStop
@@ -45,7 +48,8 @@ class Builder:
         self.forces: list[AbstractForceElement] = []
         self.frictions: list[AbstractJointFriction] = []
         self.stops: list[AbstractStop] = []
-        self.frictional_contacts: list = []   # PointLineContact, ClearanceSlider (SPEC §6)
+        # PointLineContact, ClearanceSlider (SPEC §6), bound
+        self.frictional_contacts: list[AbstractFrictionalContact] = []
         self._problems: list[str] = []
         self._aliases: dict[int, tuple[list, int]] = {}   # id(user's element) → its slot
         self._layout: Layout | None = None
@@ -70,18 +74,20 @@ class Builder:
         return body
 
     def add(self, element):
-        """Add a joint, driver, force element, friction or stop; return it bound to this
-        model's bodies (a new object: use the returned one, or the element's name).
+        """Add a joint, driver, force element, friction, stop or frictional contact; return
+        it bound to this model's bodies (a new object: use the returned one, or the
+        element's name).
 
         Its reference constants (a translational joint's relative angle, a gear's phase, an
         absolute constraint's value) are taken from the bodies' poses now, so its bodies
         must be in the model already: a body that is not (a misspelled name, a body of
         another model, one not added yet) raises ModelError here, naming the known bodies.
         Other problems (an unknown point, a duplicate name) are collected and raised by the
-        next analysis, all at once.
+        next analysis, all at once — except for a frictional contact, whose unknown body,
+        duplicate name or unknown point raises ParameterError here
+        (:func:`._contact_simulate.add_frictional_contact`).
         """
-        from ._contact import AbstractFrictionalContact  # frictional contacts (SPEC §6)
-        if isinstance(element, AbstractFrictionalContact):
+        if isinstance(element, AbstractFrictionalContact):     # frictional contacts (SPEC §6)
             from ._contact_simulate import add_frictional_contact
             return add_frictional_contact(self, element)
         kinds = ((AbstractConstraint, self.constraints), (AbstractForceElement, self.forces),
@@ -243,7 +249,9 @@ class Builder:
 
     def system(self, baumgarte: tuple[float, float] = (10.0, 10.0),
                q0: np.ndarray | None = None, qd0: np.ndarray | None = None,
-               projection: bool = False) -> PlanarSystem:
+               projection: bool = False, *, contact_formulation: str = "kikuuwe",
+               painleve_check: str = "auto", fallback: bool = True,
+               restitution: float | None = None) -> PlanarSystem:
         """The mechanism frozen into an immutable :class:`PlanarSystem` (an ODE for
         :func:`stickslip.simulate`, and the argument of every analysis).
 
@@ -251,8 +259,21 @@ class Builder:
         q0, qd0: the initial configuration (default: the bodies' poses and velocities).
         projection: the system's ``projection`` field: the fixed-step integrators put it back
             on the constraint manifold after every step.
+        contact_formulation, painleve_check, fallback, restitution: the frictional contacts'
+            λ-stage (SPEC §6; see :meth:`Model.simulate`): its formulation, how uniqueness of
+            the λ-problem's solution is checked, whether the enumeration takes over where the
+            active set fails, and Newton's e of ``method="moreau_jean"`` (default e(ζ) of the
+            first contact). Their pairs are stacked into the system's ``pairs``
+            (:func:`~._contact_pairs.stack_contacts`; None without contacts).
         """
         layout = self.layout
+        pairs = None
+        if self.frictional_contacts:
+            pairs = stack_contacts(self.frictional_contacts, self.bodies,
+                                   formulation=check_formulation(contact_formulation),
+                                   certify=check_uniqueness(painleve_check,
+                                                            "painleve_check"),
+                                   fallback=fallback, restitution=restitution)
         try:
             alpha, beta = (float(v) for v in baumgarte)
         except (TypeError, ValueError):
@@ -267,8 +288,8 @@ class Builder:
                    forces=tuple(self.forces),
                    frictions=tuple(joint_frictions(self.constraints) + self.frictions),
                    contacts=tuple(s for s in self.stops if s.law is not None),
-                   stops=tuple(s for s in self.stops if s.law is None), layout=layout,
-                   projection=bool(projection))
+                   stops=tuple(s for s in self.stops if s.law is None), pairs=pairs,
+                   layout=layout, projection=bool(projection))
 
     def _q(self):
         return np.concatenate([b.pose for b in self.bodies]) if self.bodies else np.zeros(0)

@@ -18,11 +18,18 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import equinox as eqx
+import jax
+import jax.core  # jax.core.Tracer below (a submodule: named for static checkers)
+import jax.numpy as jnp
 import numpy as np
 
-from .._rules import FRICTION_COEFFICIENT, Rule, RuleChecked, run_checks
+from .._rules import FRICTION_COEFFICIENT, Rule
 from .._validation import keyword_alias
+from ..laws import friction_curve
+from ._base import AbstractElement, evolve, host_array, parameter_array, unit_direction
 from ._constraint_base import POINT, _name
+from ._contact_pairs import gap_and_sliding
 
 __all__ = ["STATIC_SPEED", "AbstractFrictionalContact", "ClearanceSlider", "PointLineContact"]
 
@@ -30,35 +37,6 @@ __all__ = ["STATIC_SPEED", "AbstractFrictionalContact", "ClearanceSlider", "Poin
 STATIC_SPEED = 1e-3
 """Default Stribeck velocity of the contacts [m/s]: below this sliding speed a contact counts
 as sticking and gets its static coefficient."""
-
-
-def _number(value: Any) -> Any:
-    """One number as a float; anything else unchanged (the rules name what is wrong)."""
-    try:
-        return float(value) if np.ndim(value) == 0 and not isinstance(value, (str, bytes)) \
-            else value
-    except (TypeError, ValueError):
-        return value
-
-
-def _vector(value: Any) -> Any:
-    """Numbers as a float NumPy array; anything else unchanged (the rules name it)."""
-    if isinstance(value, (str, bytes)):
-        return value
-    try:
-        return np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        return value
-
-
-def _direction(value: Any) -> Any:
-    """A finite non-zero vector divided by its norm; anything else unchanged."""
-    arr = _vector(value)
-    if not isinstance(arr, np.ndarray) or arr.ndim != 1 or not np.all(np.isfinite(arr)) \
-            or not np.any(arr):
-        return arr
-    arr = arr / np.max(np.abs(arr))        # first: the norm of (1e308, 1e308) overflows
-    return arr / np.linalg.norm(arr)
 
 
 def _half_size(what: str) -> Rule:
@@ -85,75 +63,92 @@ _FRICTION_RULES = {
 
 
 def _friction(owner, mu, mu_k, mu_s, v_stribeck):
-    """(μ, μ_s, v_stribeck) with their defaults: μ (kinetic, also spelled mu_k; default 0),
-    μ_s (default μ), v_stribeck (default STATIC_SPEED); checked by the element's rules."""
+    """(μ, μ_s, v_stribeck) as stored: μ (kinetic, also spelled mu_k; default 0), μ_s
+    (default μ), v_stribeck (default STATIC_SPEED); checked by the element's rules."""
     mu = keyword_alias(owner, "mu", mu, "mu_k", mu_k)
     mu = 0.0 if mu is None else mu
     v_stribeck = STATIC_SPEED if v_stribeck is None else v_stribeck
     if mu_s is not None:
-        FRICTION_COEFFICIENT.check_plausible(owner, "mu_s", _number(mu_s))
-    return _number(mu), _number(mu if mu_s is None else mu_s), _number(v_stribeck)
+        FRICTION_COEFFICIENT.check_plausible(owner, "mu_s", _plain(mu_s))
+    return (parameter_array(mu), parameter_array(mu if mu_s is None else mu_s),
+            parameter_array(v_stribeck))
 
 
-def _shown(value: Any) -> str:
-    if isinstance(value, str):
-        return repr(value)
-    arr = np.asarray(value, dtype=float)
-    return f"{float(arr):g}" if arr.ndim == 0 else "(" + ", ".join(f"{x:g}" for x in arr) + ")"
+def _plain(value: Any) -> Any:
+    """One concrete number as a float (for the plausibility check); else unchanged."""
+    try:
+        return float(value) if np.ndim(value) == 0 and not isinstance(
+            value, (str, bytes, jax.core.Tracer)) else value
+    except (TypeError, ValueError):
+        return value
 
 
-class AbstractFrictionalContact(RuleChecked):
+def _host(value) -> np.ndarray:
+    return np.asarray(value, dtype=float)
+
+
+class AbstractFrictionalContact(AbstractElement):
     """A frictional unilateral contact element of :class:`~stickslip.planar.Model`.
 
     Contract: ``pairs()`` returns the point–line pairs as tuples ``(body_i, body_j, point_j,
-    line_point_i, line_axis_i)`` (bodies resolved by :meth:`bind`); ``mu``, ``delta``,
-    ``zeta`` are the friction coefficient and the relaxation parameters; channels are
-    ``<name>.gap``, ``<name>.fn``, ``<name>.ft`` (suffixed ``.1``, ``.2``… per pair when an
-    element has several).
+    line_point_i, line_axis_i)`` (NumPy geometry, bodies resolved once bound by
+    ``Model.add``); ``pair_geometry()`` the same geometry as stacked (n_pairs, 2) arrays,
+    traced where the element's fields are; ``mu``, ``mu_s``, ``v_stribeck``, ``delta``,
+    ``zeta`` are the friction coefficients and the relaxation parameters (0-d arrays);
+    channels are ``<name>.gap``, ``<name>.fn``, ``<name>.ft`` (suffixed ``.1``, ``.2``… per
+    pair when an element has several). The frozen model stacks every contact's pairs into
+    one :class:`~._contact_pairs.PairGeometry` (:meth:`Builder.system`).
     """
 
     prefix: ClassVar[str] = "contact"
-    name: str | None = None
-    # set by each subclass's __init__ (declared here for the contract; no class default)
-    mu: float
-    mu_s: float
-    v_stribeck: float
-    delta: float
-    zeta: float
     friction_pairs: ClassVar[tuple[tuple[str, str], ...]] = (("mu_s", "mu"),)
-
-    @property
-    def owner(self) -> str:
-        return self.name or type(self).__name__
-
-    def parameter_owner(self) -> str:
-        """Messages name the contact: its ``name``, else its class."""
-        return self.owner
+    parameter_aliases: ClassVar[dict[str, str]] = {"mu_k": "mu"}
+    n_pairs: ClassVar[int] = 1
+    body_i: eqx.AbstractVar[Any]
+    body_j: eqx.AbstractVar[Any]
+    mu: eqx.AbstractVar[Any]
+    mu_s: eqx.AbstractVar[Any]
+    v_stribeck: eqx.AbstractVar[Any]
+    delta: eqx.AbstractVar[Any]
+    zeta: eqx.AbstractVar[Any]
 
     def __check_init__(self) -> None:
         _name(type(self).__name__, self.name)
 
     def __repr__(self) -> str:
-        values = ", ".join(f"{k}={_shown(getattr(self, k))}" for k in self.parameter_rules)
-        return f"{type(self).__name__}({self.name!r}: {values})"
+        return f"{type(self).__name__}({self.name!r}: {self.parameter_text()})"
 
-    @property
-    def n_pairs(self) -> int:
-        return len(self.pairs())
-
-    def pairs(self):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    @property
-    def mu_k(self) -> float:
-        """The kinetic coefficient (the attribute ``mu``)."""
-        return self.mu
-
-    def body_refs(self):
+    def body_refs(self) -> list[tuple[str, Any]]:
         return [("body_i", self.body_i), ("body_j", self.body_j)]
 
-    def bind(self, body_i, body_j) -> None:
-        self.body_i, self.body_j = body_i, body_j
+    def bodies(self) -> tuple:
+        return (self.body_i, self.body_j)
+
+    def bind(self, body_i, body_j, *, name: str):
+        """The element bound to the model's bodies under `name` (a new module)."""
+        return evolve(self, body_i=body_i, body_j=body_j, name=name)
+
+    def pair_geometry(self, xp=jnp):
+        """(point_j, line_point_i, line_axis_i), each (n_pairs, 2), computed with `xp`
+        (``jnp``: traced with the fields; ``np``: host NumPy)."""
+        raise NotImplementedError
+
+    def pairs(self) -> list[tuple]:
+        point, line_point, axis = self.pair_geometry(np)
+        return [(self.body_i, self.body_j, point[k], line_point[k], axis[k])
+                for k in range(self.n_pairs)]
+
+    def relaxation_terms(self, qi, qj, qdi, qdj):
+        """This contact's pairs at poses qi (body i), qj (body j) and rates qdi, qdj (SPEC §6):
+        the gaps ψ [m], the sliding velocities v_t [m/s], the friction bound μ(v_t) of
+        ``ss.laws.friction_curve`` (μ_s sticking → μ sliding) and the relaxation's target
+        −(2ζ/δ) ψ̇ − ψ/δ² [m/s²] of the normal rows (without J̇ q̇). Pure and traced."""
+        point, line_point, axis = self.pair_geometry(jnp)
+        psi, vt, rate = jax.vmap(gap_and_sliding, in_axes=(None, None, None, None, 0, 0, 0))(
+            qi, qj, qdi, qdj, point, line_point, axis)
+        bound = friction_curve(vt, self.mu, self.mu_s, self.v_stribeck)
+        target = -(2.0 * self.zeta / self.delta) * rate - psi / self.delta ** 2
+        return psi, vt, bound, target
 
     def channel_names(self, quantity: str) -> list[str]:
         if self.n_pairs == 1:
@@ -194,12 +189,17 @@ class PointLineContact(AbstractFrictionalContact):
     zeta : float, optional
         relaxation damping ratio ζ [-] (default 1: no bounce).
     name : str, optional
-        the element's name (a non-empty string without '.', as for joints); channels
-        ``<name>.gap`` [m], ``<name>.fn`` [N] (normal force, >= 0) and ``<name>.ft`` [N]
-        (friction force on body j along t).
+        the element's name (a non-empty string without '.', as for joints; default
+        ``contact1``, ``contact2``… in the order added); channels ``<name>.gap`` [m],
+        ``<name>.fn`` [N] (normal force, >= 0) and ``<name>.ft`` [N] (friction force on
+        body j along t).
 
     Notes
     -----
+    An immutable ``equinox`` module like every planar element: ``Model.add`` returns a new,
+    bound one (``evolve`` changes a parameter, checked as the constructor checks it). In the
+    frozen model its parameters are traced arrays: a μ sweep under ``vmap`` compiles once.
+
     A run (``Model.simulate``, ``ss.planar.moreau_jean``) that would start with the point
     inside the line is refused before it starts — a ModelError with the depth and the move
     that fixes it — as the spatial models refuse a body starting inside the ground: the
@@ -219,6 +219,17 @@ class PointLineContact(AbstractFrictionalContact):
     prefix: ClassVar[str] = "contact"
     parameter_rules: ClassVar[dict[str, Rule]] = {
         "point_j": POINT, "line_point_i": _POINT, "line_axis_i": _AXIS, **_FRICTION_RULES}
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    point_j: Any
+    line_point_i: Any
+    line_axis_i: Any
+    mu: Any
+    mu_s: Any
+    v_stribeck: Any
+    delta: Any
+    zeta: Any
+    name: str | None = eqx.field(static=True)
 
     def __init__(self, body_i, body_j, *, point_j=(0.0, 0.0), line_point_i=(0.0, 0.0),
                  line_axis_i=(1.0, 0.0), mu: float | None = None, delta: float = 1e-3,
@@ -226,12 +237,12 @@ class PointLineContact(AbstractFrictionalContact):
                  v_stribeck: float | None = None, mu_k: float | None = None):
         self.name = _name("PointLineContact", name)     # the joints' rule: no '.', not ''
         self.body_i, self.body_j = body_i, body_j
-        self.point_j = point_j
-        self.line_point_i = _vector(line_point_i)
-        self.line_axis_i = _direction(line_axis_i)
-        self.mu, self.mu_s, self.v_stribeck = _friction(self.owner, mu, mu_k, mu_s, v_stribeck)
-        self.delta, self.zeta = _number(delta), _number(zeta)
-        run_checks(self)
+        self.point_j = parameter_array(point_j)
+        self.line_point_i = parameter_array(line_point_i)
+        self.line_axis_i = unit_direction(line_axis_i)
+        self.mu, self.mu_s, self.v_stribeck = _friction(name or "PointLineContact", mu, mu_k,
+                                                        mu_s, v_stribeck)
+        self.delta, self.zeta = parameter_array(delta), parameter_array(zeta)
 
     @classmethod
     def example(cls) -> PointLineContact:
@@ -239,13 +250,16 @@ class PointLineContact(AbstractFrictionalContact):
         return cls("ground", "link", point_j=(0.0, -0.05), line_point_i=(0.0, 0.0),
                    line_axis_i=(1.0, 0.1), mu=0.3, mu_s=0.4)
 
-    def bind(self, body_i, body_j) -> None:
-        super().bind(body_i, body_j)
-        self.point_j = np.asarray(body_j.resolve_point(self.owner, "point_j", self.point_j))
+    def bind(self, body_i, body_j, *, name: str):
+        point = body_j.resolve_point(self.owner, "point_j", self.point_j)
+        return evolve(self, body_i=body_i, body_j=body_j, name=name,
+                      point_j=host_array(point))
 
-    def pairs(self):
-        return [(self.body_i, self.body_j, np.asarray(self.point_j, dtype=float),
-                 self.line_point_i, self.line_axis_i)]
+    def pair_geometry(self, xp=jnp):
+        if xp is np:
+            return (_host(self.point_j)[None], _host(self.line_point_i)[None],
+                    _host(self.line_axis_i)[None])
+        return self.point_j[None], self.line_point_i[None], self.line_axis_i[None]
 
 
 class ClearanceSlider(AbstractFrictionalContact):
@@ -261,7 +275,7 @@ class ClearanceSlider(AbstractFrictionalContact):
     Parameters
     ----------
     guide, slider
-        the bodies (`guide` may be ``model.ground``).
+        the bodies (`guide` may be ``model.ground``); stored as ``body_i``, ``body_j``.
     half_length, half_height : float
         the slider's half sizes [m] (> 0).
     clearance : float
@@ -276,7 +290,7 @@ class ClearanceSlider(AbstractFrictionalContact):
         the channel's centre line in the guide's frame.
     name : str, optional
         channels ``<name>.gap.1`` … ``.4``, ``<name>.fn.k``, ``<name>.ft.k`` (a non-empty
-        string without '.').
+        string without '.'; default ``slider1``… in the order added).
 
     Notes
     -----
@@ -286,10 +300,24 @@ class ClearanceSlider(AbstractFrictionalContact):
     """
 
     prefix: ClassVar[str] = "slider"
+    n_pairs: ClassVar[int] = 4
     parameter_rules: ClassVar[dict[str, Rule]] = {
         "half_length": _half_size("half_length"), "half_height": _half_size("half_height"),
         "clearance": _half_size("the clearance c"), "guide_point": _POINT,
         "guide_axis": _AXIS, **_FRICTION_RULES}
+    body_i: Any = eqx.field(static=True)
+    body_j: Any = eqx.field(static=True)
+    half_length: Any
+    half_height: Any
+    clearance: Any
+    guide_point: Any
+    guide_axis: Any
+    mu: Any
+    mu_s: Any
+    v_stribeck: Any
+    delta: Any
+    zeta: Any
+    name: str | None = eqx.field(static=True)
 
     def __init__(self, guide, slider, *, half_length: float, half_height: float,
                  clearance: float, mu: float | None = None, delta: float = 1e-3,
@@ -299,13 +327,14 @@ class ClearanceSlider(AbstractFrictionalContact):
                  mu_k: float | None = None):
         self.name = _name("ClearanceSlider", name)      # the joints' rule: no '.', not ''
         self.body_i, self.body_j = guide, slider
-        self.half_length, self.half_height = _number(half_length), _number(half_height)
-        self.clearance = _number(clearance)
-        self.guide_point = _vector(guide_point)
-        self.guide_axis = _direction(guide_axis)
-        self.mu, self.mu_s, self.v_stribeck = _friction(self.owner, mu, mu_k, mu_s, v_stribeck)
-        self.delta, self.zeta = _number(delta), _number(zeta)
-        run_checks(self)
+        self.half_length, self.half_height = (parameter_array(half_length),
+                                              parameter_array(half_height))
+        self.clearance = parameter_array(clearance)
+        self.guide_point = parameter_array(guide_point)
+        self.guide_axis = unit_direction(guide_axis)
+        self.mu, self.mu_s, self.v_stribeck = _friction(name or "ClearanceSlider", mu, mu_k,
+                                                        mu_s, v_stribeck)
+        self.delta, self.zeta = parameter_array(delta), parameter_array(zeta)
 
     @classmethod
     def example(cls) -> ClearanceSlider:
@@ -314,14 +343,18 @@ class ClearanceSlider(AbstractFrictionalContact):
         return cls("ground", "link", half_length=0.05, half_height=0.02, clearance=1e-3,
                    mu=0.2)
 
-    def pairs(self):
-        t = self.guide_axis
-        n = np.array([-t[1], t[0]])
-        wall = self.half_height + self.clearance
-        L, H = self.half_length, self.half_height
-        upper = self.guide_point + wall * n
-        lower = self.guide_point - wall * n
-        return [(self.body_i, self.body_j, np.array([L, H]), upper, -t),   # normal −n
-                (self.body_i, self.body_j, np.array([-L, H]), upper, -t),
-                (self.body_i, self.body_j, np.array([L, -H]), lower, t),    # normal +n
-                (self.body_i, self.body_j, np.array([-L, -H]), lower, t)]
+    def pair_geometry(self, xp=jnp):
+        """The four corners against the walls: corners (±L, H) on the upper wall with axis
+        −t (normal −n), (±L, −H) on the lower wall with axis t (normal +n)."""
+        host = xp is np
+        get = _host if host else jnp.asarray
+        t, centre = get(self.guide_axis), get(self.guide_point)
+        L, H = get(self.half_length), get(self.half_height)
+        wall = H + get(self.clearance)
+        n = xp.stack([-t[1], t[0]])
+        upper, lower = centre + wall * n, centre - wall * n
+        point = xp.stack([xp.stack([L, H]), xp.stack([-L, H]), xp.stack([L, -H]),
+                          xp.stack([-L, -H])])
+        line_point = xp.stack([upper, upper, lower, lower])
+        axis = xp.stack([-t, -t, t, t])
+        return point, line_point, axis

@@ -2,7 +2,8 @@
 "厳密解 (Moreau 1999 など) — SICONOS").
 
 :func:`moreau_jean` is the time-stepping route ``simulate(..., method="moreau_jean")`` on the
-model's :class:`ContactPlanarSystem` — the step (θ-method at the mid-point, the impulse
+model's frozen :class:`~._system.PlanarSystem` (its frictional contacts in ``pairs``) — the
+step (θ-method at the mid-point, the impulse
 problem solved exactly by :func:`stickslip.constraints.solve_lambda` with the exact Coulomb
 law, the joints projected after each step) is the one step of :mod:`._mj_step` (joints,
 joint friction, contacts and impact stops together; its module docstring has the equations,
@@ -30,13 +31,15 @@ __all__ = ["moreau_jean"]
 
 def moreau_jean(system, t_end: float, h: float, dt_out: float | None = None,
                 theta: float = 0.5, restitution: float | None = None) -> Results:
-    """Run the Moreau–Jean reference on a :class:`ContactPlanarSystem` (module docstring).
+    """Run the Moreau–Jean reference on a model with frictional contacts (module
+    docstring).
 
     Parameters
     ----------
     system
-        a :class:`~stickslip.planar.Model` with frictional contacts (or its
-        :class:`ContactPlanarSystem`) — the same description as the relaxed run.
+        a :class:`~stickslip.planar.Model` with frictional contacts (or its frozen
+        :class:`~stickslip.planar.PlanarSystem`, ``model.system()``) — the same
+        description as the relaxed run.
     t_end : float
         end time [s] (> 0); the last sample is exactly `t_end`: when `h` does not
         divide it the last step is shorter (the output grid of ``ss.simulate``).
@@ -47,7 +50,7 @@ def moreau_jean(system, t_end: float, h: float, dt_out: float | None = None,
     theta : float, optional
         the θ-method parameter in [0, 1] (1/2: mid-point).
     restitution : float, optional
-        Newton's e [-] in [0, 1], one for every contact; default the system's
+        Newton's e [-] in [0, 1], one for every contact; default the pairs'
         ``restitution`` (a Model's: e(ζ) of the relaxation from free flight,
         :func:`stickslip.constraints.relaxation_restitution`, with the first contact's ζ).
         ``planar.Model.simulate(..., method="moreau_jean", restitution=...)`` takes the same.
@@ -88,16 +91,22 @@ def moreau_jean(system, t_end: float, h: float, dt_out: float | None = None,
 
         elements = system.frictional_contacts                # a Model: same description
         system = contact_system(system, "kikuuwe", (0.0, 0.0), True)
-        mech = system.mechanism
-        if mech.layout.n_rows:
-            start = analyses.assemble(mech, t=0.0)
-            system = eqx.tree_at(lambda s: s.mechanism, system, mech.with_state(
-                *analyses.state_of(start, mech.layout.n_coordinates)))
+        if system.layout.n_rows:
+            start = analyses.assemble(system, t=0.0)
+            system = system.with_state(*analyses.state_of(start,
+                                                          system.layout.n_coordinates))
     grid = step_grid(0.0, t_end, h, dt_out, owner=owner)    # refused under this name
+    pairs = getattr(system, "pairs", None)
+    if pairs is None:
+        raise ParameterError(f"`{owner}.system` must be a planar Model with frictional "
+                             f"contacts (or its frozen PlanarSystem); got "
+                             f"{type(system).__name__} without contacts. Add a "
+                             "PointLineContact or ClearanceSlider first.")
     if e is None:
-        e = (float(system.restitution) if system.restitution is not None else
-             default_restitution(float(np.asarray(system.zeta)[0])))
-    system = dataclasses.replace(system, formulation="kikuuwe", restitution=e)
+        e = (float(pairs.restitution) if pairs.restitution is not None else
+             default_restitution(float(np.asarray(pairs.zeta)[0])))
+    system = eqx.tree_at(lambda s: s.pairs, system, dataclasses.replace(
+        pairs, formulation="kikuuwe", restitution=e))
     check_contact_start(system, np.asarray(system.initial_state()), owner, elements)
     res = integrate.simulate(system, t_end, dt=h, method="moreau_jean", dt_out=dt_out,
                              theta=theta)

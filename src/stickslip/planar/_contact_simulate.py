@@ -1,110 +1,73 @@
-"""Forward dynamics of a planar model with frictional contacts (SPEC §6), and the Painlevé
-check that stops a run whose λ-problem has no solution or several."""
+"""The host side of a planar model's frictional contacts (SPEC §6): adding one to a
+:class:`~stickslip.planar.Model`, the frozen model with its contacts
+(:func:`contact_system`), the refusal of a start with a contact penetrated, and the Painlevé
+check that stops a run whose λ-problem has no solution or several (:func:`painleve_stop`).
+The run itself is :meth:`Model.simulate`'s one path (:mod:`._simulate`)."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import time
-from typing import Any
 
-import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import integrate
-from ..constraints import (
-    STATUS_TEXT,
-    check_formulation,
-    check_uniqueness,
-    enumerates_each_evaluation,
-)
-from ..errors import ModelError, PainleveError, ParameterError, SimulationError
-from ..results import Results
-from ._contact import STATIC_SPEED, AbstractFrictionalContact
-from ._contact_step import check_restitution, default_restitution
-from ._contact_system import ContactPlanarSystem, PairGeometry, ode_refusal
+from ..constraints import STATUS_TEXT
+from ..errors import ModelError, PainleveError, ParameterError
+from ._contact import AbstractFrictionalContact
 
 __all__ = ["add_frictional_contact", "check_contact_start", "contact_system",
-           "simulate_contacts"]
+           "painleve_stop"]
 
 
 def add_frictional_contact(model, element: AbstractFrictionalContact):
-    """Model.add for frictional contacts: resolve the bodies, name the element, keep it."""
+    """Model.add for frictional contacts: resolve the bodies, name the element (its class's
+    prefix and the number of contacts so far: ``contact1``, ``slider2``), keep and return the
+    bound element (a new module; `element` itself is not changed)."""
     contacts = model.frictional_contacts
-    if element.name is None:
-        element.name = f"{element.prefix}{len(contacts) + 1}"
+    name = element.name
+    if name is None:
+        name = f"{element.prefix}{len(contacts) + 1}"
     taken = [e.name for e in model._all_elements()] + [c.name for c in contacts]
-    if element.name in taken:
-        raise ParameterError(f"contact name {element.name!r} is used twice; pass a unique "
+    if name in taken:
+        raise ParameterError(f"contact name {name!r} is used twice; pass a unique "
                              "`name=`.")
     bodies = []
     for field, ref in element.body_refs():
         body = model._resolve_body(ref)
         if body is None:
-            raise ParameterError(f"contact {element.name!r}: `{field}` is body "
+            raise ParameterError(f"contact {name!r}: `{field}` is body "
                                  f"{getattr(ref, 'name', ref)!r}, which is not in this model "
                                  f"(bodies: {[b.name for b in model.bodies]}).")
         bodies.append(body)
     if bodies[0] is bodies[1]:
-        raise ParameterError(f"contact {element.name!r} connects body {bodies[0].name!r} to "
+        raise ParameterError(f"contact {name!r} connects body {bodies[0].name!r} to "
                              "itself; pass two different bodies (or model.ground).")
-    element.bind(*bodies)
-    contacts.append(element)
+    bound = element.bind(*bodies, name=name)
+    contacts.append(bound)
+    for obj in (element, bound):
+        model._aliases[id(obj)] = (contacts, len(contacts) - 1)
     model._layout = None
-    return element
+    return bound
 
 
 def contact_system(model, formulation: str = "kikuuwe", baumgarte=(0.0, 0.0),
                    projection: bool = True, certify: str = "auto",
-                   fallback: bool = True, restitution=None) -> ContactPlanarSystem:
-    """The model with its frictional contacts as a :class:`ContactPlanarSystem`; `certify`:
-    how uniqueness of the λ-problem's solution is checked, `fallback`: whether the
-    enumeration takes over where the active set fails (``solve_lambda``); `restitution`:
-    Newton's e of ``method="moreau_jean"`` (default e(ζ) of the first contact's ζ,
-    module :mod:`._contact_step`)."""
-    check_formulation(formulation)
-    check_uniqueness(certify, "painleve_check")
-    contacts = list(model.frictional_contacts)
-    if not contacts:
+                   fallback: bool = True, restitution=None):
+    """The model frozen with its frictional contacts: ``model.system(...)`` with the λ-stage's
+    options (`formulation`, `certify`: how uniqueness of the λ-problem's solution is
+    checked, `fallback`: whether the enumeration takes over where the active set fails —
+    ``solve_lambda``'s; `restitution`: Newton's e of ``method="moreau_jean"``, default e(ζ)
+    of the first contact's ζ, module :mod:`._contact_step`). Raises ModelError for a model
+    without frictional contacts."""
+    if not model.frictional_contacts:
         raise ModelError(f"planar model {model.name!r} has no frictional contacts; add a "
                          "PointLineContact or ClearanceSlider first.")
-    layout = model.layout
-    # joint friction, contact-law and impact stops travel in the mechanism: each route
-    # refuses by name what it does not represent (ContactPlanarSystem.route_refusal)
-    mech = model.system(baumgarte, projection=projection)
-    index = {id(b): k + 1 for k, b in enumerate(layout.bodies)}
-    bi, bj, pj, lp, la, mu, delta, zeta, names, owners = ([] for _ in range(10))
-    mu_s, v_stribeck = [], []
-    for c in contacts:
-        gaps, fns, fts = (c.channel_names(s) for s in ("gap", "fn", "ft"))
-        for k, (body_i, body_j, point_j, line_point, axis) in enumerate(c.pairs()):
-            bi.append(0 if getattr(body_i, "is_ground", False) else index[id(body_i)])
-            bj.append(0 if getattr(body_j, "is_ground", False) else index[id(body_j)])
-            pj.append(point_j)
-            lp.append(line_point)
-            la.append(axis)
-            mu.append(c.mu)
-            mu_s.append(getattr(c, "mu_s", c.mu))
-            v_stribeck.append(getattr(c, "v_stribeck", STATIC_SPEED))
-            delta.append(c.delta)
-            zeta.append(c.zeta)
-            names.append((gaps[k], fns[k], fts[k]))
-            owners.append(c.name if c.n_pairs == 1 else f"{c.name} (corner {k + 1})")
-    pairs = PairGeometry(body_i=tuple(bi), body_j=tuple(bj), point_j=np.array(pj),
-                         line_point_i=np.array(lp), line_axis_i=np.array(la))
-    return ContactPlanarSystem(mechanism=mech, pairs=pairs, mu=np.array(mu), delta=np.array(delta),
-               mu_s=None if mu_s == mu else np.array(mu_s),
-               v_stribeck=None if mu_s == mu else np.array(v_stribeck),
-               zeta=np.array(zeta), formulation=formulation, names=tuple(names),
-               contact_names=tuple(owners), certify=certify, projection=bool(projection),
-               fallback=bool(fallback),
-               restitution=default_restitution(float(zeta[0])) if restitution is None
-               else check_restitution("contact_system", restitution))
+    return model.system(baumgarte, projection=projection, contact_formulation=formulation,
+                        painleve_check=certify, fallback=fallback, restitution=restitution)
 
 
-def check_contact_start(system: ContactPlanarSystem, x, where: str, elements=None) -> None:
+def check_contact_start(system, x, where: str, elements=None) -> None:
     """Refuse a start with a contact point inside its line — a point below a floor, a
     slider's corner through a wall of its guide — by more than 1e-6 of the contact's size
     (at least 1 nm): the relaxation would push it out at up to depth/δ (a block 5 cm inside
@@ -114,7 +77,7 @@ def check_contact_start(system: ContactPlanarSystem, x, where: str, elements=Non
     resting on its line (gap 0) passes. `elements`: the model's contacts in the order of
     the system's pairs (without them, each pair is judged alone). Host-side NumPy only:
     checked before anything is compiled, as the spatial models check their start."""
-    q = np.asarray(x, dtype=float)[: system.mechanism.layout.n_coordinates]
+    q = np.asarray(x, dtype=float)[: system.layout.n_coordinates]
     poses = np.vstack([np.zeros((1, 3)), q.reshape(-1, 3)])
     pairs = system.pairs
     bi, bj = np.array(pairs.body_i), np.array(pairs.body_j)
@@ -125,7 +88,7 @@ def check_contact_start(system: ContactPlanarSystem, x, where: str, elements=Non
     r_l = poses[bi, :2] + np.einsum("pab,pb->pa", rot_i, line_point)
     normal = np.einsum("pab,pb->pa", rot_i, np.stack([-axis[:, 1], axis[:, 0]], axis=1))
     gaps = np.sum(normal * (r_p - r_l), axis=1)
-    names = ["ground"] + [b.name for b in system.mechanism.layout.bodies]
+    names = ["ground"] + [b.name for b in system.layout.bodies]
     groups = ([(c, c.n_pairs) for c in elements] if elements is not None else
               [(None, 1)] * len(gaps))
     problems, first = [], 0
@@ -136,8 +99,8 @@ def check_contact_start(system: ContactPlanarSystem, x, where: str, elements=Non
         depth = -float(gaps[k])
         if depth <= 1e-6 * size:
             continue
-        delta = float(np.asarray(system.delta)[k])
-        label = system.contact_names[k]
+        delta = float(np.asarray(pairs.delta)[k])
+        label = pairs.contact_names[k]
         if element is not None and hasattr(element, "clearance"):
             turned = _slider_turned(element, poses, bi[k], bj[k], names)
             if turned:
@@ -168,10 +131,11 @@ def _rotations(phi):
 def _slider_turned(slider, poses, i, j, names) -> str | None:
     """Why `slider` cannot fit between its walls at its start angle, or None when it can
     (then moving it across the channel is the fix)."""
-    t = slider.guide_axis
+    t = np.asarray(slider.guide_axis, dtype=float)
     angle = poses[j, 2] - poses[i, 2] - math.atan2(t[1], t[0])
     angle = math.remainder(angle, math.pi)             # the rectangle is the same turned by π
-    L, H, wall = slider.half_length, slider.half_height, slider.half_height + slider.clearance
+    L, H = float(slider.half_length), float(slider.half_height)
+    wall = H + float(slider.clearance)
     extent = L * abs(math.sin(angle)) + H * abs(math.cos(angle))
     if extent <= wall * (1 + 1e-9):
         return None
@@ -196,142 +160,51 @@ def _state_vector(initial, system):
     return x if x.shape == (n,) and np.all(np.isfinite(x)) else None
 
 
-def _status(system: ContactPlanarSystem, t: float, x) -> int:
+def _status(system, t: float, x) -> int:
     """The λ-problem's status at (t, x), checked as the vector field checks it."""
-    n = system.mechanism.layout.n_coordinates
-    return int(jax.jit(lambda s, x: s.dynamics(jnp.asarray(t), x[:n], x[n:2 * n])["status"])(
+    n = system.layout.n_coordinates
+    return int(jax.jit(lambda s, x: s.contact_dynamics(jnp.asarray(t), x[:n],
+                                                       x[n:2 * n])["status"])(
         system, jnp.asarray(x)))
 
 
-def _painleve(system: ContactPlanarSystem, t: float, x, status: int, when: str):
-    n = system.mechanism.layout.n_coordinates
-    d = jax.jit(lambda s, x: s.dynamics(jnp.asarray(t), x[:n], x[n:2 * n]))(system, x)
+def _painleve(system, t: float, x, status: int, when: str):
+    n = system.layout.n_coordinates
+    d = jax.jit(lambda s, x: s.contact_dynamics(jnp.asarray(t), x[:n], x[n:2 * n]))(system, x)
     gap, fn = np.asarray(d["gap"]), np.asarray(d["fn"])
     scale = max(float(np.max(np.abs(fn))), 1e-300)
-    involved = [name for name, g, f in zip(system.contact_names, gap, fn)
-                if g <= 1e-9 or f > 1e-9 * scale] or list(system.contact_names)
+    names = system.pairs.contact_names
+    involved = [name for name, g, f in zip(names, gap, fn)
+                if g <= 1e-9 or f > 1e-9 * scale] or list(names)
     reason = STATUS_TEXT[status]
     state = {name: float(v) for name, v in zip(system.state_names, np.asarray(x))}
     return PainleveError(
         f"Painlevé paradox {when} t={t:.6g} s: the λ-problem of contact(s) "
         f"{', '.join(repr(c) for c in involved)} has {reason} (SPEC §6; "
-        f"formulation {system.formulation!r}). The rigid model does not determine the motion "
+        f"formulation {system.pairs.formulation!r}). The rigid model does not determine the motion "
         "here: lower the friction coefficient μ, change the geometry, or model the contact "
         "compliance (e.g. ss.laws.UnilateralODE).",
         time=t, state=state, contacts=tuple(involved), reason=reason)
 
 
-def simulate_contacts(model, t_end: float, dt: float | None = None, method: str = "rk4",
-                      dt_out: float | None = None, *, contact_formulation: str | None = None,
-                      baumgarte=None, projection=None, painleve_check: str = "auto",
-                      restitution=None, **options: Any) -> Results:
-    """Model.simulate for a model with frictional contacts (see Model.simulate).
-
-    ``method="moreau_jean"`` (with `dt`, optional ``theta=`` and ``restitution=``) runs the
-    time-stepping route on the :class:`ContactPlanarSystem` (module :mod:`._contact_step`:
-    the step of :func:`stickslip.planar.moreau_jean`); it projects the joints after every
-    step, so it takes neither `baumgarte` nor ``projection=False``. A step whose impulse
-    problem has no solution or several raises the same PainleveError as the ODE route.
-
-    painleve_check: how each evaluation checks that the λ-problem's solution is unique
-    (``"auto"``: by a monotonicity bound, else by enumeration for at most 16 mode
-    combinations; ``"full"``: by enumeration whenever the bound fails; ``"none"``);
-    inconsistency (no solution) is always detected. See ``ss.constraints.solve_lambda``.
-
-    Where no evaluation enumerates to check uniqueness (``"auto"`` beyond 16 combinations,
-    e.g. the four-corner ClearanceSlider, or ``"none"``), the enumeration would only be the
-    fallback of an active set that found no solution. The run is then first made without it
-    (a smaller program to compile); if the active set failed anywhere, the run is made again
-    with the fallback, so the result and any PainleveError are those of the full solve
-    (``res.meta["lambda_fallback"]``: ``"compiled"``, ``"not needed"`` or ``"rerun"``).
-    """
-    from ..integrate import FIXED_STEP_METHODS, check_time_arguments
-
-    fixed = method in FIXED_STEP_METHODS
-    # the core's step and span check, before the λ-problem is built or anything compiles
-    # (moreau_jean steps on the same grid: dt_out a whole multiple of dt)
-    check_time_arguments("planar.Model.simulate", t_end, dt, dt_out, options.get("t0"),
-                         initial=options.get("initial"),
-                         fixed_step=fixed or (method == "moreau_jean" and dt is not None))
-    formulation = check_formulation("kikuuwe" if contact_formulation is None
-                                    else contact_formulation)
-    stepping = method == "moreau_jean"
-    projection = fixed or stepping if projection is None else bool(projection)
-    if baumgarte is None:
-        baumgarte = (0.0, 0.0) if projection else (10.0, 10.0)
-    options.pop("max_drift", None)
-    if restitution is not None:
-        if not stepping:
-            raise ParameterError("`planar.Model.simulate.restitution` is an option of "
-                                 f"method='moreau_jean'; got method={method!r}. The relaxed "
-                                 "ODE's impacts follow from each contact's zeta.")
-        restitution = check_restitution("planar.Model.simulate", restitution)
-    if stepping and (tuple(baumgarte) != (0.0, 0.0) or not projection):
-        raise ParameterError("method='moreau_jean' projects the joints after every step; drop "
-                             "`planar.Model.simulate.baumgarte` and `projection`.")
-    system = contact_system(model, formulation, baumgarte, projection, painleve_check,
-                            restitution=restitution)
-    # the elements a route does not represent: refused by name, never passed through (the
-    # ODE routes here; moreau_jean's refusals, as a plain mechanism's, by the core's
-    # route_refusal, a ParameterError)
-    refusal = None if stepping else ode_refusal(system.mechanism, method)
-    if refusal is not None:
-        raise ModelError(f"planar model {model.name!r}: {refusal}.")
-    lean = not stepping and not enumerates_each_evaluation(
-        ["planar_contact"] * len(system.names), formulation, painleve_check)
-    if lean:
-        system = dataclasses.replace(system, fallback=False)
-    if options.get("initial") is None and model.layout.n_rows:
-        from . import _analyses as analyses
-
-        mech = system.mechanism
-        start = analyses.assemble(mech, t=float(options.get("t0", 0.0)))
-        system = eqx.tree_at(lambda s: s.mechanism, system, mech.with_state(
-            *analyses.state_of(start, mech.layout.n_coordinates)))
-    initial = options.get("initial")
-    if not isinstance(initial, Results):     # a continued run starts where one ended
-        x0 = system.initial_state() if initial is None else _state_vector(initial, system)
-        if x0 is not None:
-            check_contact_start(system, x0, "planar.Model.simulate",
-                                model.frictional_contacts)
-    start = time.perf_counter()
-    try:
-        res = integrate.simulate(system, t_end, dt=dt, method=method, dt_out=dt_out,
-                                 **options)
-    except SimulationError as exc:
-        if not stepping:
-            raise
-        # a joint friction's fixed point failed in a step: name the joint and the time
-        from ._analyses import moreau_jean_failure
-        raise moreau_jean_failure(system, exc, dt, dt_out, options) from exc
-    fallback = "not needed" if lean else "compiled"
-    if lean and np.any(res["painleve.none"] > 0):
-        # the active set failed somewhere: the run again, with the enumeration's fallback
-        system = dataclasses.replace(system, fallback=True)
-        res = integrate.simulate(system, t_end, dt=dt, method=method, dt_out=dt_out,
-                                 **options)
-        fallback = "rerun"
+def painleve_stop(system, res, stepping: bool) -> None:
+    """Raise the PainleveError of a run whose counters grew (a λ-problem, or a step's
+    impulse problem, with no solution or several), at the first sample where they did;
+    nothing when they did not."""
     hit = np.flatnonzero((res["painleve.none"] > 0) | (res["painleve.several"] > 0))
-    if hit.size:
-        k = int(hit[0])
-        status = 1 if res["painleve.none"][k] > 0 else 2
-        x = np.array([res[name][k] for name in system.state_names])
-        t_prev = float(res.t[max(k - 1, 0)])
-        if k == 1 and not stepping:
-            # the counters grew over the first interval: was the start itself Painlevé?
-            # (one extra compile, paid only on this path)
-            x_start = np.array([res[name][0] for name in system.state_names])
-            at_start = _status(system, t_prev, x_start)
-            if at_start:
-                raise _painleve(system, t_prev, x_start, at_start, "at the start,")
-        raise _painleve(system, float(res.t[k]), x, status,
-                        f"{'in a Moreau–Jean step ' if stepping else ''}between "
-                        f"t={t_prev:.6g} s and")
-    res.meta.update(model=model.name, analysis="dynamics", contact_formulation=formulation,
-                    lambda_fallback=fallback,
-                    projection=projection, baumgarte=list(baumgarte),
-                    wall_time=time.perf_counter() - start)
-    if stepping:
-        assert system.restitution is not None, "contact_system always sets a restitution"
-        res.meta["restitution"] = float(system.restitution)
-    return res
+    if not hit.size:
+        return
+    k = int(hit[0])
+    status = 1 if res["painleve.none"][k] > 0 else 2
+    x = np.array([res[name][k] for name in system.state_names])
+    t_prev = float(res.t[max(k - 1, 0)])
+    if k == 1 and not stepping:
+        # the counters grew over the first interval: was the start itself Painlevé?
+        # (one extra compile, paid only on this path)
+        x_start = np.array([res[name][0] for name in system.state_names])
+        at_start = _status(system, t_prev, x_start)
+        if at_start:
+            raise _painleve(system, t_prev, x_start, at_start, "at the start,")
+    raise _painleve(system, float(res.t[k]), x, status,
+                    f"{'in a Moreau–Jean step ' if stepping else ''}between "
+                    f"t={t_prev:.6g} s and")

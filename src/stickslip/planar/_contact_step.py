@@ -1,9 +1,9 @@
 """The contact rows of the Moreau–Jean step of a planar model with frictional contacts (SPEC
 §6, "厳密解 (Moreau 1999 など) — SICONOS"): the step of ``simulate(..., method="moreau_jean")``
-on a :class:`~stickslip.planar.ContactPlanarSystem` and of :func:`stickslip.planar.moreau_jean`
-is the one step of :mod:`._mj_step` (joints, joint friction, contacts and impact stops in one
-λ-problem); this module gives it the contact pairs' rows and turns its impulses into the
-contact system's state and channels.
+on a :class:`~stickslip.planar.PlanarSystem` with frictional contacts (its ``pairs``) and of
+:func:`stickslip.planar.moreau_jean` is the one step of :mod:`._mj_step` (joints, joint
+friction, contacts and impact stops in one λ-problem); this module gives it the contact
+pairs' rows and turns its impulses into the state and channels of a model with contacts.
 
 Per contact pair, at the step's mid-point q_m: the rows J_t (∂v_t/∂q̇) and J_n (∂ψ/∂q), the
 target [0; −e J_n v_k] (Newton's restitution e at the velocity level, one for every
@@ -14,7 +14,7 @@ contact), the friction coefficient — static for a contact that sticks at the s
 Inactive contacts are decoupled with P = 0. First order in h; the impulses report as mean
 forces P/h [N] of the step.
 
-Restitution e: the system's ``restitution``; :func:`contact_system` sets it to e(ζ) of the
+Restitution e: the pairs' ``restitution``; the frozen model sets it to e(ζ) of the
 relaxation from free flight (:func:`stickslip.constraints.relaxation_restitution`) with the
 first contact's ζ unless a ``restitution=`` is passed — the impacts of the relaxed ODE
 route, made instantaneous. Impact stops keep their own ``restitution``.
@@ -86,13 +86,13 @@ def contact_rows(system, qm, v):
     n_p = psi.shape[0]
     active = psi <= activation_tolerance(pairs, qm)
     Jc = jnp.stack([Jt, Jn], axis=1).reshape(2 * n_p, -1)
-    target = jnp.stack([jnp.zeros(n_p), -system.restitution * (Jn @ v)], axis=1).reshape(-1)
-    mu = system.friction_bounds(pairs.sliding_velocities(qm, v))
+    target = jnp.stack([jnp.zeros(n_p), -pairs.restitution * (Jn @ v)], axis=1).reshape(-1)
+    mu = pairs.friction_bounds(pairs.sliding_velocities(qm, v))
     return Jc, target, mu, active
 
 
 def moreau_jean_step(system, t, x, h, theta):
-    """``AbstractTimeSteppingHost.moreau_jean_step`` of a ContactPlanarSystem: the state after
+    """``AbstractTimeSteppingHost.moreau_jean_step`` of a model with contacts: the state after
     one step of :mod:`._mj_step` (NaN where the joint friction's fixed point failed), the
     Painlevé counters advanced, and the step's forces (``"P"``: the pairs' (ft, fn) [N],
     ``"status"``: the impulse problem's, 0 unique, 1 none, 2 several)."""
@@ -110,11 +110,11 @@ def moreau_jean_outputs(system, t, x, forces):
     accelerations, reactions, driver efforts, energy, joint friction, impact stops, drift),
     every contact's ``gap`` at the sample, ``fn`` and ``ft`` of the step that ended there and
     that step's ``painleve.status``."""
-    mech = system.mechanism
-    n, m = mech.layout.n_coordinates, 2 * mech.layout.n_coordinates + mech.layout.n_law_states
+    layout = system.layout
+    n, m = layout.n_coordinates, 2 * layout.n_coordinates + layout.n_law_states
     gaps = system.pairs.gaps(x[:n])
-    out = _mj_step.moreau_jean_outputs(mech, t, x[:m], forces)
-    for k, (gap, fn, ft) in enumerate(system.names):
+    out = _mj_step.moreau_jean_outputs(system, t, x[:m], forces)
+    for k, (gap, fn, ft) in enumerate(system.pairs.names):
         out[gap] = gaps[k]
         out[fn] = forces["P"][k, 1]
         out[ft] = forces["P"][k, 0]

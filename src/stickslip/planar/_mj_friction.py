@@ -1,6 +1,6 @@
 """The impulse problem of one Moreau–Jean step of a planar mechanism with joint friction,
 frictional contacts and rigid stops (``method="moreau_jean"`` on a
-:class:`~._system.PlanarSystem` or a ``ContactPlanarSystem``; the step is in
+:class:`~._system.PlanarSystem`, its frictional contacts included; the step is in
 :mod:`._mj_step`), and its reaction ↔ friction-bound fixed point.
 
 With the bounds B_k of the joint frictions held fixed, the step's impulses P = [P_b; P_f;

@@ -1,8 +1,8 @@
 """One Moreau–Jean step of a planar mechanism with joint friction, frictional contacts and
 rigid impact stops: ``simulate(model.system(), t_end, method="moreau_jean", dt=h)`` on a
-:class:`~._system.PlanarSystem` (issue 21, item 1), and the same step with the contact pairs
-of a ``ContactPlanarSystem`` (issue 23, item 3: any model may mix joints, joint friction,
-stops and frictional contacts in one λ-problem per step).
+:class:`~._system.PlanarSystem` (issue 21, item 1), with the contact pairs of its ``pairs``
+when it has frictional contacts (issue 23, item 3: any model may mix joints, joint
+friction, stops and frictional contacts in one λ-problem per step).
 
 Step h (the run's last one shorter, so it ends exactly at t_end), θ-method: at the mid-point
 q_m = q_k + θ h v_k, t_m = t_k + θ h, with M̂ = M + h·Σ_k d_k W_kᵀW_k (the joints' viscous
@@ -18,7 +18,7 @@ terms d_k — the joint's ``viscous`` plus the law's — taken implicitly),
                                             (Newton's impact law, SPEC §9 impact),
     q_{k+1} = q_k + h((1 − θ) v_k + θ v⁺),  then [q; v] projected onto the joints at t_k + h.
 
-The contact rows (J_c = [J_t; J_n] per pair, e the contact system's ``restitution``, the
+The contact rows (J_c = [J_t; J_n] per pair, e the pairs' ``restitution``, the
 pair's μ static while it sticks at the step's start and kinetic while it slides, ψ_tol the
 ``activation_tolerance`` of :mod:`._contact_step`) come from the host's ``contact_rows``.
 
@@ -59,6 +59,7 @@ import jax.scipy.linalg
 import numpy as np
 
 from ..errors import SimulationError
+from ..integrate import EVENT_METHODS
 from ..laws import CoulombODE
 from ._friction import JointFriction
 from ._mj_friction import NOT_CONVERGED, OK, STATUS_TEXT, solve_impulses
@@ -69,8 +70,16 @@ __all__ = ["element_outputs", "gap_names", "gap_tolerance", "locate_failure",
 
 def route_refusal(system, method: str) -> str | None:
     """Why `system` cannot run `method` (None: it can): ``moreau_jean`` needs every joint
-    friction to be a ``CoulombODE`` in a joint's ``friction=`` slot and every stop rigid."""
+    friction to be a ``CoulombODE`` in a joint's ``friction=`` slot and every stop rigid; an
+    ODE method cannot run rigid stops (``law=None``): they exert no force, so the bodies
+    would pass through them unnoticed."""
     if method != "moreau_jean":
+        if system.stops and method not in EVENT_METHODS:
+            names = ", ".join(repr(s.name) for s in system.stops)
+            return (f"its rigid stops {names} (law=None) exert no force an ODE method could "
+                    "integrate: the bodies would pass through them. Run it with "
+                    "planar.Model.simulate (which locates every impact as an event), with "
+                    "method='moreau_jean', or give each stop a contact law")
         return None
     for f in system.frictions:
         if not isinstance(f, JointFriction) or not isinstance(f.law, CoulombODE):
@@ -116,9 +125,9 @@ def _damping(system):
 
 
 def parts(system):
-    """(the mechanism, the contact host or None) of a PlanarSystem or ContactPlanarSystem."""
-    host = system if hasattr(system, "pairs") else None
-    return (system.mechanism if host is not None else system), host
+    """(the mechanism, the system itself where it has frictional contacts, else None) of a
+    PlanarSystem: both halves are the one frozen model."""
+    return system, (system if getattr(system, "pairs", None) is not None else None)
 
 
 def _step(system, t, x, h, theta):
@@ -142,8 +151,9 @@ def _step(system, t, x, h, theta):
         G, active = jnp.zeros((0, n)), jnp.zeros(0, dtype=bool)
     if host is not None:
         Jc, target_c, mu_c, on_c = host.contact_rows(qm, v)
-        contact = {"contact_mu": mu_c, "contact_active": on_c, "certify": host.certify}
-        contact_names = tuple(host.contact_names)
+        contact = {"contact_mu": mu_c, "contact_active": on_c,
+                   "certify": host.pairs.certify}
+        contact_names = tuple(host.pairs.contact_names)
     else:
         Jc, target_c, contact, contact_names = jnp.zeros((0, n)), jnp.zeros(0), {}, ()
     n_c = Jc.shape[0]

@@ -28,7 +28,6 @@ from typing import Any
 
 from numpy.typing import ArrayLike
 
-from ..errors import ParameterError
 from ..results import Results
 from . import _analyses as analyses
 from ._builder import Builder
@@ -115,13 +114,19 @@ class Model(Builder):
         Returns one sample with the poses, reactions and efforts."""
         return analyses.equilibrium(self.system(), t, tol, max_iterations)
 
-    def simulate(self, t_end: float, dt: float | None = None, method: str = "rk4",
-                 dt_out: float | None = None, *, baumgarte: tuple[float, float] | None = None,
+    def simulate(self, t_end: float, *args: Any, dt: float | None = None,
+                 method: str = "rk4", dt_out: float | None = None, t0: float | None = None,
+                 initial: Any = None, output: Any = None, guard: Any = None,
+                 steps: Any = None, progress: bool | None = None,
+                 baumgarte: tuple[float, float] | None = None,
                  projection: bool | None = None, max_drift: float = 1e-3,
                  contact_formulation: str | None = None, **options: Any) -> Results:
         """Forward dynamics: the index-reduced DAE (SPEC §9, eq. 3-5) with constraint
         stabilisation, on the core integrators; the initial poses are assembled and the
         velocities made consistent first (unless ``initial=`` continues a run).
+
+        Every model runs through the one frozen :class:`PlanarSystem` (:mod:`._simulate`):
+        its frictional contacts are the system's ``pairs`` and its λ-stage.
 
         Parameters
         ----------
@@ -140,7 +145,13 @@ class Model(Builder):
             methods a model with frictional contacts may hold contact-law stops; joint
             friction or impact stops there are refused by name (use ``"moreau_jean"``).
         dt_out : float, optional
-            Output interval [s].
+            Output interval [s]. (``dt``, ``method``, ``dt_out`` given positionally after
+            `t_end` still work, with a DeprecationWarning, as in :func:`stickslip.simulate`.)
+        t0, initial, output, guard, steps, progress : optional
+            The core's options (:func:`stickslip.simulate`: start time, a state or a Results
+            to continue, ``ss.Output``, ``ss.Guard``, ``ss.Steps``, a progress bar),
+            forwarded unchanged; ``Steps(projection=...)`` is refused (pass `projection`
+            here: it also sets the Baumgarte gains).
         baumgarte : tuple of float, optional
             (α, β) [1/s]: Φ̈ + 2αΦ̇ + β²Φ = 0. Default (0, 0) with projection
             (inside the Runge–Kutta stages the terms only add error: measured 14× larger
@@ -150,7 +161,8 @@ class Model(Builder):
             manifold. Default: on for the fixed-step methods, off for the adaptive ones.
         max_drift : float, optional
             Largest constraint residual max|Φ| [m, rad] accepted; beyond it the run
-            went through a lock-up and a SimulationError names the time and constraints.
+            went through a lock-up and a SimulationError names the time and constraints
+            (not checked with frictional contacts, whose runs project the joints).
         contact_formulation : str, optional
             For models with frictional contacts (PointLineContact,
             ClearanceSlider): ``"kikuuwe"`` (default; SPEC §6's exact limit law),
@@ -162,8 +174,9 @@ class Model(Builder):
             whenever the bound fails: slow for four-corner sliders) or ``"none"``; a
             λ-problem with no solution is always detected.
         **options
-            Passed to :func:`stickslip.simulate` (``rtol``, ``atol``, ``t0``,
-            ``initial``, ``stream_to``, ``progress``, …).
+            Passed to :func:`stickslip.simulate` (``rtol``, ``atol``, ``stream_to``,
+            ``theta``, …); with frictional contacts also ``painleve_check=`` and
+            ``restitution=`` (above).
 
         Returns
         -------
@@ -183,51 +196,15 @@ class Model(Builder):
             of :func:`stickslip.integrate.check_time_arguments`, with or without stops and
             frictional contacts.
         """
-        from ..integrate import FIXED_STEP_METHODS, check_time_arguments
+        from ._simulate import positionals, simulate_model
 
-        if self.frictional_contacts or contact_formulation is not None:
-            # frictional contacts: the λ-problem of SPEC §6 (_contact_simulate.py)
-            from ._contact_simulate import simulate_contacts
-            return simulate_contacts(self, t_end, dt, method, dt_out, baumgarte=baumgarte,
-                                     projection=projection,
-                                     contact_formulation=contact_formulation, **options)
-        # impact stops run on the event route, whose steps are fixed and projected after
-        # each (planar/_event_stops.py): the defaults of a fixed-step run; moreau_jean steps
-        # on the same grid and projects the joints itself (planar/_mj_step.py)
-        stepping = method == "moreau_jean"
-        fixed = method in FIXED_STEP_METHODS or stepping or (
-            method == "events" and any(s.law is None for s in self.stops))
-        # the core's step and span check, before the model is frozen or anything compiles
-        check_time_arguments("planar.Model.simulate", t_end, dt, dt_out, options.get("t0"),
-                             initial=options.get("initial"),
-                             fixed_step=fixed and not (stepping and dt is None))
-        steps = options.get("steps")
-        if getattr(steps, "projection", None) is not None:
-            # the model decides its Baumgarte gains from `projection`: one given inside
-            # Steps would reach the integrator only, leaving the joints unstabilised
-            raise ParameterError("`planar.Model.simulate`: pass `projection=` to "
-                                 "Model.simulate itself, not in ss.Steps (it also sets the "
-                                 "Baumgarte gains).")
-        projection = fixed if projection is None else bool(projection)
-        if projection and not fixed:
-            raise ParameterError(f"`projection=True` needs a fixed-step method (rk4, rk_gill, "
-                                 f"euler); got method={method!r}. Use baumgarte= alone with "
-                                 "adaptive methods.")
-        if stepping and (baumgarte is not None or not projection):
-            raise ParameterError("method='moreau_jean' projects the joints after every step; "
-                                 "drop `planar.Model.simulate.baumgarte` and `projection`.")
-        if baumgarte is None:
-            baumgarte = (0.0, 0.0) if projection else (10.0, 10.0)
-        system = self.system(baumgarte, projection=projection)
-        analyses.dof(system)
-        if options.get("initial") is None:
-            t0 = options.get("t0", 0.0)
-            start = analyses.assemble(system, t=float(t0))
-            system = system.with_state(*analyses.state_of(start, len(self.bodies) * 3))
-        # moreau_jean: the rigid stops travel in the system (PlanarSystem.stops)
-        events = () if stepping else tuple(s for s in self.stops if s.law is None)
-        return analyses.simulate(system, t_end, dt, method, dt_out, max_drift=max_drift,
-                                 events=events, **options)
+        dt, method, dt_out = positionals(args, dt, method, dt_out)
+        core = {"t0": t0, "initial": initial, "output": output, "guard": guard,
+                "steps": steps, "progress": progress}
+        options = {**{k: v for k, v in core.items() if v is not None}, **options}
+        return simulate_model(self, t_end, dt, method, dt_out, baumgarte=baumgarte,
+                              projection=projection, max_drift=max_drift,
+                              contact_formulation=contact_formulation, options=options)
 
     # --- seeing it -------------------------------------------------------------------------
     def plot_trajectory(self, results: Results, bodies=None, ax=None):

@@ -19,9 +19,16 @@ joints at once from the rows' generalised forces −Φ_qᵀλ.
 
 The work is done by stage functions ``f(system, …)``, one module per stage: the
 constraints (``_stage_constraints``: Φ, Φ_q, ν, γ), the applied forces (``_stage_forces``),
-joint friction (``_stage_friction``), the constraint solve (``_stage_solve``) and what is
-reported (``_stage_outputs``: reactions, channels). The methods of :class:`PlanarSystem`
-of the same names call them.
+joint friction (``_stage_friction``), the constraint solve (``_stage_solve``), the λ-stage
+of the frictional contacts (``_stage_lambda``: SPEC §6's λ-problem over the joints' rows
+and the contact pairs, one block group) and what is reported (``_stage_outputs``:
+reactions, channels). The methods of :class:`PlanarSystem` of the same names call them.
+
+A model with frictional contacts (:class:`~._contact.PointLineContact`,
+:class:`~._contact.ClearanceSlider`) is the same class: its ``pairs`` field holds their
+stacked per-pair arrays (:class:`~._contact_pairs.PairGeometry`; geometry, μ, δ, ζ traced,
+body indices static), its state gains the two Painlevé counters and its vector field,
+outputs and Moreau–Jean step take the λ-stage (:mod:`._stage_lambda`, :mod:`._contact_step`).
 """
 
 from __future__ import annotations
@@ -32,17 +39,20 @@ import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 
-from ..integrate import AbstractTimeSteppingHost
 from .._parameter_arrays import as_parameter
+from ..integrate import AbstractTimeSteppingHost
 from ..systems import AbstractSystem
 from . import (
+    _contact_step,
     _mj_step,
     _stage_constraints,
     _stage_forces,
     _stage_friction,
+    _stage_lambda,
     _stage_outputs,
     _stage_solve,
 )
+from ._contact_pairs import PairGeometry
 from ._dynamics import Dynamics
 from ._friction import JointFriction
 from ._layout import Layout
@@ -59,7 +69,8 @@ class PlanarSystem(AbstractSystem, AbstractTimeSteppingHost):
     (``constraints``, ``forces``, ``frictions``, ``contacts``: their arrays traced) and
     the static ``layout``; ``stops``, the rigid stops (``law=None``), which only
     ``method="moreau_jean"`` represents (:mod:`._mj_step`; the ODE methods integrate the
-    mechanism without them, :meth:`Model.simulate` runs them as events). Its Runge–Kutta
+    mechanism without them, :meth:`Model.simulate` runs them as events); ``pairs``, the
+    frictional contacts' stacked pairs (None: none; module docstring). Its Runge–Kutta
     stages run in a loop (``trace_stages_once``): the vector field holds Φ_q and γ by
     automatic differentiation and is costly to compile once per stage.
     """
@@ -77,6 +88,7 @@ class PlanarSystem(AbstractSystem, AbstractTimeSteppingHost):
     frictions: tuple = ()
     contacts: tuple = ()
     stops: tuple = ()
+    pairs: PairGeometry | None = None
     layout: Layout = eqx.field(static=True, default=None)
     # after every fixed step, put [q; q̇] back on Φ = 0, Φ_q q̇ = ν (:meth:`project`): a
     # static field the core's step rule reads through ``projects_after_step``
@@ -94,7 +106,7 @@ class PlanarSystem(AbstractSystem, AbstractTimeSteppingHost):
         frictions first call 3.09 → 2.72 s, run 0.129 → 0.140 s; the LuGre sliding block
         2.21 → 1.67 s, run 0.087 → 0.107 s. Without friction the dynamics are cheap and the
         first call gains nothing (four-bar 1.59 → 1.57 s, run 0.053 → 0.064 s)."""
-        return len(self.frictions) >= 2
+        return self.pairs is None and len(self.frictions) >= 2
 
     # --- coordinates ----------------------------------------------------------------------
     def _pose(self, q, body):
@@ -103,7 +115,7 @@ class PlanarSystem(AbstractSystem, AbstractTimeSteppingHost):
         k = self.layout.index[id(body)]
         return q[3 * k: 3 * k + 3]
 
-    def with_state(self, q0, qd0) -> "PlanarSystem":
+    def with_state(self, q0, qd0) -> PlanarSystem:
         """The same mechanism starting from (q0, q̇0)."""
         return eqx.tree_at(lambda s: (s.q0, s.qd0), self, (as_parameter(q0),
                                                            as_parameter(qd0)))
@@ -182,29 +194,55 @@ class PlanarSystem(AbstractSystem, AbstractTimeSteppingHost):
 
     def project(self, t, x):
         """Project [q; q̇] back onto Φ = 0 and Φ_q q̇ = ν: one mass-weighted Newton step
-        for each (see :func:`._stage_solve.project`)."""
+        for each (see :func:`._stage_solve.project`); the Painlevé counters unchanged."""
+        if self.pairs is not None:
+            return _stage_lambda.project(self, t, x,
+                                         lambda t, y: _stage_solve.project(self, t, y))
         return _stage_solve.project(self, t, x)
 
     # --- AbstractSystem ---------------------------------------------------------------------
     @property
     def state_names(self):
-        return self.layout.state_names()
+        names = self.layout.state_names()
+        if self.pairs is None:
+            return names
+        return tuple(names) + ("painleve.none", "painleve.several")
 
     @property
     def units(self):
-        return self.layout.units()
+        out = self.layout.units()
+        if self.pairs is not None:
+            out = dict(out)
+            for gap, fn, ft in self.pairs.names:
+                out.update({gap: "m", fn: "N", ft: "N"})
+            out.update({"painleve.none": "s", "painleve.several": "s",
+                        "painleve.status": "-"})
+        return out
 
     def initial_state(self):
-        return jnp.concatenate([self.q0, self.qd0, jnp.zeros(self.layout.n_law_states)])
+        parts = [self.q0, self.qd0, jnp.zeros(self.layout.n_law_states)]
+        if self.pairs is not None:
+            parts.append(jnp.zeros(2))                 # the Painlevé counters
+        return jnp.concatenate(parts)
 
     def vector_field(self, t, x):
+        if self.pairs is not None:
+            return _stage_lambda.vector_field(self, t, x)
         n = self.layout.n_coordinates
         q, qd, s = x[:n], x[n:2 * n], x[2 * n:]
         d = self.dynamics(t, q, qd, s)
         return jnp.concatenate([qd, d.qdd, d.s_rate])
 
     def outputs(self, t, x):
+        if self.pairs is not None:
+            return _stage_lambda.outputs(self, t, x)
         return _stage_outputs.outputs(self, t, x)
+
+    def contact_dynamics(self, t, q, qd, checked: bool = True, s=None) -> dict:
+        """The λ-stage at one instant of a model with frictional contacts (q̈, the joints'
+        multipliers, each pair's ``fn``, ``ft``, ``gap`` and the λ-problem's ``status``):
+        :func:`._stage_lambda.dynamics`."""
+        return _stage_lambda.dynamics(self, t, q, qd, checked, s)
 
     def vector_field_and_outputs(self, t, x, want=True):
         """(ẋ, outputs) from one evaluation of the dynamics (``samples_in_stages``): the
@@ -214,17 +252,45 @@ class PlanarSystem(AbstractSystem, AbstractTimeSteppingHost):
     # --- method="moreau_jean" (stickslip.integrate._moreau_jean; module ._mj_step) ---------
     def route_refusal(self, method):
         """``moreau_jean`` needs CoulombODE joint frictions and rigid stops
-        (:func:`._mj_step.route_refusal`); the ODE methods accept every instance."""
-        return _mj_step.route_refusal(self, method)
+        (:func:`._mj_step.route_refusal`), and with frictional contacts the exact Coulomb
+        law (``contact_formulation="kikuuwe"``) and a restitution; the ODE methods accept
+        every plain mechanism and refuse joint friction and impact stops next to frictional
+        contacts (:func:`._stage_lambda.ode_refusal`)."""
+        if self.pairs is None:
+            return _mj_step.route_refusal(self, method)
+        if method != "moreau_jean":
+            return _stage_lambda.ode_refusal(self, method)
+        refusal = _mj_step.route_refusal(self, method)
+        if refusal is not None:
+            return refusal
+        if self.pairs.formulation != "kikuuwe":
+            return (f"its contact_formulation is {self.pairs.formulation!r}; the "
+                    "time-stepping step solves the exact Coulomb law: build it with "
+                    "contact_formulation='kikuuwe'")
+        if self.pairs.restitution is None:
+            return ("its contacts have no `restitution`; build it with planar.Model.system "
+                    "or Model.simulate, or set restitution= (Newton's e in [0, 1])")
+        return None
 
     def moreau_jean_step(self, t, x, h, theta):
-        """One step with joint friction and rigid stops: :func:`._mj_step.moreau_jean_step`."""
+        """One step with joint friction, rigid stops and the contact pairs:
+        :func:`._mj_step.moreau_jean_step` (:func:`._contact_step.moreau_jean_step` with
+        frictional contacts)."""
+        if self.pairs is not None:
+            return _contact_step.moreau_jean_step(self, t, x, h, theta)
         return _mj_step.moreau_jean_step(self, t, x, h, theta)
 
     def moreau_jean_outputs(self, t, x, forces):
-        """The ODE route's channels and ``<stop>.gap/.force``:
-        :func:`._mj_step.moreau_jean_outputs`."""
+        """The ODE route's channels and ``<stop>.gap/.force`` (and the contacts'
+        ``gap/fn/ft``, ``painleve.status``): :func:`._mj_step.moreau_jean_outputs`,
+        :func:`._contact_step.moreau_jean_outputs`."""
+        if self.pairs is not None:
+            return _contact_step.moreau_jean_outputs(self, t, x, forces)
         return _mj_step.moreau_jean_outputs(self, t, x, forces)
+
+    def contact_rows(self, qm, v):
+        """The contact pairs' rows of the step (:func:`._contact_step.contact_rows`)."""
+        return _contact_step.contact_rows(self, qm, v)
 
     # --- what is reported (_stage_outputs) ----------------------------------------------------
     def reactions(self, q, J, lam):
@@ -242,7 +308,10 @@ class PlanarSystem(AbstractSystem, AbstractTimeSteppingHost):
     def linear_modes(self):
         """The stiff modes a fixed step must resolve, element by element (Baumgarte
         stabilisation, force elements, joint-friction and contact laws): see
-        :mod:`._modes`."""
+        :mod:`._modes`. With frictional contacts, their relaxation's modes (as before the
+        contacts joined this class: the mechanism's are not linearised there)."""
+        if self.pairs is not None:
+            return self.pairs.linear_modes()
         return mechanism_modes(self)
 
     def _non_finite_forces(self) -> str:
@@ -259,11 +328,14 @@ class PlanarSystem(AbstractSystem, AbstractTimeSteppingHost):
                 "a friction or contact law returns NaN/inf there")
 
     def parameters(self) -> dict[str, Any]:
-        return {"bodies": [b.name for b in self.layout.bodies],
-                "constraints": [c.name for c in self.layout.constraints],
-                "forces": [f.name for f in self.layout.forces],
-                "gravity": np.asarray(self.gravity).tolist(),
-                "baumgarte": [float(self.alpha), float(self.beta)]}
+        out = {"bodies": [b.name for b in self.layout.bodies],
+               "constraints": [c.name for c in self.layout.constraints],
+               "forces": [f.name for f in self.layout.forces],
+               "gravity": np.asarray(self.gravity).tolist(),
+               "baumgarte": [float(self.alpha), float(self.beta)]}
+        if self.pairs is not None:
+            out.update(self.pairs.parameters())
+        return out
 
 
 class ProjectedPlanarSystem(PlanarSystem):

@@ -35,7 +35,7 @@ G = 9.81
 
 # --- planar models (stickslip.planar) ------------------------------------------------------
 def _planar(model, t=0.0, x=None):
-    from stickslip.planar import _contact_system as host
+    from stickslip.planar import _stage_lambda as host
     from stickslip.planar._contact_simulate import contact_system
 
     system = contact_system(model)
