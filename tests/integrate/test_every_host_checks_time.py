@@ -3,7 +3,9 @@
 `ss.simulate` on the core systems, `simulate_batch`, `ss.sweep`, the planar model with and
 without an impact stop and with frictional contacts, a spatial link system, the spatial
 volume model, the exact routes (``moreau_jean`` on PointOnPlane, TwoBlocksConveyor, 3-D point
-contacts and planar contacts; ``events`` in a batch) and the closed loop all run the core's step and span check
+contacts and planar contacts; ``events`` in a batch), 3-D point contacts, the JAX and the
+jointed volume routes, and the closed loop and host loop (through their ``dt=``; issue 23,
+item 2) all run the core's step and span check
 (:func:`stickslip.integrate.check_time_arguments`): a bad `dt`, `t_end`, `dt_out` (or the
 closed loop's `t0`, `substeps`) raises `ss.errors.ParameterError` naming
 ``<host>.<argument>``, before the host builds or compiles anything (no JAX trace or compile,
@@ -101,9 +103,9 @@ def _incline() -> ss.planar.Model:
     return m
 
 
-def _pendulum() -> ss.spatial.SpatialModel:
+def _pendulum(shape=None) -> ss.spatial.SpatialModel:
     m = ss.spatial.SpatialModel(gravity=(0, 0, -9.81))
-    m.add_body("link", mass=1.0, inertia=(0.1, 0.1, 0.01), shape=None, position=(0, 0, -0.5))
+    m.add_body("link", mass=1.0, inertia=(0.1, 0.1, 0.01), shape=shape, position=(0, 0, -0.5))
     m.add(ss.spatial.RevoluteJoint("ground", "link", point=(0, 0, 0), axis=(0, 1, 0),
                                    name="hinge"))
     return m
@@ -134,6 +136,12 @@ def _hosts():
     balls = ss.stack_systems([ss.systems.ContactMass(M=1.0, law=ss.laws.NewtonImpact(e=e),
                                                      p0=1.0) for e in (0.5, 0.8)])
 
+    hinged_box = _pendulum(shape=ss.spatial.Box(0.1, 0.1, 0.1))
+    hinged_box.add_ground(mu_s=0.5, mu_k=0.4)
+    plant = ss.control.MassPlant(M=1.0)
+    controller = ss.control.PIDParams(K=100.0, L=0.0, B=1.0, T=H)   # dt = H: one step per T
+    stateful = ss.control.PID(K=100.0, L=0.0, B=1.0, T=H)
+
     def stepped(system):
         return lambda t, dt, o: ss.simulate(system, t, dt=dt, dt_out=o, method="moreau_jean")
     return {
@@ -162,13 +170,25 @@ def _hosts():
             t, dt=dt, dt_out=o, method="moreau_jean")),
         "events_batch": ("simulate_batch", lambda t, dt, o: ss.simulate_batch(
             balls, t, dt=dt, dt_out=o, method="events")),
+        # issue 23 item 2: the other routes and hosts of the shared signature
+        "point_contacts": ("simulate", lambda t, dt, o: points.simulate(t, dt=dt, dt_out=o)),
+        "spatial_volume_jax": ("SpatialModel.simulate", lambda t, dt, o: box.simulate(
+            t, dt=dt, dt_out=o, engine="jax")),
+        "spatial_volume_links": ("SpatialModel.simulate", lambda t, dt, o: hinged_box.simulate(
+            t, dt=dt, dt_out=o, contact="volume")),
+        "closed_loop": ("simulate_closed_loop", lambda t, dt, o: ss.control.simulate_closed_loop(
+            plant, controller, t, dt=dt, dt_out=o)),
+        "host_loop": ("simulate_host_loop", lambda t, dt, o: ss.control.simulate_host_loop(
+            plant, stateful.step, t, dt=dt, dt_out=o)),
     }
 
 
 HOST_IDS = ["FrictionMass", "FrictionMass_tsit5", "ContactMass", "simulate_batch", "sweep",
             "planar", "planar_impact_stop", "planar_contacts", "spatial_links",
             "spatial_volume", "PointOnPlane_moreau_jean", "TwoBlocks_moreau_jean",
-            "point_contacts_moreau_jean", "planar_contacts_moreau_jean", "events_batch"]
+            "point_contacts_moreau_jean", "planar_contacts_moreau_jean", "events_batch",
+            "point_contacts", "spatial_volume_jax", "spatial_volume_links", "closed_loop",
+            "host_loop"]
 ADAPTIVE = {"FrictionMass_tsit5"}  # dt is the initial step; dt_out need not be a multiple
 
 

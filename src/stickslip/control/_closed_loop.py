@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import equinox as eqx
 import jax
@@ -17,22 +18,29 @@ from ..integrate import (
     FIXED_STEP_METHODS,
     call_program,
     check_divergence,
-    check_time_arguments,
     largest_stable_step,
     rk_step,
     step_grid,
 )
 from ..results import Results
 from ._controllers import AbstractController, _StatefulController
+from ._loop_options import loop_options, loop_substeps, save_stream
 from ._plants import AbstractPlant, ActuatedSystem
+
+if TYPE_CHECKING:
+    from ..integrate import Guard, Output, Steps
 
 __all__ = ["simulate_closed_loop"]
 
 
 def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
-                         reference: float | Callable = 0.0, *, substeps: int | None = None,
-                         method: str = "rk4", t0: float = 0.0, noise: float = 0.0,
-                         seed: int = 0) -> Results:
+                         reference: float | Callable = 0.0, *, dt: float | None = None,
+                         method: str = "rk4", dt_out: float | None = None,
+                         t0: float | None = None, initial: Any = None,
+                         output: Output | None = None, guard: Guard | None = None,
+                         steps: Steps | None = None, progress: bool | None = None,
+                         substeps: int | None = None, noise: float = 0.0, seed: int = 0,
+                         **options: Any) -> Results:
     """Run `controller` against `plant`, sampled every ``controller.T`` with zero-order hold.
 
     At each sample t_k = t0 + kT the controller reads the reference p_d(t_k) and the
@@ -62,13 +70,26 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
         p_d [m or rad], a constant or a ``jax.numpy`` callable of t [s]; for a
         multi-input plant a constant or callable of shape ``(n_inputs,)`` (a scalar applies
         to every input).
-    substeps : int, optional
-        integrator steps per sample (default: enough for the plant's stiffest mode
-        to be stable, at least 1).
+    dt : float, optional
+        integrator step [s]: T/dt whole steps per sample (the same as ``substeps=T/dt``).
     method : str, optional
         ``"rk4"``, ``"rk_gill"`` or ``"euler"``.
+    dt_out : float, optional
+        the controller's sample period T (the loop samples at T), or None.
     t0 : float, optional
-        start time [s].
+        start time [s] (default 0, or the end of `initial` when that is a Results).
+    initial : array_like or Results, optional
+        the plant's start state, or Results of this plant to continue from (their
+        ``final_state``); default ``plant.initial_state()``.
+    output, guard, steps, progress
+        ``ss.simulate``'s option objects, or their flat keywords in `options`:
+        ``Output(stream_to=…)`` writes the Results at the end, ``Guard(max_state=…)`` sets
+        the divergence guard, ``Steps(check=True)`` refuses an unstable `dt`; what the
+        sampled loop cannot honour (``Output.chunk``, ``progress=True``, the other
+        ``Steps`` fields) is refused by name (:mod:`stickslip.control._loop_options`).
+    substeps : int, optional
+        integrator steps per sample (default: enough for the plant's stiffest mode
+        to be stable, at least 1); `dt` says the same in seconds.
     noise : float, optional
         standard deviation of white Gaussian noise added to each measurement [m or rad]
         (default 0; independent per input); `seed` seeds it. The noisy value is what the
@@ -97,7 +118,10 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
         message names the sample k, its time and the last sane state.
     """
     # the core's step and span check, before the controllers are stacked or anything compiles
-    t0, t_end = check_time_arguments("simulate_closed_loop", t_end, t0=t0)[:2]
+    run = loop_options("simulate_closed_loop", plant, t_end, dt=dt, dt_out=dt_out, t0=t0,
+                       initial=initial, output=output, guard=guard, steps=steps,
+                       progress=progress, options=options)
+    t0, t_end = run.t0, run.t_end
     check_substeps("simulate_closed_loop", substeps)
     controller, members = _controllers(controller)
     if not isinstance(plant, AbstractPlant):
@@ -107,9 +131,10 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
         raise ParameterError(f"unknown `method` {method!r}; closed-loop runs use a fixed-step "
                              f"method: {list(FIXED_STEP_METHODS)}.")
     T = _sample_period(controller)                       # one T for a whole batch
+    substeps = loop_substeps("simulate_closed_loop", plant, method, T, substeps, run)
     names = plant.input_names
     _check_gain_shapes(controller, members, plant)
-    substeps, grid, ts, steps, partial = sample_grid("simulate_closed_loop", plant, method, T,
+    substeps, grid, ts, per_sample, partial = sample_grid("simulate_closed_loop", plant, method, T,
                                                      t0, t_end, substeps)
     n = grid.n_out
     shape = () if names is None else (len(names),)
@@ -120,7 +145,8 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
                                                                                 *shape))
     dynamic, static = eqx.partition((plant, controller), eqx.is_array)
     args = (jnp.asarray(t0), jnp.asarray(refs), jnp.asarray(noise_samples),
-            jnp.asarray(steps), jnp.asarray(partial), plant.initial_state())
+            jnp.asarray(per_sample), jnp.asarray(partial),
+            plant.initial_state() if run.x0 is None else jnp.asarray(run.x0))
     start = time.perf_counter()
     if members is None:
         xs, us, extras = call_program(closed_loop_kernel, (static, substeps, method),
@@ -133,7 +159,7 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
     xs, us = np.asarray(xs), np.asarray(us)
     for m in [None] if members is None else range(members):
         _check_divergence(plant, ts, xs if m is None else xs[m], us if m is None else us[m],
-                          member=m)
+                          member=m, guard=run.guard)
     channels = {name: xs[..., i] for i, name in enumerate(plant.state_names)}
     outputs = call_program(outputs_kernel, (static[0],),
                                   (dynamic[0], jnp.asarray(ts), jnp.asarray(xs),
@@ -161,7 +187,8 @@ def simulate_closed_loop(plant: AbstractPlant, controller, t_end: float,
             "t_end": float(t_end), "wall_time": wall, "parameters": plant.parameters(),
             "controller_parameters": {k: np.asarray(v).tolist()
                                       for k, v in vars(controller).items() if v is not None}}
-    return Results(ts, channels, units=units, meta=meta, final_state=xs[..., -1, :])
+    return save_stream(Results(ts, channels, units=units, meta=meta,
+                               final_state=xs[..., -1, :]), run)
 
 
 def check_substeps(owner, substeps):
@@ -340,7 +367,7 @@ def _run_impl(dynamic, static, t0, refs, noise, steps, partial, x0, n_sub, metho
     return xs, us, extras
 
 
-def _check_divergence(plant, ts, xs, us, member=None):
+def _check_divergence(plant, ts, xs, us, member=None, guard=None):
     """The core's divergence guard (NaN/inf, or a finite blow-up past ``Guard.max_state``) on
     the plant states and the held force; the error names the sample, its time and the last
     sane state, with the closed loop's own advice."""
@@ -348,7 +375,8 @@ def _check_divergence(plant, ts, xs, us, member=None):
     inputs = ("u",) if plant.input_names is None else tuple(f"{n}.u" for n in plant.input_names)
     try:
         check_divergence(name, (*plant.state_names, *inputs), ts,
-                         np.concatenate([xs, us.reshape(len(ts), -1)], axis=-1), member=member)
+                         np.concatenate([xs, us.reshape(len(ts), -1)], axis=-1), member=member,
+                         **({} if guard is None else {"guard": guard}))
     except SimulationError as exc:
         if exc.time is None or exc.state is None:   # check_divergence names both
             raise

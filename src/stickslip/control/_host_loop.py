@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import equinox as eqx
 import jax
@@ -21,7 +22,7 @@ import numpy as np
 
 from .._validation import check_positive
 from ..errors import ParameterError, SimulationError
-from ..integrate import FIXED_STEP_METHODS, call_program, check_time_arguments
+from ..integrate import FIXED_STEP_METHODS, call_program
 from ..results import Results
 from ._closed_loop import (
     _check_divergence,
@@ -31,7 +32,11 @@ from ._closed_loop import (
     outputs_kernel,
     sample_grid,
 )
+from ._loop_options import loop_options, loop_substeps, save_stream
 from ._plants import AbstractPlant
+
+if TYPE_CHECKING:
+    from ..integrate import Guard, Output, Steps
 
 __all__ = ["simulate_host_loop"]
 
@@ -49,9 +54,13 @@ def _measure(static, dynamic, t, x):
 
 
 def simulate_host_loop(plant: AbstractPlant, controller: Callable, t_end: float,
-                       reference: float | Callable = 0.0, *, T: float | None = None,
-                       substeps: int | None = None, method: str = "rk4",
-                       t0: float = 0.0) -> Results:
+                       reference: float | Callable = 0.0, *, dt: float | None = None,
+                       method: str = "rk4", dt_out: float | None = None,
+                       t0: float | None = None, initial: Any = None,
+                       output: Output | None = None, guard: Guard | None = None,
+                       steps: Steps | None = None, progress: bool | None = None,
+                       T: float | None = None, substeps: int | None = None,
+                       **options: Any) -> Results:
     """Run a host-side `controller` against `plant`, sample by sample, zero-order hold.
 
     At each sample t_k = t0 + kT: ``u_k = controller(p_d(t_k), plant.measure(t_k, x_k))``
@@ -74,8 +83,9 @@ def simulate_host_loop(plant: AbstractPlant, controller: Callable, t_end: float,
     T : float, optional
         sample period [s] (default ``controller.T``, or ``controller.__self__.T`` for a bound
         ``.step``).
-    substeps, method, t0
-        as for :func:`simulate_closed_loop`.
+    dt, method, dt_out, t0, initial, output, guard, steps, progress, substeps
+        as for :func:`simulate_closed_loop` (``ss.simulate``'s keywords, honoured or
+        refused by name as there: :mod:`stickslip.control._loop_options`).
 
     Returns
     -------
@@ -92,6 +102,11 @@ def simulate_host_loop(plant: AbstractPlant, controller: Callable, t_end: float,
         the controller returned a non-finite or mis-shaped input (named with
         its sample), or the run diverged.
     """
+    # the core's step and span check first, as in the compiled loop
+    run = loop_options("simulate_host_loop", plant, t_end, dt=dt, dt_out=dt_out, t0=t0,
+                       initial=initial, output=output, guard=guard, steps=steps,
+                       progress=progress, options=options)
+    t0, t_end = run.t0, run.t_end
     if not isinstance(plant, AbstractPlant):
         raise ParameterError(f"`simulate_host_loop.plant` must be a control plant; got "
                              f"{type(plant).__name__}.")
@@ -108,9 +123,9 @@ def simulate_host_loop(plant: AbstractPlant, controller: Callable, t_end: float,
                                  "sample period `T`.")
     T = float(T)
     check_positive("simulate_host_loop", "T", T, "Pass the sample period in seconds.")
-    t0, t_end = check_time_arguments("simulate_host_loop", t_end, t0=t0)[:2]
     check_substeps("simulate_host_loop", substeps)
-    substeps, grid, ts, steps, partial = sample_grid("simulate_host_loop", plant, method, T,
+    substeps = loop_substeps("simulate_host_loop", plant, method, T, substeps, run)
+    substeps, grid, ts, per_sample, partial = sample_grid("simulate_host_loop", plant, method, T,
                                                      t0, t_end, substeps)
     n = grid.n_out
     names = plant.input_names
@@ -123,7 +138,7 @@ def simulate_host_loop(plant: AbstractPlant, controller: Callable, t_end: float,
     # then passes only (k, x, u, …) — flattening the plant per call would cost milliseconds
     advance = functools.partial(jax.jit(functools.partial(_advance, static, method,
                                                           substeps)), dynamic)
-    x = plant.initial_state()
+    x = plant.initial_state() if run.x0 is None else jnp.asarray(run.x0)
     y = np.asarray(jax.jit(functools.partial(_measure, static))(dynamic, jnp.asarray(t0), x))
     xs, us, ys = [], [], []
     start = time.perf_counter()
@@ -138,11 +153,11 @@ def simulate_host_loop(plant: AbstractPlant, controller: Callable, t_end: float,
         us.append(u)
         ys.append(y)
         x, y = advance(jnp.asarray(t0), jnp.asarray(T), jnp.asarray(k), x, jnp.asarray(u),
-                       jnp.asarray(steps[k]), jnp.asarray(partial[k]))
+                       jnp.asarray(per_sample[k]), jnp.asarray(partial[k]))
         y = np.asarray(y)
     wall = time.perf_counter() - start
     xs, us, ys = np.stack(xs), np.stack(us), np.stack(ys)
-    _check_divergence(plant, ts, xs, us)
+    _check_divergence(plant, ts, xs, us, guard=run.guard)
     channels = {name: xs[..., i] for i, name in enumerate(plant.state_names)}
     outputs = call_program(outputs_kernel, (static,),
                                   (dynamic, jnp.asarray(ts), jnp.asarray(xs), jnp.asarray(us)))
@@ -163,4 +178,4 @@ def simulate_host_loop(plant: AbstractPlant, controller: Callable, t_end: float,
     meta = {"system": type(plant).__name__, "controller": repr(controller), "method": method,
             "T": T, "substeps": substeps, "dt": T / substeps, "t0": t0, "t_end": float(t_end),
             "wall_time": wall, "parameters": plant.parameters()}
-    return Results(ts, channels, units=units, meta=meta, final_state=xs[-1])
+    return save_stream(Results(ts, channels, units=units, meta=meta, final_state=xs[-1]), run)

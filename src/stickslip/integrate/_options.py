@@ -13,8 +13,10 @@ Each object validates its fields when built (a `ParameterError` naming ``Steps.t
 so a typo or a bad value fails where it is written, not deep in a run. The flat keywords of
 earlier releases (``rtol=1e-10``, ``check_step=False``, ``stream_to=…``) still work; giving
 one both ways is refused. :func:`merge_options` turns both forms into the one dict the
-routes read, so every host (core systems, planar, spatial, ``ss.sweep``) takes the same
-objects and forwards them unchanged.
+routes read, so every host — core systems, planar, spatial (its volume routes refuse by
+name what they cannot honour), ``PointContacts``, the closed-loop hosts, ``ss.sweep`` — takes
+the same keywords with the same defaults and forwards the objects unchanged
+(``tests/test_simulate_signature.py``).
 
 The time arguments after ``t_end`` are keyword-only; positional ``dt, method, dt_out`` are
 still accepted with a `DeprecationWarning` (:func:`legacy_positionals`).

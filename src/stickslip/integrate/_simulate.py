@@ -426,10 +426,12 @@ def _solver_and_route(method, owner="simulate"):
 
 
 def _check_route_options(system, method, options, owner="simulate"):
-    """The host supports `method` (:func:`._event_host.check_route`); `theta` only with a
-    time-stepping method, `max_events` only with ``events``."""
+    """The host supports `method` (:func:`._event_host.check_route`); `theta`, `max_events`,
+    the tolerances and step cap only on their routes (else warned about, never dropped)."""
     check_route(system, method, owner)
-    for option, routes in (("theta", TIME_STEPPING_METHODS), ("max_events", EVENT_METHODS)):
+    adaptive = tuple(ADAPTIVE_METHODS)
+    for option, routes in (("theta", TIME_STEPPING_METHODS), ("max_events", EVENT_METHODS),
+                           ("rtol", adaptive), ("atol", adaptive), ("max_steps", adaptive)):
         if option in options and method not in routes:
             warnings.warn(f"{owner} ignores `{option}` for method={method!r}; it is an "
                           f"option of {list(routes)}.", stacklevel=3)

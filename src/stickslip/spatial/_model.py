@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -30,12 +30,16 @@ from ..results import Results
 from . import _volume_wrench
 from ._dynamics import quat_to_matrix  # noqa: F401 (tests and examples import it from here)
 from ._friction import check_pyramid_sides
+from ._model_options import default_step, route_name, route_options
 from ._model_overlaps import reject_overlaps
 from ._model_routes import route_simulate
 from ._model_rules import check_mu, check_restitution, check_scalar, check_vector
 from ._shapes import Polyhedron, Sphere
 from ._volume import ContactGeometry
 from ._volume_wrench import ContactRecord
+
+if TYPE_CHECKING:
+    from ..integrate import Guard, Output, Steps
 
 __all__ = ["BodyState", "ContactRecord", "Model", "SpatialModel"]
 
@@ -354,41 +358,42 @@ class SpatialModel:
         return _volume_wrench.contact_step(self, X, F_app, T_app, dt, friction,
                                            lp_solver)[:3]
 
-    def simulate(self, t_end: float, *, dt: float = 1e-3, method: str | None = None,
+    def simulate(self, t_end: float, *, dt: float | None = None, method: str | None = None,
+                 dt_out: float | None = None, t0: float | None = None, initial=None,
+                 output: Output | None = None, guard: Guard | None = None,
+                 steps: Steps | None = None, progress: bool | None = None,
                  forces: Mapping[str, Callable] | Callable | None = None,
-                 friction: str = "pyramid", dt_out: float | None = None,
-                 lp_solver: str = "nnls", initial=None, t0: float | None = None,
+                 friction: str = "pyramid", lp_solver: str = "nnls",
                  contact_update: str = "step", contact: str | None = None,
                  **options) -> Results:
         """Simulate from `t0` to `t_end` [s] with fixed step `dt` [s].
 
-        Three routes. **Volume contact** (SPEC §7 step 6; free polyhedral bodies, the ground,
-        no elements), documented below, on one of two engines (`options` ``engine=``;
-        `stickslip.spatial._model_routes` says why numba is still the default): the numba
-        host loop (``"numba"``, the default: everything below) or one jitted JAX run
-        (``engine="jax"``, `stickslip.spatial._volume_jax_route`; ``meta["engine"] ==
-        "jax"``) for one body on the ground with ``patch="projection"``,
-        ``friction="pyramid"``, ``lp_solver="nnls"`` and ``contact_update="step"`` (a
-        restitution too; anything else is refused by name). Same arguments, checks,
-        channels and errors on both; the JAX run traces a `forces` callable when it can (a constant load is
-        data: a new load does not recompile) and calls it back on the host at every
-        Runge–Kutta stage when it cannot (a Python ``if`` on t, NumPy on the state).
-        **Volume contact with joints**
-        (``contact="volume"`` on a model with elements; no contact pairs or restitution):
-        the link system's constrained dynamics with the volume contact of its polyhedral
-        bodies on the ground (`stickslip.spatial._volume_links`, one jitted run; ``method``
-        default ``"rk_gill"``; `options` ``baumgarte``, ``contact_bodies``, ``max_polygon``;
-        channels: the link system's states, ``<joint>.angle`` and
-        ``ground-<body>.active … .stick``). **Link system** (any model with joints,
-        drivers, loads, spring–dampers or contact pairs, a Sphere or shapeless body, or
-        ``contact="point"``): the model frozen by `link_system` and run by ``ss.simulate``
-        (``method`` default ``"rk4"``; `forces`, `friction`, `lp_solver` and
-        `contact_update` belong to the volume route and are rejected here; `options` go to
-        `link_system` (``delta``, ``zeta``, ``baumgarte``, ``formulation``) and to
-        ``ss.simulate``). Its channels: the bodies' states, ``<joint>.angle`` /
-        ``.position``, ``.rate``, reactions ``.fx`` … ``.tz`` (on body j, about the joint
-        point), ``.friction``, ``.normal``, ``.slip``, contacts ``<pair>.k.gap/.fn/.ft``,
-        ``energy`` and the constraint residuals.
+        The shared keywords (``dt, method, dt_out, t0, initial, output, guard, steps,
+        progress``) are ``ss.simulate``'s, keyword-only, with its defaults except `method`
+        (None: the route's default, below). Three routes. **Volume contact** (SPEC §7 step 6;
+        free polyhedral bodies, the ground, no elements), documented below, on one of two
+        engines (`options` ``engine=``; `stickslip.spatial._model_routes` says why numba is
+        still the default): the numba host loop (``"numba"``, the default) or one jitted JAX
+        run (``engine="jax"``, `stickslip.spatial._volume_jax_route`; ``meta["engine"] ==
+        "jax"``) for what it covers (anything else is refused by name). Same arguments,
+        checks, channels and errors on both; the JAX run traces a `forces` callable when it
+        can and calls it back on the host at every Runge–Kutta stage when it cannot.
+        ``method`` default ``"rk_gill"``. **Volume contact with joints** (``contact="volume"``
+        on a model with elements; no contact pairs or restitution): the link system's
+        constrained dynamics with the volume contact of its polyhedral bodies on the ground
+        (`stickslip.spatial._volume_links`, one jitted run; ``method`` default
+        ``"rk_gill"``; `options` ``baumgarte``, ``contact_bodies``, ``max_polygon``;
+        channels: the link system's states, ``<joint>.angle`` and ``ground-<body>.active …
+        .stick``). **Link system** (any model with joints, drivers, loads, spring–dampers or
+        contact pairs, a Sphere or shapeless body, or ``contact="point"``): the model frozen
+        by `link_system` and run by ``ss.simulate`` (``method`` default ``"rk4"``, any method
+        of ``ss.simulate``; `forces`, `friction`, `lp_solver` and `contact_update` belong to
+        the volume route and are rejected here; `options` go to `link_system` (``delta``,
+        ``zeta``, ``baumgarte``, ``formulation``) and to ``ss.simulate``, and `output`,
+        `guard`, `steps`, `progress` to ``ss.simulate`` unchanged). Its channels: the bodies'
+        states, ``<joint>.angle`` / ``.position``, ``.rate``, reactions ``.fx`` … ``.tz`` (on
+        body j, about the joint point), ``.friction``, ``.normal``, ``.slip``, contacts
+        ``<pair>.k.gap/.fn/.ft``, ``energy`` and the constraint residuals.
 
         Parameters
         ----------
@@ -396,8 +401,30 @@ class SpatialModel:
             end time [s]; the last sample is exactly `t_end` (as in ``ss.simulate``).
             When `dt` does not divide ``t_end - t0`` the last step is shorter (the rule of
             ``stickslip.integrate.step_grid``).
+        dt : float
+            step [s]. Omitting it still runs with the old default 1e-3 s, with a
+            DeprecationWarning (a later release requires it); an adaptive method on the
+            link route keeps None (the solver's first step).
         method : str, optional
-            "rk_gill" (the paper's), "rk4" or "euler".
+            None: the route's default (``"rk_gill"``, the paper's, on the volume routes;
+            ``"rk4"`` on the link route); ``"rk_gill"``, ``"rk4"`` or ``"euler"`` on every
+            route, and any method of ``ss.simulate`` on the link route.
+        dt_out : float, optional
+            sampling interval of the results [s], a multiple of dt (default dt). When
+            ``t_end - t0`` is not a multiple of it, the last interval is shorter and the last
+            sample is still `t_end`.
+        t0 : float, optional
+            start time [s] (default 0, or the end of `initial` when that is a Results).
+        initial
+            where to start: None (the bodies' states from `add_body`), a previous
+            `Results` of this model (continues from its ``final_state`` at its last time,
+            which becomes the default `t0`), or an (n_bodies, 13) state array.
+        output, guard, steps, progress
+            ``ss.simulate``'s option objects (``ss.Output``, ``ss.Guard``, ``ss.Steps``) and
+            bar, or their flat keywords in `options`: honoured on the link route; on the
+            volume routes an option the route cannot honour (any guard threshold, an
+            ``Output`` or ``Steps`` field, ``progress=True``) is a ParameterError naming
+            the option and the route (:mod:`._model_options`).
         forces
             applied wrenches at the centres of mass, world frame:
             ``{body: fn(t, states) -> (force (3,) [N], torque (3,) [N m])}`` or one
@@ -406,18 +433,8 @@ class SpatialModel:
         friction : str, optional
             "pyramid" (proposed: LP of eq. 28–31, correction eq. 32–34) or
             "previous" (friction force and normal torque limited separately).
-        dt_out : float, optional
-            sampling interval of the results [s], a multiple of dt (default dt). When
-            ``t_end - t0`` is not a multiple of it, the last interval is shorter and the last
-            sample is still `t_end`.
         lp_solver : str, optional
             "nnls" (compiled NNLS feasibility, default) or "highs" (SciPy/HiGHS LP).
-        initial
-            where to start: None (the bodies' states from `add_body`), a previous
-            `Results` of this model (continues from its ``final_state`` at its last time,
-            which becomes the default `t0`), or an (n_bodies, 13) state array.
-        t0 : float, optional
-            start time [s] (default 0, or the end of `initial` when that is a Results).
         contact_update : str, optional
             "step" (default; contact wrench once per step) or "stage" (at every
             Runge–Kutta stage; kept for study, see docs/spatial.md).
@@ -434,9 +451,9 @@ class SpatialModel:
         ------
         ParameterError
             a bad argument (the message names it and the fix); a bad `t_end`,
-            `dt`, `dt_out` or `t0` on either route before anything is built (the core's
+            `dt`, `dt_out` or `t0` on every route before anything is built (the core's
             ``stickslip.integrate.check_time_arguments``, naming
-            ``SpatialModel.simulate.<argument>``).
+            ``SpatialModel.simulate.<argument>``); an option the route cannot honour.
         ModelError
             no bodies, or bodies that start overlapping (names, volume, fix).
         SimulationError
@@ -445,6 +462,10 @@ class SpatialModel:
             energy growing beyond everything the run was given: names the time, the body and
             the last sane state).
         """
+        route = route_name(self, contact, options.get("engine"))
+        dt = default_step(dt, route, method)
+        options = route_options(route, options, output=output, guard=guard, steps=steps,
+                                progress=progress)
         return route_simulate(self, t_end, dt, method, forces, friction, dt_out, lp_solver,
                               initial, t0, contact_update, contact, options)
 

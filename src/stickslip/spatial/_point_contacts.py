@@ -43,17 +43,17 @@ import numpy as np
 from .._parameter_arrays import as_parameter
 from .._rules import FRICTION_COEFFICIENT
 from ..constraints import (
-    STATUS_TEXT,
     ProductSet,
     SpatialContact,
     check_formulation,
     solve_lambda,
 )
-from ..errors import ModelError, PainleveError, ParameterError
+from ..errors import ModelError, ParameterError
 from ..integrate import AbstractSystem, AbstractTimeSteppingHost
 from ._dynamics import quat_to_matrix
 from ._model import SpatialModel
 from ._model_rules import check_scalar as _check_scalar
+from ._point_contacts_run import simulate as _simulate
 from ._point_contacts_step import mass_terms
 from ._point_contacts_step import moreau_jean_step as _moreau_jean_step
 from ._shapes import Polyhedron, Sphere
@@ -482,19 +482,4 @@ class PointContacts(AbstractSystem, AbstractTimeSteppingHost):
         psi = self.contact_terms(x[:13 * n_b].reshape(n_b, 13))[0]
         return _channels(self._point_labels(), psi, forces["lam"], forces["status"], x.dtype)
 
-    def simulate(self, t_end: float, dt: float, method: str = "rk4",
-                 dt_out: float | None = None, **options):
-        """Run with :func:`stickslip.simulate` (an ODE method or ``"moreau_jean"``); stops
-        with :class:`stickslip.PainleveError` where the λ-problem found no solution."""
-        from .. import integrate
-
-        res = integrate.simulate(self, t_end, dt=dt, method=method, dt_out=dt_out, **options)
-        hit = np.flatnonzero(res["painleve.none"] > 0)
-        if hit.size:
-            k = int(hit[0])
-            raise PainleveError(
-                f"Painlevé paradox (or a λ-problem the solver could not certify) before "
-                f"t={res.t[k]:.6g} s: the point contacts of bodies {list(self.body_names)} have "
-                f"{STATUS_TEXT[1]} (SPEC §6). Lower μ or use the volume contact (paper 002).",
-                time=float(res.t[k]), contacts=tuple(self.body_names), reason=STATUS_TEXT[1])
-        return res
+    simulate = _simulate   # the shared signature of every host: ._point_contacts_run

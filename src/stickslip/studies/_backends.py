@@ -72,15 +72,17 @@ def simulate_point(obj: Any, run: dict) -> Results:
     if run.get("t_end") is None:
         raise ParameterError("`t_end` is required unless `build` returns finished Results.")
     kwargs = {k: run[k] for k in ("dt", "dt_out") if run.get(k) is not None}
+    # the options as the sweep was given them: flat keywords and option objects, unchanged
+    options = run.get("forward", run["options"])
     if isinstance(obj, AbstractSystem):
-        return simulate(obj, run["t_end"], method=run["method"], **kwargs, **run["options"])
+        return simulate(obj, run["t_end"], method=run["method"], **kwargs, **options)
     runner = getattr(obj, "simulate", None)
     if not callable(runner):
         raise ParameterError(f"`build` returned a {type(obj).__name__}; it must return a "
                              "stickslip system, a model with a `simulate` method (planar, "
                              "spatial) or Results.")
     # a planar or spatial model: its simulate returns Results
-    return cast(Results, runner(run["t_end"], **kwargs, **run["options"]))
+    return cast(Results, runner(run["t_end"], **kwargs, **options))
 
 
 def _run_points(task: Task) -> ChunkResult:

@@ -103,14 +103,17 @@ def sweep(build: Callable[..., Any], grid, analysis, *, t_end: float | None = No
         Show a rich progress bar (default: when stderr is a terminal).
     options : Any, optional
         Passed to ``ss.simulate`` / the model's ``simulate`` (``steps=ss.Steps(...)``,
-        ``guard=ss.Guard(...)``, or flat: ``check_step``, ``t0``, ``max_state``,
-        ``energy_tol``, ``rtol``, …), honoured the same way in the vmapped and
-        the per-point mode (a vmapped chunk with options other than ``check_step``,
-        ``max_state`` and ``energy_tol`` runs through :func:`stickslip.simulate_batch`;
-        ``initial`` runs point by point). An option the points' simulate does not take is
-        refused before any point runs ("Did you mean …?"); so are ``stream_to`` (every point
-        would write one file: use `trajectories` and `store`) and bad values of
-        ``check_step``, ``max_state`` and ``energy_tol``.
+        ``guard=ss.Guard(...)``, ``output=ss.Output(...)``, or flat: ``check_step``,
+        ``t0``, ``max_state``, ``energy_tol``, ``rtol``, …): per point, the objects and flat
+        keywords go to each point's simulate unchanged; the vmapped chunks honour the same
+        fields (a chunk with options other than ``check_step``, ``max_state`` and
+        ``energy_tol`` runs through :func:`stickslip.simulate_batch`; ``initial`` runs point
+        by point). An option the points' simulate does not take is refused before any point
+        runs ("Did you mean …?"); so are ``stream_to`` (every point would write one file:
+        use `trajectories` and `store`), ``Output.chunk`` on vmapped chunks (they run the
+        sweep's own `chunk`), and bad values of ``check_step``, ``max_state`` and
+        ``energy_tol``. `progress` is the sweep's own bar over the points: the points'
+        simulate runs without one.
 
     Returns
     -------
@@ -178,8 +181,11 @@ def sweep(build: Callable[..., Any], grid, analysis, *, t_end: float | None = No
     # simulate's option objects (ss.Steps, ss.Guard, ss.Output) as the flat options the
     # points' simulate and the vmapped chunks read (an option given both ways is refused)
     objects = {k: options.pop(k) for k in ("steps", "guard", "output") if k in options}
+    flat = dict(options)                    # the flat keywords, as given
+    _check_option_values(flat)
     options = merge_options("sweep", options, check_names=False, **objects)
-    _check_option_values(options)
+    _check_output(objects.get("output"))
+    _check_option_values({k: v for k, v in options.items() if k != "chunk"})
     if t_end is not None:      # the core's step and span check, once, before any point runs
         check_time_arguments("sweep", t_end, dt, dt_out, options.get("t0"),
                              initial=options.get("initial"),
@@ -199,11 +205,19 @@ def sweep(build: Callable[..., Any], grid, analysis, *, t_end: float | None = No
         raise ParameterError(f"`chunk` must be a whole number of points >= 1; got {chunk!r}.")
     as_flag("sweep", "trajectories", trajectories)
     as_flag("sweep", "retry_failed", retry_failed)
-    run = {"t_end": t_end, "dt": dt, "dt_out": dt_out, "method": method, "options": options}
+    # `options`: every option flat (the store's identity, the vmapped chunks); `forward`:
+    # what each point's simulate gets — the flat keywords and the objects, unchanged
+    run = {"t_end": t_end, "dt": dt, "dt_out": dt_out, "method": method, "options": options,
+           "forward": {**flat, **objects}}
     values = design.to_numpy(dtype=float)
     keys = [point_key(row) for row in values]
     mode, per_member, first = _probe(build, names, values, run)
-    _check_option_names(first, options)
+    _check_option_names(first, {**flat, **objects})
+    if mode == "vmap" and "chunk" in options:
+        raise ParameterError("`sweep`: `Output.chunk` (output=Output(chunk=…)) is not "
+                             "honoured by the vmapped chunks: they run the sweep's own "
+                             "`chunk` (points per compiled call) and keep every sample. "
+                             "Drop it, or pass the sweep's `chunk=`.")
 
     done: dict[str, dict] = {}
     kept: dict[str, Any] = {}
@@ -281,13 +295,21 @@ def _check_option_values(options: dict) -> None:
     guard_from_options(options, "sweep")          # max_state, energy_tol
 
 
+def _check_output(output) -> None:
+    """``output=Output(stream_to=…)`` is refused as the flat keyword is (one file for every
+    point); ``Output(chunk=…)`` is the points' own (checked against the mode later)."""
+    if output is not None and output.stream_to is not None:
+        raise ParameterError(f"`sweep` does not pass `Output.stream_to` to each point's "
+                             f"simulate: {_NOT_PER_POINT['stream_to']}.")
+
+
 def _check_option_names(first, options: dict) -> None:
     """Every option is one the points' simulate takes, in every mode: `ss.simulate`'s for
     systems, the model's own ``simulate`` keywords for models (planar, spatial). Not
     checked when none of the first points builds (`first` None: each point records why)."""
     if first is None:
         return
-    known = set(KNOWN_OPTIONS) - set(_NOT_PER_POINT)
+    known = set(KNOWN_OPTIONS) - set(_NOT_PER_POINT) | {"output", "guard", "steps"}
     runner = None if isinstance(first, AbstractSystem) else getattr(first, "simulate", None)
     if callable(runner):
         try:
