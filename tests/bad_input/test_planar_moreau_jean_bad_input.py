@@ -69,3 +69,17 @@ def test_a_self_locking_pin_stops_with_the_joint_and_the_time():
                        r"from t=0 s.*did not converge.*self-locking") as info:
         m.simulate(0.1, dt=1e-3, method="moreau_jean")
     assert info.value.time == 0.0
+
+
+@pytest.mark.parametrize("method", ["rk4", "tsit5"])
+def test_rigid_stops_on_an_ode_method_are_refused_by_name(method):
+    # an ODE method integrates no force for a rigid stop: without this refusal the slider
+    # fell through its floor (y = −3.9 m after 1 s) without a word
+    m = ss.planar.Model(gravity=(0.0, -9.81), name="rail_drop")
+    ball = m.add_body("ball", mass=1.0, inertia=1e-2, y=1.0)
+    rail = m.add(ss.planar.TranslationalJoint(m.ground, ball, axis_i=(0.0, 1.0),
+                                              name="rail"))
+    m.add(ss.planar.TranslationalStop(rail, lower=0.0, restitution=0.5, name="floor"))
+    with pytest.raises(ParameterError, match=r"rigid stops 'floor' \(law=None\).*pass "
+                                             r"through.*planar.Model.simulate"):
+        ss.simulate(m.system(), 1.0, dt=1e-3, method=method)
