@@ -74,6 +74,7 @@ _NAMES = {
     "guard_from_options": "._guard",
     "KNOWN_OPTIONS": "._options",
     "merge_options": "._options",
+    "legacy_positionals": "._options",
     "as_flag": "._arguments",
     "did_you_mean": "._arguments",
     "fingerprint": "._fingerprint",
@@ -121,6 +122,7 @@ if TYPE_CHECKING:              # for static tools (documentation, type checkers)
     from ._system import module_parameters as module_parameters
     from ._guard import guard_from_options as guard_from_options
     from ._options import KNOWN_OPTIONS as KNOWN_OPTIONS
+    from ._options import legacy_positionals as legacy_positionals
     from ._options import merge_options as merge_options
     from ._arguments import as_flag as as_flag
     from ._arguments import did_you_mean as did_you_mean

@@ -209,15 +209,19 @@ def merge_options(owner: str, options: dict[str, Any], *, output: Output | None 
     return merged
 
 
-def legacy_positionals(owner: str, args: tuple, dt, method, dt_out):
+def legacy_positionals(owner: str, args: tuple, dt, method, dt_out, *,
+                       leading: tuple[str, ...] = ("system", "t_end"), stacklevel: int = 3):
     """``(dt, method, dt_out)`` with the deprecated positional form folded in: `args` are
-    the positionals after ``t_end``, in the order of earlier releases."""
+    the positionals after ``t_end``, in the order of earlier releases; `leading` names the
+    positionals before them (a model's ``simulate`` has only ``t_end``), `stacklevel` points
+    the DeprecationWarning at the caller's line."""
     if not args:
         return dt, method, dt_out
     if len(args) > 3:
-        raise ParameterError(f"`{owner}` takes at most 5 positional arguments (system, "
-                             f"t_end, dt, method, dt_out); got {2 + len(args)}. Pass the "
-                             "options by keyword.")
+        allowed = ", ".join((*leading, "dt", "method", "dt_out"))
+        raise ParameterError(f"`{owner}` takes at most {len(leading) + 3} positional "
+                             f"arguments ({allowed}); got {len(leading) + len(args)}. Pass "
+                             "the options by keyword.")
     names = ("dt", "method", "dt_out")[:len(args)]
     given = {"dt": dt, "method": method, "dt_out": dt_out}
     defaults = {"dt": None, "method": "rk4", "dt_out": None}
@@ -227,5 +231,6 @@ def legacy_positionals(owner: str, args: tuple, dt, method, dt_out):
                                  "a keyword; pass it once, by keyword.")
         given[name] = value
     warnings.warn(f"{owner}: pass {', '.join(names)} by keyword ({names[0]}=…); positional "
-                  "arguments after t_end are deprecated.", DeprecationWarning, stacklevel=3)
+                  "arguments after t_end are deprecated.", DeprecationWarning,
+                  stacklevel=stacklevel)
     return given["dt"], given["method"], given["dt_out"]

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-import warnings
 from typing import Any
 
 import equinox as eqx
@@ -48,25 +47,10 @@ OWNER = "planar.Model.simulate"
 
 def positionals(args: tuple, dt, method, dt_out):
     """``(dt, method, dt_out)`` with the deprecated positional form (``simulate(t_end, dt,
-    method, dt_out)``) folded in, with a DeprecationWarning — as ``stickslip.simulate``
-    takes it."""
-    if not args:
-        return dt, method, dt_out
-    if len(args) > 3:
-        raise ParameterError(f"`{OWNER}` takes at most 4 positional arguments (t_end, dt, "
-                             f"method, dt_out); got {1 + len(args)}. Pass the options by "
-                             "keyword.")
-    names = ("dt", "method", "dt_out")[:len(args)]
-    given = {"dt": dt, "method": method, "dt_out": dt_out}
-    defaults = {"dt": None, "method": "rk4", "dt_out": None}
-    for name, value in zip(names, args):
-        if given[name] is not defaults[name] and given[name] != defaults[name]:
-            raise ParameterError(f"`{OWNER}.{name}` is given twice — positionally and as a "
-                                 "keyword; pass it once, by keyword.")
-        given[name] = value
-    warnings.warn(f"{OWNER}: pass {', '.join(names)} by keyword ({names[0]}=…); positional "
-                  "arguments after t_end are deprecated.", DeprecationWarning, stacklevel=4)
-    return given["dt"], given["method"], given["dt_out"]
+    method, dt_out)``) folded in, with a DeprecationWarning — the core's rule
+    (:func:`stickslip.integrate.legacy_positionals`)."""
+    return integrate.legacy_positionals(OWNER, args, dt, method, dt_out, leading=("t_end",),
+                                        stacklevel=4)
 
 
 def simulate_model(model, t_end, dt, method, dt_out, *, baumgarte, projection, max_drift,
