@@ -16,9 +16,17 @@
    compiles once: the loads are data), at ``--dt``; breakaway errors against μ m g =
    4.905 N and the uniform square patch's μ m g · a (√2 + asinh 1)/6 = 0.1877 N m (volume contact has a
    pressure patch, not four corners).
+4. **Several bodies** (`bodies_runs`): four bodies on the ground, each against the ground
+   only (the model of tests/spatial/test_volume_jax_bodies.py: a cube sticking, a cube
+   sliding, a flat box landing spinning, a triangular prism sliding), 1 s at Δt = 1 ms;
+   and a two-box stack (a 0.1 m cube resting on another, 1 s: body–body contact, the JAX
+   engine's joint QP, `_volume_jax_joint`). Fresh processes,
+   engines alternating, with the program store as found (``--cold-store``: an empty one per
+   JAX process).
 
     python benchmarks/spatial_volume_route.py [--repeats 3] [--grid 21] [--dt 1e-3]
-        [--engines jax numba] [--skip-box] [--skip-regimes] [--skip-grid]
+        [--engines jax numba] [--skip-box] [--skip-regimes] [--skip-grid] [--skip-bodies]
+        [--cold-store]
         [--out benchmarks/results/spatial_volume_route.md]
 """
 
@@ -82,6 +90,68 @@ for label, (f, t) in (("sticks", (2.0, 0.05)), ("slides", (6.0, 0.0)),
     out[label] = 1e3 * (time.process_time() - c) / 1000.0
 print(json.dumps(out))
 """
+
+
+_BODIES_RUN = r"""
+import json, sys, time
+c0 = time.process_time()
+sys.path.insert(0, sys.argv[2])
+import numpy as np
+import stickslip as ss
+from stickslip.spatial._volume_host import run_host
+from stickslip.spatial._volume_jax_route import jax_route_gap, run_jax
+sys.path.insert(0, sys.argv[3])
+import test_volume_jax_bodies as case
+engine = sys.argv[1]
+run = run_jax if engine == "jax" else run_host
+out = {"engine": engine, "import": time.process_time() - c0}
+model = case._model()
+for label, t_end in (("first", 0.05), ("run", 1.0), ("again", 1.0)):
+    c = time.process_time()
+    res = run(*case._args(model, t_end))
+    out[label] = time.process_time() - c
+out["final"] = res.final_state.tolist()
+stack = ss.spatial.SpatialModel(gravity=(0, 0, -9.81))
+stack.add_body("low", mass=1.0, shape=ss.spatial.Box(0.1, 0.1, 0.1), position=(0, 0, 0.05))
+stack.add_body("top", mass=1.0, shape=ss.spatial.Box(0.1, 0.1, 0.1), position=(0, 0, 0.15))
+stack.add_ground(mu_s=0.5, mu_k=0.3)
+gap = jax_route_gap(stack, "pyramid", "nnls", "step")
+if engine == "jax" and gap is not None:
+    out["stack"] = f"not covered ({gap})"
+else:
+    args = (stack, 1.0, 1e-3, "rk_gill", None, "pyramid", 0.01, "nnls", None, None, "step")
+    c = time.process_time()
+    res = run(*args)
+    out["stack first"] = time.process_time() - c
+    c = time.process_time()
+    res = run(*args)
+    out["stack"] = time.process_time() - c
+    out["stack top z"] = float(res["top.z"][-1])
+    out["stack final"] = res.final_state.tolist()
+print(json.dumps(out))
+"""
+
+
+def bodies_runs(engines, repeats, cold):
+    """Several bodies and the two-box stack (module docstring, 4): one dict per process."""
+    import tempfile
+
+    rows = []
+    tests = str(HERE.parent / "tests" / "spatial")
+    for _ in range(repeats):
+        for engine in engines:
+            env = dict(os.environ)
+            with tempfile.TemporaryDirectory() as store:
+                if cold:
+                    env["STICKSLIP_JAX_CACHE"] = store
+                out = subprocess.run([sys.executable, "-c", _BODIES_RUN, engine, str(HERE),
+                                      tests], check=True, capture_output=True, text=True,
+                                     env=env)
+            row = json.loads(out.stdout.strip().splitlines()[-1])
+            row["load"] = _load()
+            rows.append(row)
+            print({k: v for k, v in row.items() if "final" not in k}, flush=True)
+    return rows
 
 
 def regime_runs(engines, repeats):
@@ -165,6 +235,8 @@ def main(argv=None):
     parser.add_argument("--skip-box", action="store_true")
     parser.add_argument("--skip-grid", action="store_true")
     parser.add_argument("--skip-regimes", action="store_true")
+    parser.add_argument("--skip-bodies", action="store_true")
+    parser.add_argument("--cold-store", action="store_true")
     parser.add_argument("--out", type=Path,
                         default=HERE / "results" / "spatial_volume_route.md")
     args = parser.parse_args(argv)
@@ -207,6 +279,38 @@ def main(argv=None):
         for r in rows:
             lines.append(f"| {r['engine']} | {r['sticks']:.3f} | {r['slides']:.3f} | "
                          f"{r['slides and turns']:.3f} | {r['load']} |")
+        lines.append("")
+    if not args.skip_bodies:
+        rows = bodies_runs(args.engines, args.repeats, args.cold_store)
+        store = "an empty program store per process" if args.cold_store else \
+            "the program store as found"
+        lines += ["## Several bodies (1 s at Δt = 1 ms, rk_gill)", "",
+                  (f"Fresh process per row, engines alternating, {store}; CPU process time "
+                   "[s]. Four bodies on the ground (tests/spatial/test_volume_jax_bodies.py): "
+                   "first call (0.05 s: the JAX compile or load, numba's cache), then 1 s "
+                   "twice. Two-box stack: a 0.1 m cube resting on another, 1 s (first call, "
+                   "with the compile or load, and again) — body–body contact, the JAX "
+                   "engine's joint QP."), "",
+                  ("| engine | import | four bodies: first call | 1 s run | again "
+                   "| stack: first | stack again | load avg. |"),
+                  "|---|---|---|---|---|---|---|---|"]
+        for r in rows:
+            stack = r["stack"] if isinstance(r["stack"], str) else f"{r['stack']:.3f}"
+            first = f"{r['stack first']:.3f}" if "stack first" in r else "—"
+            lines.append(f"| {r['engine']} | {r['import']:.2f} | {r['first']:.3f} | "
+                         f"{r['run']:.3f} | {r['again']:.3f} | {first} | {stack} | "
+                         f"{r['load']} |")
+        if len(args.engines) == 2:
+            a = np.array(next(r["final"] for r in rows if r["engine"] == "jax"))
+            b = np.array(next(r["final"] for r in rows if r["engine"] == "numba"))
+            lines.append(f"\nfour bodies: max |final state JAX − numba| = "
+                         f"{np.abs(a - b).max():.2e}")
+            a, b = (next((np.array(r["stack final"]) for r in rows
+                          if r["engine"] == e and "stack final" in r), None)
+                    for e in ("jax", "numba"))
+            if a is not None and b is not None:
+                lines.append(f"\ntwo-box stack: max |final state JAX − numba| = "
+                             f"{np.abs(a - b).max():.2e}")
         lines.append("")
     if not args.skip_grid:
         from spatial_box_force import F_THEORY, _errors

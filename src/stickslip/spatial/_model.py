@@ -375,7 +375,9 @@ class SpatialModel:
         engines (`options` ``engine=``; `stickslip.spatial._model_routes` says why numba is
         still the default): the numba host loop (``"numba"``, the default) or one jitted JAX
         run (``engine="jax"``, `stickslip.spatial._volume_jax_route`; ``meta["engine"] ==
-        "jax"``) for what it covers (anything else is refused by name). Same arguments,
+        "jax"``) for what it covers — free bodies on the ground or in free flight, body–body
+        contact of up to three bodies; not ``patch="section"`` or a restitution between
+        bodies (anything else is refused by name). Same arguments,
         checks, channels and errors on both; the JAX run traces a `forces` callable when it
         can and calls it back on the host at every Runge–Kutta stage when it cannot.
         ``method`` default ``"rk_gill"``. **Volume contact with joints** (``contact="volume"``

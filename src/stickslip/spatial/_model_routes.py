@@ -3,16 +3,24 @@
 * free polyhedral bodies and the ground, no elements: the volume contact on the numba host
   loop (:func:`._volume_host.run_host`, the default ``engine="numba"``), or with
   ``engine="jax"`` one jitted JAX run (:func:`._volume_jax_route.run_jax`, imported on use)
-  for what it covers — one body, on the ground or without one, ``patch="projection"``,
+  for what it covers — free bodies, on the ground or without one; body–body contact of 2
+  or 3 bodies (the joint QP, :mod:`._volume_jax_joint`), more bodies each against the ground
+  only (a run stops with `ParameterError` before two of them meet); ``patch="projection"``,
   ``friction="pyramid"`` or ``"previous"``, ``lp_solver="nnls"``, ``contact_update="step"``
-  or ``"stage"``, with or without a restitution (:func:`._volume_jax_route.jax_route_gap`
-  names what it does not: body–body contact, ``patch="section"``, ``lp_solver="highs"`` —
-  SciPy's HiGHS cannot run inside a jitted program and is not mapped onto the NNLS, so the
-  option keeps meaning HiGHS). The JAX engine is not the default yet: it lacks body–body
-  contact and ``patch="section"``, and its first call compiles for ~8.5 s CPU in a process
-  that does not find it in the program store (0.85 s when it does; numba 0.42 s). Where it
-  runs it matches the host loop (tests/spatial/test_volume_jax_route.py) and is faster: the
-  sticking box 0.50–0.59 vs 0.78–0.89 s CPU per 5 s, the box-under-force grid 112 vs 154 s
+  or ``"stage"``, a restitution with one body
+  (:func:`._volume_jax_route.jax_route_gap` names what it does not: body–body contact of
+  more than 3 bodies, a restitution with several, ``patch="section"``,
+  ``lp_solver="highs"`` — SciPy's HiGHS cannot run inside a jitted program and is not
+  mapped onto the NNLS, so the option keeps meaning HiGHS). The JAX engine is not the
+  default yet: it lacks ``patch="section"``, a restitution between bodies and more than 3
+  touching bodies (so it does not pass every volume test), and its first call compiles for
+  ~8.5 s CPU (one body; ~18 s for two shapes on the ground, ~30 s for a two-box stack,
+  50–80 s for three boxes) in a process that does not find it in the program store (0.85 s
+  for one body, 2–2.5 s for these when it does; numba 0.3–0.5 s). Where it runs it matches the host loop
+  (tests/spatial/test_volume_jax_route.py, test_volume_jax_bodies.py); on the ground it is
+  faster per step — the sticking box 0.50–0.59 vs 0.78–0.89 s CPU per 5 s, the
+  box-under-force grid 112 vs 154 s, four bodies 0.65–0.93 vs 1.07–1.23 s per second — and
+  with body–body contact slower: the two-box stack 0.36–0.50 vs 0.26–0.34 s per second
   (`benchmarks/results/spatial_volume_route.md`);
 * a model with joints and ``contact="volume"``: the link system's volume contact, one jitted
   run (:func:`._volume_links.simulate_model`, imported on use: it loads JAX);

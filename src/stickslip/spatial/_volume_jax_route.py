@@ -4,8 +4,12 @@ the ground, the whole run one jitted program — the step of `_volume_jax.Volume
 semi-implicit pose of bodies in contact) with the numba host loop's arguments, checks and
 `Results` (`_volume_host`).
 
-What it covers (:func:`jax_route_gap` says what it does not): one body, on the ground or
-without one (free flight), ``patch="projection"``, eq. 3 or a restitution (the rebound target
+What it covers (:func:`jax_route_gap` says what it does not): free bodies, on the ground
+or without one (free flight); with 2 or 3 bodies every contact — ground and body–body — in
+the joint QP of `_volume_jax_joint` (no restitution there yet); with one body or more than 3,
+each body against the ground only (the numba loop's joint QP is block-diagonal then, one
+block per body, `_volume_jax_pairs`), a run stopping with `ParameterError` before two
+bodies' bounding spheres meet; ``patch="projection"``, eq. 3 or a restitution (the rebound target
 and the position-only correction of `_volume_jax_contact.body_contact`),
 ``friction="pyramid"`` or ``"previous"`` (`_volume_jax_previous`), ``lp_solver="nnls"``,
 ``contact_update="step"`` or ``"stage"`` (the wrench again at each later Runge–Kutta stage,
@@ -39,7 +43,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..errors import SimulationError
+from ..errors import ParameterError, SimulationError
 from ..integrate import (
     FIXED_STEP_METHODS,
     call_with_system,
@@ -65,12 +69,14 @@ from ._volume_jax import (
 )
 from ._volume_jax_contact import rotation
 from ._volume_jax_forces import applied_forces, raise_callback_error, start_callback
+from ._volume_jax_joint import JOINT_MAX_BODIES, JointContactSystem
+from ._volume_jax_pairs import bodies_meet, body_pairs, meeting_pair
 
 __all__ = ["jax_route_gap", "run_jax"]
 
 _RUNS: dict = {}       # compiled runs by structure (module docstring)
 CHUNK = 64             # samples per call of a compiled run (every grid shares the program)
-_OK, _TUNNEL, _NON_FINITE, _DIVERGED = 0, 1, 2, 3
+_OK, _TUNNEL, _NON_FINITE, _DIVERGED, _BODIES = 0, 1, 2, 3, 4
 
 
 def jax_route_gap(model, friction, lp_solver, contact_update) -> str | None:
@@ -78,8 +84,11 @@ def jax_route_gap(model, friction, lp_solver, contact_update) -> str | None:
     None when it can."""
     if not model.bodies:
         return "a model without bodies"
-    if len(model.bodies) > 1:
-        return "body–body contact"
+    n = len(model.bodies)
+    if n > JOINT_MAX_BODIES and meeting_pair(model, model.initial_state()) is not None:
+        return f"body–body contact of more than {JOINT_MAX_BODIES} bodies"
+    if n > 1 and any(p[4] is not None for p in model._pairs_e()):
+        return "a restitution with several bodies"
     if model.patch != "projection":
         return "patch='section'"
     if lp_solver != "nnls":
@@ -123,22 +132,24 @@ def _tunnels(X, active, h, params, vertices, radius):
                       for i in range(len(vertices))])
 
 
-def _start(X0, params, t0):
-    """The run's first carry: state X0 at t0 and the energy guard's references."""
+def _start(X0, params, t0, n_rec):
+    """The run's first carry: state X0 at t0 and the energy guard's references; `n_rec`
+    records (static)."""
     nb = X0.shape[0]
     zero = jnp.zeros(())
     return _Carry(
-        X=X0, rec=jnp.zeros((nb, 16)).at[:, 2:8].set(jnp.nan), k=jnp.zeros((), jnp.int64),
+        X=X0, rec=jnp.zeros((n_rec, 16)).at[:, 2:8].set(jnp.nan), k=jnp.zeros((), jnp.int64),
         status=jnp.zeros((), jnp.int32), work=zero, work_abs=zero,
         steps=jnp.zeros((), jnp.int64), fallen=jnp.zeros(nb), h0=X0[:, :3] @ params.gravity,
         E0=_energy(X0, params), K0=jnp.sum(_kinetic(X0, params)), fail_t=zero, fail_h=zero,
         fail_X=X0, fail_prev=X0, gain=zero, budget=zero, sane_X=X0, sane_t=t0 + zero)
 
 
-_start_jit = jax.jit(_start)
+_start_jit = jax.jit(_start, static_argnums=3)
 
 
-def _run_function(system, tableau, applied, vertices, radius, per_stage=False):
+def _run_function(system, tableau, applied, vertices, radius, pairs, per_stage=False):
+    joint = isinstance(system, JointContactSystem)
     """The pure run of one chunk, ``f(carry, params, consts, grid, o0) -> (carry, states
     (CHUNK, n, 13), records (CHUNK, n, 16))`` (module docstring): a scan over the samples
     o0 … o0 + CHUNK − 1, each a loop over its steps (none past the last sample, or after a
@@ -155,8 +166,21 @@ def _run_function(system, tableau, applied, vertices, radius, per_stage=False):
             t = t0 + c["k"] * dt            # a short last step starts at a whole step
             F0, T0 = applied(t, X, consts)
             Fc, Tc, active, rec, *pseudo = system.contact(X, F0, T0, h, params)
-            tunnel = jnp.any(_tunnels(X, active, h, params, vertices, radius)) \
+            nb = X.shape[0]
+            # the ground pairs come first (`SpatialModel._pairs`); joint: body pairs after
+            grounded = rec[:nb, 0] > 0 if system.ground else active
+            tunnel = jnp.any(_tunnels(X, grounded, h, params, vertices, radius)) \
                 if system.ground else jnp.asarray(False)
+            # two bodies within reach: the host loop's swept test (pairs not in contact);
+            # without the joint solve, not covered (stop)
+            near, swept = bodies_meet(X, h, pairs)
+            if joint:
+                in_pair = rec[nb if system.ground else 0:, 0] > 0
+                tunnel = tunnel | jnp.any(swept & ~in_pair)
+                meet = jnp.asarray(False)
+            else:
+                tunnel = tunnel | jnp.any(swept)
+                meet = jnp.any(near)
 
             def rate(i, Xi):
                 F, T = applied(t + c_nodes[i] * h, Xi, consts)
@@ -183,8 +207,8 @@ def _run_function(system, tableau, applied, vertices, radius, per_stage=False):
             gain = _energy(Xn, params) - c["E0"] - work
             budget = c["K0"] + work_abs + mg_r + jnp.sum(params.mass * fallen) + 1e-12
             diverged = balance & (gain > 2.0 * budget)
-            status = jnp.where(tunnel, _TUNNEL, jnp.where(
-                ~finite, _NON_FINITE, jnp.where(diverged, _DIVERGED, _OK))).astype(jnp.int32)
+            status = jnp.where(tunnel, _TUNNEL, jnp.where(meet, _BODIES, jnp.where(
+                ~finite, _NON_FINITE, jnp.where(diverged, _DIVERGED, _OK)))).astype(jnp.int32)
             ok = status == _OK
             sane = balance & ok
             out = _Carry(c)
@@ -222,9 +246,9 @@ class _RunStructure:
     (``__stickslip_key__``: the program store's key across processes); its pure chunk
     function is built on first use."""
 
-    def __init__(self, key, system, tableau, applied, vertices, radius, per_stage):
+    def __init__(self, key, system, tableau, applied, vertices, radius, pairs, per_stage):
         self.key = key
-        self._parts = (system, tableau, applied, vertices, radius, per_stage)
+        self._parts = (system, tableau, applied, vertices, radius, pairs, per_stage)
         self._function = None
 
     def __stickslip_key__(self):
@@ -238,9 +262,9 @@ class _RunStructure:
 
     def function(self):
         if self._function is None:
-            system, tableau, applied, vertices, radius, per_stage = self._parts
+            system, tableau, applied, vertices, radius, pairs, per_stage = self._parts
             self._function = _run_function(system, tableau, applied.function(), vertices,
-                                           jnp.asarray(radius), per_stage)
+                                           jnp.asarray(radius), pairs, per_stage)
         return self._function
 
 
@@ -258,12 +282,12 @@ def _compiled(model, system, method, applied, per_stage):
                             for b in model.bodies),
            tuple(tuple(map(tuple, b.shape.faces)) for b in model.bodies),
            model.P, model.eps_v, model.kinetic_iterations, system.rebound, system.friction,
-           system.ground, method, applied.key)
+           system.ground, method, applied.key, getattr(system, "key", None))
     if key not in _RUNS:
         vertices = [np.asarray(b.shape.vertices, float) for b in model.bodies]
         radius = tuple(float(b.shape.radius) for b in model.bodies)
         structure = _RunStructure(key, system, FIXED_STEP_METHODS[method], applied,
-                                  vertices, radius, per_stage)
+                                  vertices, radius, body_pairs(model), per_stage)
         _RUNS[key] = functools.partial(call_with_system, _chunk, structure)
     return _RUNS[key]
 
@@ -274,12 +298,20 @@ def run_jax(model, t_end, dt, method, forces, friction, dt_out, lp_solver, initi
     `_volume_host.run_host`'s; the caller checked :func:`jax_route_gap`)."""
     t0, X = start_state(model, initial, t0)
     check_run_options(model, method, forces, friction, lp_solver, contact_update)
+    near = meeting_pair(model, X) if len(model.bodies) > JOINT_MAX_BODIES else None
+    if near is not None:
+        _not_covered(near, t0)
     grid = step_grid(t0, t_end, dt, dt_out, owner="SpatialModel.simulate")
     check_run_memory("SpatialModel.simulate", samples=grid.n_out + 1,
                      channels=len(model.bodies) * 13 + len(model._pairs()) * 16,
                      span=t_end - t0, dt=dt, every_step=dt_out is None)
     applied = applied_forces(model, forces, t0, t_end, X)
-    system = VolumeContactSystem.from_model(model, friction=friction, ground_required=False)
+    joint = 2 <= len(model.bodies) <= JOINT_MAX_BODIES
+    # the traced parameters (masses, inertias, the ground's μ, k, λ) are the per-body
+    # system's in both cases; the per-body path is guarded in the run
+    params_system = VolumeContactSystem.from_model(
+        model, friction=friction, ground_required=False, ignore_body_contacts=True)
+    system = JointContactSystem(model, friction) if joint else params_system
     run = _compiled(model, system, method, applied, contact_update == "stage")
     every = max(1, int(_EnergyGuard.PERIOD / grid.dt))
     traced_grid = (jnp.float64(t0), jnp.float64(grid.dt), jnp.int64(grid.n_sub),
@@ -289,8 +321,9 @@ def run_jax(model, t_end, dt, method, forces, friction, dt_out, lp_solver, initi
     if applied.mode == "callback":
         start_callback(model, forces)
     try:
-        params = system.params()
-        carry = _start_jit(jnp.asarray(X), params, traced_grid[0])
+        params = params_system.params()
+        carry = _start_jit(jnp.asarray(X), params, traced_grid[0],
+                           len(model._pairs()) if joint else len(model.bodies))
         Xs, recs = [], []
         for o0 in range(0, grid.n_out, CHUNK):
             carry, Xc, rc = run(carry, params, applied.consts, traced_grid, jnp.int64(o0))
@@ -306,9 +339,14 @@ def run_jax(model, t_end, dt, method, forces, friction, dt_out, lp_solver, initi
     wall = _time.perf_counter() - start
     _raise_guard(model, carry)
     body_ch = np.concatenate([X[None], Xs[:grid.n_out]])
-    recs = recs[:, :len(model._pairs())]               # no ground: no pairs
-    contact_ch = np.concatenate([np.zeros((1,) + recs.shape[1:]), recs[:grid.n_out]])
-    contact_ch[0, :, 2:8] = np.nan
+    # the pairs of `model._pairs()`: body j's ground contact j first (the run's records),
+    # then the body pairs (never active: the run stops before two bodies meet)
+    contact_ch = np.zeros((grid.n_out + 1, len(model._pairs()), 16))
+    contact_ch[..., 2:8] = np.nan
+    if joint:
+        contact_ch[1:] = recs[:grid.n_out]
+    elif system.ground:
+        contact_ch[1:, :len(model.bodies)] = recs[:grid.n_out]
     return volume_results(model, grid, body_ch, contact_ch, body_ch[-1].copy(),
                           method=method, dt=dt, t0=t0, t_end=t_end, steps=grid.n_steps,
                           friction=friction, lp_solver=lp_solver, wall=wall, engine="jax")
@@ -320,6 +358,8 @@ def _raise_guard(model, c) -> None:
     if status == _OK:
         return
     t, h = float(c["fail_t"]), float(c["fail_h"])
+    if status == _BODIES:
+        _not_covered(meeting_pair(model, c["fail_prev"], h) or ("?", "?"), t)
     if status == _NON_FINITE:
         raise_non_finite(model, c["fail_prev"], c["fail_X"], t, h)
     if status == _DIVERGED:
@@ -330,3 +370,12 @@ def _raise_guard(model, c) -> None:
         f"a body would pass through the ground in the step from t={t:.6g} s "
         f"(tunnelling); use a smaller dt (now {h:g} s).", time=t,
         state={b.name: c["fail_prev"][i].tolist() for i, b in enumerate(model.bodies)})
+
+
+def _not_covered(names, t) -> None:
+    """Raise the route's refusal for two bodies within reach of each other at time t."""
+    raise ParameterError(
+        f"bodies {names[0]!r} and {names[1]!r} come within reach of each other at "
+        f"t={t:.6g} s: `simulate.engine='jax'` does not cover body–body contact of more "
+        f"than {JOINT_MAX_BODIES} bodies yet; use engine='numba' (the default) for this "
+        "model.")
