@@ -139,7 +139,7 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
 
     Raises ModelError listing every problem at once (one line each).
     """
-    import jax.numpy as jnp
+    import jax
 
     from ..constraints import check_formulation
     from ._link_layout import ContactArrays, JointArrays, LinkLayout, SpringArrays
@@ -296,6 +296,11 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
                              + [d[2] == "position" for d in drivers if d[2] != "effort"],
                              dtype=bool)
 
+    def on_device(value):
+        # jax.device_put of the NumPy array, not jnp.asarray: that one compiles a tiny
+        # program per new shape and dtype (JAX 0.10), ~10 of them in a fresh process
+        return jax.device_put(np.asarray(value))
+
     def make(kept, holonomic, redundant, x0):
         layout = LinkLayout(name=type(model).__name__, bodies=[b.name for b in bodies],
                             joints=joints, drivers=drivers, kept=kept, holonomic=holonomic,
@@ -308,15 +313,15 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
         return LinkSystem(
             x0=x0, masses=np.array([b.mass for b in bodies]),
             inertias=np.array([b.inertia for b in bodies]), gravity=model.gravity,
-            joint_arrays=JointArrays(**{k: jnp.asarray(v) for k, v in joint_arrays.items()}),
+            joint_arrays=JointArrays(**{k: on_device(v) for k, v in joint_arrays.items()}),
             driver_values=np.array(driver_values, dtype=float).reshape(-1),
             force_values=np.array(force_values, dtype=float).reshape(-1, 3),
             force_points=np.array(force_points, dtype=float).reshape(-1, 3),
             torque_values=np.array(torque_values, dtype=float).reshape(-1, 3),
-            springs=SpringArrays(**{k: jnp.asarray(np.array(v, dtype=float).reshape(
+            springs=SpringArrays(**{k: on_device(np.array(v, dtype=float).reshape(
                 (-1, 3) if k in ("s_i", "s_j") else -1)) for k, v in spring_arrays.items()}),
             laws=tuple(laws), pin_radii=np.array(pins, dtype=float),
-            contact_arrays=ContactArrays(**{k: jnp.asarray(v) for k, v in contact_arrays.items()}),
+            contact_arrays=ContactArrays(**{k: on_device(v) for k, v in contact_arrays.items()}),
             delta=float(delta), zeta=float(zeta), alpha=alpha, beta=beta, s0=s0,
             layout=layout)
 
@@ -324,7 +329,7 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
     system = make(all_rows, holonomic_all, (), X0)
     if not n_rows_total:
         return system
-    phi, J, rate = (np.asarray(v) for v in _kinematics(system, jnp.asarray(X0)))
+    phi, J, rate = (np.asarray(v) for v in _kinematics(system, on_device(X0)))
     # independent rows: pivoted QR of the mass-weighted Jacobian
     from ._link_dynamics import inverse_mass
 

@@ -169,14 +169,16 @@ def inverse_mass(system, X) -> np.ndarray:
     """M⁻¹ (6 n_b, 6 n_b) at the body states X (NumPy)."""
     n_b = system.layout.n_bodies
     out = np.zeros((6 * n_b, 6 * n_b))
+    # on the host: indexing the system's JAX arrays would compile a program per index shape
+    masses, inertias = np.asarray(system.masses), np.asarray(system.inertias)
     for k in range(n_b):
         w, x, y, z = X[k, 3:7] / np.linalg.norm(X[k, 3:7])
         R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
                       [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
                       [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-        out[6 * k:6 * k + 3, 6 * k:6 * k + 3] = np.eye(3) / float(system.masses[k])
+        out[6 * k:6 * k + 3, 6 * k:6 * k + 3] = np.eye(3) / float(masses[k])
         out[6 * k + 3:6 * k + 6, 6 * k + 3:6 * k + 6] = \
-            R @ np.linalg.inv(np.asarray(system.inertias[k])) @ R.T
+            R @ np.linalg.inv(inertias[k]) @ R.T
     return out
 
 

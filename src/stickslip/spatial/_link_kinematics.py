@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ._rigid import skew, vex
 
-__all__ = ["JOINT_ROWS", "joint_rows", "joint_coordinate", "row_terms", "row_values",
-           "driver_terms",
-           "joint_jacobian", "coordinate_jacobian", "CONTACT_FRAMES",
-           "contact_terms", "tangent_basis", "joint_terms", "mv", "mtv", "mm", "dot3"]
+__all__ = ["CONTACT_FRAMES", "JOINT_ROWS", "contact_terms", "coordinate_jacobian", "dot3",
+           "driver_terms", "joint_coordinate", "joint_jacobian", "joint_rows", "joint_terms",
+           "mm", "mtv", "mv", "row_terms", "row_values", "tangent_basis"]
 
 
 # Products of 3-vectors and 3×3 matrices written out elementwise: under ``vmap`` a ``@`` of
@@ -340,7 +340,9 @@ def tangent_basis(n):
     return jnp.stack([t1, jnp.cross(n, t1), n])
 
 
-_WORLD = jnp.eye(3)
+# the world frame's axes, put on the device from NumPy (``jnp.eye`` here compiled five tiny
+# programs when the module was imported)
+_WORLD = jax.device_put(np.eye(3))
 
 
 def _ground_vertex(ra, Ra, rb, Rb, c):
