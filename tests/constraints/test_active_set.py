@@ -36,7 +36,7 @@ def test_the_guess_is_right_for_a_sliding_and_a_resting_block():
 def test_verified_says_how_uniqueness_was_decided():
     # small μ on a regular A: the monotonicity bound λ_min(A) > μ‖A_T‖ proves uniqueness
     F = C.ProductSet([C.PlanarContact(mu=0.1)])
-    sol = C.solve_lambda(F, jnp.eye(2), jnp.array([-3.0, 10.0]))
+    sol = _solve(F, jnp.eye(2), jnp.array([-3.0, 10.0]))
     assert bool(sol.verified) and int(sol.status) == C.STATUS_UNIQUE
     # four corners of a slider in a guide (A of rank 2): the bound cannot hold; "auto" does
     # not enumerate 256 combinations, "full" does
@@ -49,8 +49,8 @@ def test_verified_says_how_uniqueness_was_decided():
     A = jnp.asarray(Jr @ np.diag([1 / 0.14, 1 / 1e-4]) @ Jr.T)
     b = jnp.asarray(Jr @ np.array([9.81, 0.0]))    # b = −J M⁻¹Q: gravity presses the bottom
     F4 = C.ProductSet([C.PlanarContact(mu=0.01) for _ in corners])
-    auto = C.solve_lambda(F4, A, b)
-    full = C.solve_lambda(F4, A, b, certify="full")
+    auto = _solve(F4, A, b)
+    full = _solve(F4, A, b, certify="full")
     assert int(auto.status) == int(full.status) == C.STATUS_UNIQUE
     assert not bool(auto.verified) and bool(full.verified)
     np.testing.assert_allclose(auto.w, full.w, atol=1e-9)
@@ -128,8 +128,8 @@ def test_painleve_in_a_larger_problem_needs_full_checking():
     A[:2, :2] = A1
     b = np.concatenate([b1, [0.0, -100.0] * 3])         # far contacts: w_n = 100 > 0
     F = C.ProductSet([C.PlanarContact(mu=mu)] + [C.PlanarContact(mu=0.2)] * 3)
-    auto = C.solve_lambda(F, jnp.asarray(A), jnp.asarray(b))
-    full = C.solve_lambda(F, jnp.asarray(A), jnp.asarray(b), certify="full")
+    auto = _solve(F, jnp.asarray(A), jnp.asarray(b))
+    full = _solve(F, jnp.asarray(A), jnp.asarray(b), certify="full")
     assert int(auto.status) == C.STATUS_UNIQUE and not bool(auto.verified)
     assert int(full.status) == C.STATUS_SEVERAL and bool(full.verified)
 

@@ -45,12 +45,26 @@ def plant():
     return arm.two_link_arm_plant()
 
 
+class _Runs(dict):
+    """PSMC and PID, small and large reference, each run when a test first asks for it (the
+    small runs serve only the slow test: the default run does not pay for them)."""
+
+    def __init__(self, plant):
+        super().__init__()
+        self.plant = plant
+
+    def __missing__(self, key):
+        kind, controller = key
+        ref = {"small": _small, "large": _large}[kind]
+        make = {"psmc": arm.arm_psmc, "pid": arm.arm_pid}[controller]
+        self[key] = ss.control.simulate_closed_loop(self.plant, make(), 2.0, ref)
+        return self[key]
+
+
 @pytest.fixture(scope="module")
 def runs(plant):
     """PSMC and PID, small and large reference: one compile per controller type."""
-    return {(kind, c): ss.control.simulate_closed_loop(plant, make(), 2.0, ref)
-            for kind, ref in (("small", _small), ("large", _large))
-            for c, make in (("psmc", arm.arm_psmc), ("pid", arm.arm_pid))}
+    return _Runs(plant)
 
 
 def _angles(res):

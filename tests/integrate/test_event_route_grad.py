@@ -41,28 +41,52 @@ def test_forward_values_equal_the_event_route():
 
 # --- AP3: closed forms ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("k", [1, 3])
-def test_apex_height_derivative_in_restitution_is_the_closed_form(k):
-    # apex after impact k: h_k = v_k⁺²/(2g) = e^(2k)·h0  ⇒  dh_k/de = 2k·e^(2k−1)·h0
-    def apex(e):
-        return _ball_run(e=e).event_x[k - 1, 1] ** 2 / (2 * G)
+@pytest.fixture(scope="module")
+def ball_vjp():
+    """The ball's run as a function of p = (e, h0) and its reverse-mode derivative
+    (``jax.vjp``): ``(values, pullback)``, values = (event_t, event_x); ``pullback(which,
+    k, column)`` is the gradient in p of event_t[k] (which "t") or event_x[k, column] ("x").
+    One backward program serves every derivative below (a ``jax.grad`` per quantity and
+    parameter compiled its own)."""
+    def run(p):
+        out = _ball_run(e=p[0], h0=p[1])
+        return out.event_t, out.event_x
 
-    value, slope = jax.value_and_grad(apex)(E)
-    assert float(value) == pytest.approx(E ** (2 * k) * H0, rel=1e-12)
+    values, vjp = jax.vjp(run, jnp.asarray([E, H0]))
+
+    def pullback(which, k, column=None):
+        t_bar, x_bar = jnp.zeros_like(values[0]), jnp.zeros_like(values[1])
+        if which == "t":
+            t_bar = t_bar.at[k].set(1.0)
+        else:
+            x_bar = x_bar.at[k, column].set(1.0)
+        return np.asarray(vjp((t_bar, x_bar))[0])
+
+    return values, pullback
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_apex_height_derivative_in_restitution_is_the_closed_form(k, ball_vjp):
+    # apex after impact k: h_k = v_k⁺²/(2g) = e^(2k)·h0  ⇒  dh_k/de = 2k·e^(2k−1)·h0
+    # (dh_k/de = v_k⁺/g · dv_k⁺/de, dv_k⁺/de by reverse mode)
+    (_, event_x), pullback = ball_vjp
+    v = float(event_x[k - 1, 1])
+    value, slope = v ** 2 / (2 * G), v / G * pullback("x", k - 1, 1)[0]
+    assert value == pytest.approx(E ** (2 * k) * H0, rel=1e-12)
     assert float(slope) == pytest.approx(2 * k * E ** (2 * k - 1) * H0, rel=1e-8)
 
 
 @pytest.mark.parametrize("k", [1, 3])
-def test_impact_time_derivative_in_drop_height_is_the_closed_form(k):
+def test_impact_time_derivative_in_drop_height_is_the_closed_form(k, ball_vjp):
     # t_k = t_1 + 2 v_1 e (1 − e^(k−1)) / (g (1 − e)),  t_1 = √(2h0/g),  v_1 = √(2 g h0):
     # dt_k/dh0 = 1/√(2 g h0) + 2 e (1 − e^(k−1)) / ((1 − e) v_1)
-    def impact_time(h0):
-        return _ball_run(h0=h0).event_t[k - 1]
-
-    slope = float(jax.grad(impact_time)(H0))
+    _, pullback = ball_vjp
+    slope = float(pullback("t", k - 1)[1])
     v1 = math.sqrt(2 * G * H0)
     exact = 1.0 / v1 + 2 * E * (1 - E ** (k - 1)) / ((1 - E) * v1)
     assert slope == pytest.approx(exact, rel=1e-8)
+
+
 @pytest.mark.slow
 
 

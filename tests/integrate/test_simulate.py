@@ -4,9 +4,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from models import BlowUp, LinearOscillator, sliding_block
 
 import stickslip as ss
-from models import BlowUp, LinearOscillator, sliding_block
 
 
 def test_frictionless_mass_under_constant_force_matches_closed_form():
@@ -138,11 +138,16 @@ def test_short_runs_of_any_length_share_one_program():
     assert ss.integrate.traces(integrate_padded) == compiled
 
 
+def _half_newton(t):
+    return 0.0 * t + 0.5
+
+
 def test_gradient_through_simulation_matches_finite_difference():
     def p_end(M):
+        # one force function for every M (a new lambda per call compiled a program each)
         system = ss.systems.FrictionMass(M=M, law=ss.laws.CoulombODE(F=0.2, K=1e4, beta=1e-3),
-                                         force=lambda t: 0.0 * t + 0.5)
-        ts, xs = ss.integrate.trajectory(system, 1.0, dt=1e-3, dt_out=1e-2)
+                                         force=_half_newton)
+        _, xs = ss.integrate.trajectory(system, 1.0, dt=1e-3, dt_out=1e-2)
         return xs[-1, 0]
 
     g = jax.grad(p_end)(1.0)
@@ -179,11 +184,11 @@ def test_adaptive_failure_raises_simulation_error():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(dt=None), "fixed-step methods need `dt`"),
-    (dict(dt=-1e-3), r"`simulate.dt` must be > 0"),
-    (dict(dt=1e-4, dt_out=1.5e-4), "whole multiple of `dt`"),
-    (dict(dt=1e-4, method="rk45"), "unknown `method`"),
-    (dict(dt=float("nan")), r"`simulate.dt` must be finite"),
+    ({"dt": None}, "fixed-step methods need `dt`"),
+    ({"dt": -1e-3}, r"`simulate.dt` must be > 0"),
+    ({"dt": 1e-4, "dt_out": 1.5e-4}, "whole multiple of `dt`"),
+    ({"dt": 1e-4, "method": "rk45"}, "unknown `method`"),
+    ({"dt": float("nan")}, r"`simulate.dt` must be finite"),
 ])
 def test_bad_simulate_arguments(kwargs, match):
     with pytest.raises(ss.ParameterError, match=match):
@@ -288,7 +293,7 @@ def test_integrator_options_replace_the_capability_subclasses():
     projected = ss.simulate(_ProjectableOscillator(), 5.0, dt=0.05, method="euler",
                             projection=True)
     off = ss.simulate(_ProjectedOscillator(), 5.0, dt=0.05, method="euler", projection=False)
-    energy = lambda r: r["x"] ** 2 + (r["xd"] / 2.0) ** 2   # noqa: E731
+    energy = lambda r: r["x"] ** 2 + (r["xd"] / 2.0) ** 2
     np.testing.assert_allclose(energy(projected), 1.0, rtol=1e-14)
     assert energy(plain)[-1] > 1.5 and energy(off)[-1] == energy(plain)[-1]
 
@@ -296,7 +301,7 @@ def test_integrator_options_replace_the_capability_subclasses():
 def test_rk_step_is_one_step_of_the_tableau_with_optional_projection():
     from stickslip.integrate import rk_step
 
-    decay = lambda t, x: -2.0 * x                               # noqa: E731
+    decay = lambda t, x: -2.0 * x
     x1 = rk_step(decay, "rk4", 0.0, jnp.array([1.0]), 0.1)
     z = -0.2                                                    # R(z) = 1 + z + … + z⁴/24
     assert float(x1[0]) == pytest.approx(1 + z + z ** 2 / 2 + z ** 3 / 6 + z ** 4 / 24,

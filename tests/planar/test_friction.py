@@ -88,11 +88,11 @@ def pendulum_run():
     model.add(ss.planar.RevoluteJoint(model.ground, rod, point_j=(0.0, 0.5 * L), friction=law,
                                       pin_radius=a, name="pin"))
     res = model.simulate(30.0, dt=1e-3, dt_out=0.01)
-    return model, res, dict(L=L, m=m_, a=a, mu=mu)
+    return model, res, {"L": L, "m": m_, "a": a, "mu": mu}
 
 
 def test_pendulum_with_pin_friction_rests_at_nonzero_angle_in_static_band(pendulum_run):
-    model, res, p = pendulum_run
+    _, res, p = pendulum_run
     phi = res["rod.phi"]
     late = res.t >= 25.0
     assert np.ptp(phi[late]) < 1e-9                       # at rest and stays there
@@ -121,9 +121,10 @@ def test_reaction_friction_loop_is_solved_at_the_solution(pendulum_run):
     k = int(np.argmax(np.abs(res["rod.phid"])))
     names = sys.state_names
     xk = jnp.asarray([res[nm][k] for nm in names])
+    # one jitted function for both states (a new lambda per state compiled twice)
+    dynamics = jax.jit(lambda s, z: s.dynamics(jnp.asarray(0.0), z[:n], z[n:2 * n], z[2 * n:]))
     for state in (x, xk):
-        d = jax.jit(lambda s, z: s.dynamics(jnp.asarray(0.0), z[:n], z[n:2 * n], z[2 * n:]))(
-            sys, state)
+        d = dynamics(sys, state)
         assert float(jnp.max(jnp.abs(d.residual))) < 1e-12
         # the law holds at the solution: |f| ≤ a μ N, = when slipping
         assert abs(float(d.friction[0])) <= 0.4 * float(d.normal[0]) + 1e-12

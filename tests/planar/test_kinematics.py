@@ -48,7 +48,7 @@ def test_another_grid_of_the_same_bucket_reuses_the_compiled_analysis(four_bar_t
 
 
 def test_four_bar_rates_equal_finite_differences_of_positions(four_bar_turn):
-    model, times, _ = four_bar_turn
+    model, _, _ = four_bar_turn
     h = 1e-5
     t = np.linspace(0.05, 0.95, 7)
     plus, mid, minus = (model.kinematics(t + s) for s in (h, 0.0, -h))
@@ -92,29 +92,28 @@ def test_phi_q_and_gamma_equal_finite_differences():
     m = _all_joint_types_model()
     system = m.system()
 
-    class sys:  # jitted once: eager op-by-op evaluation is slow to dispatch
-        phi = staticmethod(jax.jit(lambda q, t: system.phi(q, t)))
-        phi_q = staticmethod(jax.jit(lambda q, t: system.phi_q(q, t)))
-        nu = staticmethod(jax.jit(lambda q, t: system.nu(q, t)))
-        phi_rate_and_gamma = staticmethod(jax.jit(
-            lambda q, qd, t: system.phi_rate_and_gamma(q, qd, t)))
+    # jitted (eager op-by-op evaluation is slow to dispatch): Φ for the differences, and
+    # Φ_q, ν, γ in one program (one compile instead of three)
+    phi = jax.jit(lambda q, t: system.phi(q, t))
+    analytic = jax.jit(lambda q, qd, t: (system.phi_q(q, t), system.nu(q, t),
+                                         system.phi_rate_and_gamma(q, qd, t)))
     rng = np.random.default_rng(3)
     q = jnp.asarray(m._q() + 0.05 * rng.standard_normal(9))
     qd = jnp.asarray(rng.standard_normal(9))
     t = 0.7
-    J = np.asarray(sys.phi_q(q, jnp.asarray(t)))
+    J, nu, (_, gamma) = analytic(q, qd, jnp.asarray(t))
+    J = np.asarray(J)
     h = 1e-6
-    fd = np.stack([(np.asarray(sys.phi(q.at[k].add(h), t)) - np.asarray(sys.phi(q.at[k].add(-h), t)))
+    fd = np.stack([(np.asarray(phi(q.at[k].add(h), t)) - np.asarray(phi(q.at[k].add(-h), t)))
                    / (2 * h) for k in range(9)], axis=1)
     assert np.max(np.abs(J - fd)) < 1e-8
     # γ = −d²/ds² Φ(q + s q̇, t + s) (SPEC §9 acceleration equation), by central differences
-    _, gamma = sys.phi_rate_and_gamma(q, qd, jnp.asarray(t))
     s = 1e-4
-    f = lambda s_: np.asarray(sys.phi(q + s_ * qd, t + s_))  # noqa: E731
+    f = lambda s_: np.asarray(phi(q + s_ * qd, t + s_))
     fd_gamma = -(f(s) - 2 * f(0.0) + f(-s)) / s ** 2
     assert np.max(np.abs(np.asarray(gamma) - fd_gamma)) < 1e-5 * (1 + np.max(np.abs(fd_gamma)))
-    nu = np.asarray(sys.nu(q, jnp.asarray(t)))
-    fd_nu = -(np.asarray(sys.phi(q, t + 1e-6)) - np.asarray(sys.phi(q, t - 1e-6))) / 2e-6
+    nu = np.asarray(nu)
+    fd_nu = -(np.asarray(phi(q, t + 1e-6)) - np.asarray(phi(q, t - 1e-6))) / 2e-6
     assert np.max(np.abs(nu - fd_nu)) < 1e-7
 
 
@@ -172,7 +171,7 @@ def test_cam_follower_lift_equals_closed_form(kind):
 
 def test_sampled_cam_profile_is_interpolated_smoothly():
     alphas = np.linspace(0.0, 2 * np.pi, 32, endpoint=False)
-    exact = lambda a: 0.05 + 0.01 * np.cos(a) + 0.004 * np.sin(3 * a)  # noqa: E731
+    exact = lambda a: 0.05 + 0.01 * np.cos(a) + 0.004 * np.sin(3 * a)
     profile = ss.planar.trigonometric_profile(alphas, exact(alphas))
     a = np.linspace(0.0, 2 * np.pi, 101)
     np.testing.assert_allclose(np.asarray(profile(jnp.asarray(a))), exact(a), atol=1e-13)

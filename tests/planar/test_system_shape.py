@@ -8,13 +8,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-
-import stickslip as ss
-from stickslip.planar import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stickslip.planar._dynamics import ConstrainedEquations, Dynamics, schur_solve, spd_solve
+import stickslip as ss
+from stickslip.planar import examples
+from stickslip.planar._dynamics import (
+    ConstrainedEquations,
+    Dynamics,
+    schur_solve,
+    spd_solve,
+)
 
 jax.config.update("jax_enable_x64", True)
 
@@ -68,8 +72,12 @@ def test_equal_joints_are_one_vmapped_group_and_their_geometry_is_traced():
         moved = eqx.tree_at(lambda s: s.constraints[0].point_j, system, point)
         return jnp.sum(moved.phi(q, jnp.asarray(0.0)) ** 2)
 
-    grad = jax.grad(phi_norm)(system.constraints[0].point_j)
+    grad = jax.jit(jax.grad(phi_norm))(system.constraints[0].point_j)  # eager: 95 dispatches
     assert grad.shape == (2,) and np.all(np.isfinite(grad)) and np.any(grad != 0)
+
+
+# jitted: the eager solve dispatches its operations one by one
+_schur_solve = jax.jit(schur_solve, static_argnames=("robust",))
 
 
 def test_schur_solve_equals_the_saddle_point_system():
@@ -79,15 +87,15 @@ def test_schur_solve_equals_the_saddle_point_system():
     J = rng.standard_normal((m_, n))
     Q = rng.standard_normal(n)
     gamma = rng.standard_normal(m_)
-    qdd, lam = schur_solve(jnp.asarray(minv), jnp.asarray(J), jnp.asarray(Q),
-                           jnp.asarray(gamma))
+    qdd, lam = _schur_solve(jnp.asarray(minv), jnp.asarray(J), jnp.asarray(Q),
+                            jnp.asarray(gamma))
     K = np.block([[np.diag(1 / minv), J.T], [J, np.zeros((m_, m_))]])
     ref = np.linalg.solve(K, np.concatenate([Q, gamma]))
     np.testing.assert_allclose(qdd, ref[:n], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(lam, ref[n:], rtol=1e-12, atol=1e-12)
     # several right-hand sides at once, and the least-squares variant agrees
-    qdd2, lam2 = schur_solve(jnp.asarray(minv), jnp.asarray(J), jnp.stack([Q, 2 * Q], 1),
-                             jnp.stack([gamma, 2 * gamma], 1), robust=True)
+    qdd2, _ = _schur_solve(jnp.asarray(minv), jnp.asarray(J), jnp.stack([Q, 2 * Q], 1),
+                           jnp.stack([gamma, 2 * gamma], 1), robust=True)
     np.testing.assert_allclose(qdd2[:, 1], 2 * ref[:n], rtol=1e-10, atol=1e-12)
 
 
@@ -117,20 +125,21 @@ def test_spd_solve_of_a_singular_matrix_is_not_finite():
     """A mechanism at a lock-up (Φ_q loses rank): S singular must not give a finite λ."""
     J = np.array([[1.0, 0.0, 0.0], [2.0, 0.0, 0.0]])           # two parallel rows
     S = J @ J.T
-    x = spd_solve(jnp.asarray(S), jnp.ones(2))
+    x = _spd_solve(jnp.asarray(S), jnp.ones(2))          # jitted: eager dispatch is slow
     assert not np.all(np.isfinite(np.asarray(x)))
-    assert np.all(np.isfinite(np.asarray(jax.grad(
-        lambda s: spd_solve(s * jnp.eye(3), jnp.ones(3)).sum())(2.0))))
+    assert np.all(np.isfinite(np.asarray(jax.jit(jax.grad(
+        lambda s: spd_solve(s * jnp.eye(3), jnp.ones(3)).sum()))(2.0))))
 
 
 def test_dynamics_is_the_schur_solve_of_the_equations():
     system = examples.slider_crank().system()
     t, q, qd = jnp.asarray(0.3), system.q0, system.qd0 + 0.1
-    eq, phi, rate, _, _ = system.equations(t, q, qd)
+    # each jitted (op-by-op dispatch of the eager calls cost seconds)
+    eq, _, _, _, _ = eqx.filter_jit(system.equations)(t, q, qd)
     assert isinstance(eq, ConstrainedEquations)
-    d = system.dynamics(t, q, qd)
+    d = eqx.filter_jit(system.dynamics)(t, q, qd)
     assert isinstance(d, Dynamics)
-    qdd, lam = schur_solve(*eq[:1], eq.J, eq.Q, eq.gamma)
+    qdd, lam = _schur_solve(*eq[:1], eq.J, eq.Q, eq.gamma)
     np.testing.assert_allclose(d.qdd, qdd, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(d.lam, lam, rtol=1e-12, atol=1e-12)
     # M q̈ = Q − Jᵀλ and J q̈ = γ hold

@@ -4,6 +4,7 @@ as its limit, and the route's refusals."""
 
 import math
 
+import equinox as eqx
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -14,9 +15,19 @@ G, MU = 9.81, 0.5                       # PointOnPlane's defaults: g and the fri
 MU1, MU2, MU3, M1, M2, KS, U = 0.3, 0.3, 0.5, 1.0, 2.0, 100.0, 0.1   # TwoBlocks' defaults
 
 
+class _Load(eqx.Module):
+    """A constant load (fx, fy, fz) [N] held as an array: traced data of the system, so
+    every load runs one compiled program (a closure's numbers would be baked into one each)."""
+
+    value: jnp.ndarray
+
+    def __call__(self, t):
+        return self.value + 0.0 * t
+
+
 def _point(force, M=1.0, **kw):
     return ss.systems.PointOnPlane(M=M, contact=ss.laws.NewtonImpact(e=0.0),
-                                   force=lambda t: jnp.asarray(force) + 0.0 * t, **kw)
+                                   force=_Load(jnp.asarray(force, dtype=float)), **kw)
 
 
 def _rigid(e=0.0):
