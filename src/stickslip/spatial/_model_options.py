@@ -51,8 +51,9 @@ _OBJECT_OF = {"chunk": "output=Output", "stream_to": "output=Output",
 
 
 def route_name(model, contact, engine) -> str | None:
-    """The route `model` runs on (a key of `ROUTES`), as :func:`._model_routes.route_simulate`
-    chooses it; None for a `contact` value that routing refuses itself."""
+    """The route `model` runs on (a key of `ROUTES`): the one rule, which
+    :func:`._model_routes.route_simulate` dispatches on; None for a `contact` value that
+    routing refuses itself."""
     if contact == "point" or (contact is None and model.uses_link_route()):
         return "link"
     if contact == "volume" and model.elements:

@@ -38,6 +38,7 @@ from ..errors import PainleveError, ParameterError
 from ..integrate import FIXED_STEP_METHODS, check_time_arguments
 from ..results import Results
 from . import _volume_host
+from ._model_options import route_name
 
 __all__ = ["route_simulate", "simulate_link"]
 
@@ -60,10 +61,11 @@ def route_simulate(model, t_end, dt, method, forces, friction, dt_out, lp_solver
                                or model.uses_link_route()):
         raise ParameterError("`simulate.engine` chooses the engine of the volume route of "
                              "free bodies; this model runs as a link system. Drop `engine`.")
-    if contact == "point" or (contact is None and model.uses_link_route()):
+    route = route_name(model, contact, engine)       # the one rule, shared with the options
+    if route == "link":
         return simulate_link(model, t_end, dt, method, forces, friction, dt_out, lp_solver,
                              initial, t0, contact_update, options)
-    if contact == "volume" and model.elements:       # the link system's volume contact
+    if route == "volume_links":                      # the link system's volume contact
         from ._volume_links import simulate_model
         return simulate_model(model, times.t_end, times.dt, method, forces, friction,
                               dt_out, lp_solver, initial, t0, contact_update, options)
@@ -71,7 +73,7 @@ def route_simulate(model, t_end, dt, method, forces, friction, dt_out, lp_solver
         raise ParameterError(f"`simulate` got unknown options {sorted(options)} for the "
                              "volume route.")
     method = "rk_gill" if method is None else method
-    if engine == "jax":
+    if route == "volume_jax":
         from ._volume_jax_route import jax_route_gap, run_jax
         gap = jax_route_gap(model, friction, lp_solver, contact_update) if model.bodies \
             else "a model without bodies"
