@@ -186,8 +186,9 @@ CASES = {
     "spring_actuator_python_if": (lambda: P.TranslationalSpringDamper(
         "ground", "link", actuator=lambda l, ld, t: l if t > 0 else ld, name="spring"),
         "jnp.where"),
-    "point_force_not_callable": (lambda: P.PointForce("link", (1.0, 0.0), name="push"),
-                                 "push.force"),
+    # a constant is a load (ConstantLoad); three components are not a planar force
+    "point_force_wrong_constant": (lambda: P.PointForce("link", (1.0, 0.0, 2.0), name="push"),
+                                   "push.force"),
     "body_torque_python_if": (lambda: P.BodyTorque(
         "link", lambda t, q, qd: 1.0 if q[2] > 0 else 0.0, name="tq"), "tq.torque"),
     # frictions

@@ -38,6 +38,7 @@ from ._elements import constant_speed as constant_speed
 from ._elements import smooth_ramp as smooth_ramp
 from ._forces import AbstractForceElement as AbstractForceElement
 from ._forces import BodyTorque as BodyTorque
+from ._forces import ConstantLoad as ConstantLoad
 from ._forces import PointForce as PointForce
 from ._forces import RotationalSpringDamper as RotationalSpringDamper
 from ._forces import TranslationalSpringDamper as TranslationalSpringDamper
@@ -64,7 +65,7 @@ __all__ = [
     "RevoluteTranslationalJoint", "GearJoint", "CamFollowerJoint", "trigonometric_profile", "AbsoluteX", "AbsoluteY", "AbsoluteAngle",
     "AbsoluteDistance", "RotationalDriver", "TranslationalDriver", "AbsoluteDriver",
     "RelativeDriver", "DistanceDriver", "constant_speed", "smooth_ramp",
-    "TranslationalSpringDamper", "RotationalSpringDamper", "PointForce", "BodyTorque",
+    "TranslationalSpringDamper", "RotationalSpringDamper", "PointForce", "BodyTorque", "ConstantLoad",
     "LuGreFriction", "PointLineStop", "TranslationalStop", "RevoluteStop",
     "Dynamics", "ConstrainedEquations", "schur_solve",
     "PointLineContact", "ClearanceSlider", "moreau_jean", "JointActuator", "MechanismPlant",

@@ -176,11 +176,19 @@ def group_key(element: AbstractElement):
     configuration (``config_fields``), same kinds of sub-modules and same array shapes.
     (Names and bodies are static fields that differ between members; they are not read by
     the traced functions.)"""
-    config = tuple(getattr(element, f) for f in type(element).config_fields)
+    config = tuple(_without_arrays(getattr(element, f)) for f in type(element).config_fields)
     kinds = tuple(type(getattr(element, f.name)) for f in dataclasses.fields(element)
                   if not f.metadata.get("static", False))
     shapes = tuple(jnp.shape(x) for x in _arrays(element))
     return (type(element), config, kinds, shapes)
+
+
+def _without_arrays(value):
+    """A configuration value as the key sees it: a callable module (a force's
+    ``ConstantLoad``) without its arrays, which are traced data like the element's own."""
+    if isinstance(value, eqx.Module):
+        return eqx.filter(value, eqx.is_array, inverse=True)
+    return value
 
 
 def stack(elements) -> eqx.Module:

@@ -29,6 +29,7 @@ from ._constraint_base import POINT
 __all__ = [
     "AbstractForceElement",
     "BodyTorque",
+    "ConstantLoad",
     "PointForce",
     "RotationalSpringDamper",
     "TranslationalSpringDamper",
@@ -59,6 +60,32 @@ def _callable(owner: str, name: str, fn: Any, signature: str, shapes: Any,
     check_traceable(owner, name, fn, tuple(np.zeros(s) for s in shapes),
                     signature=signature.removeprefix("of (").split(")")[0])
     return fn
+
+
+class ConstantLoad(eqx.Module):
+    """A load that does not change in time: ``ConstantLoad(value)(t, q, qd) == value``.
+
+    ``PointForce(body, (Fx, Fy))`` and ``BodyTorque(body, n)`` wrap a constant in it. Its
+    `value` [N or N·m] is traced data, as an equinox module's arrays are wherever an
+    element holds a callable: a model built again with another value runs the program
+    compiled for the first (a user's own ``eqx.Module`` callable behaves the same)."""
+
+    value: jnp.ndarray
+
+    def __call__(self, t, q, qd):
+        return self.value
+
+
+def _constant(owner: str, name: str, value: Any, shape: tuple, what: str) -> ConstantLoad:
+    """`value` as a ConstantLoad of `shape`, or a ParameterError naming the parameter."""
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        array = None
+    if array is None or array.shape != shape or not np.all(np.isfinite(array)):
+        raise ParameterError(f"`{owner}.{name}` must be a callable of (t, q, qd) written with "
+                             f"jax.numpy, or a constant {what}; got {value!r}.")
+    return ConstantLoad(jnp.asarray(array))
 
 
 def _scalar(kind: str, unit: str, what: str) -> Rule:
@@ -236,14 +263,17 @@ class PointForce(AbstractForceElement):
     """A force (Fx, Fy) [N] in the ground frame at a body point.
 
     ``force``: a ``jax.numpy`` callable of (t, q, qd) returning two numbers, where q = (x, y,
-    φ) and qd are the body's pose and velocity. Reported as ``<name>.force`` = |F|.
+    φ) and qd are the body's pose and velocity, or a constant (Fx, Fy) (held as a
+    :class:`ConstantLoad`: traced, so another value needs no new compile). Reported as
+    ``<name>.force`` = |F|.
     """
 
     prefix: ClassVar[str] = "point_force"
     config_fields: ClassVar[tuple[str, ...]] = ("force",)
     body: Any = eqx.field(static=True)
     point: Any
-    force: Callable = eqx.field(static=True)
+    # not static: a callable module's arrays (a ConstantLoad's value) are traced data
+    force: Callable
     name: str | None = eqx.field(static=True)
     parameter_rules: ClassVar[dict[str, Rule]] = {"point": POINT}
 
@@ -258,6 +288,8 @@ class PointForce(AbstractForceElement):
         if force is None:
             raise ParameterError(f"`{self.owner}.force` is required: a callable of (t, q, qd) "
                                  "returning (Fx, Fy) [N].")
+        if not callable(force):
+            force = _constant(self.owner, "force", force, (2,), "force (Fx, Fy) [N]")
         self.force = _callable(self.owner, "force", force, "of (t, q, qd)", ((), (3,), (3,)),
                                optional=False)
 
@@ -277,13 +309,14 @@ class PointForce(AbstractForceElement):
 
 class BodyTorque(AbstractForceElement):
     """A torque n [N·m] on a body: ``torque`` a ``jax.numpy`` callable of (t, q, qd) (the
-    body's pose and velocity). Reported as ``<name>.force`` = n."""
+    body's pose and velocity), or a constant number (a :class:`ConstantLoad`: traced, so
+    another value needs no new compile). Reported as ``<name>.force`` = n."""
 
     prefix: ClassVar[str] = "torque"
     unit: ClassVar[str] = "N·m"
     config_fields: ClassVar[tuple[str, ...]] = ("torque",)
     body: Any = eqx.field(static=True)
-    torque: Callable = eqx.field(static=True)
+    torque: Callable     # not static: see PointForce.force
     name: str | None = eqx.field(static=True)
 
     @classmethod
@@ -294,6 +327,8 @@ class BodyTorque(AbstractForceElement):
     def __init__(self, body, torque: Callable, *, name: str | None = None):
         self.name = name
         self.body = body
+        if torque is not None and not callable(torque):
+            torque = _constant(self.owner, "torque", torque, (), "torque [N·m]")
         self.torque = _callable(self.owner, "torque", torque,
                                 "of (t, q, qd) returning a torque [N·m]", ((), (3,), (3,)),
                                 optional=False)
