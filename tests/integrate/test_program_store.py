@@ -53,6 +53,25 @@ def test_a_new_process_reuses_the_stored_program_without_tracing(store):
     np.testing.assert_array_equal(again.final_state, first.final_state)
 
 
+def test_a_fresh_closure_of_equal_code_and_values_is_found_in_memory(store, monkeypatch):
+    # a model rebuilt in the same process (an example's drivers are new closures each call)
+    # is a new in-memory key — callables compare by identity — but the same stored program:
+    # it is taken from memory, not read from its file again
+    first = run(block(force=lambda t: 0.3 * jnp.sin(2.0 * t)))
+    reads = []
+    load = _program_store.STORE.load
+    monkeypatch.setattr(_program_store.STORE, "load",
+                        lambda *args: reads.append(args[0]) or load(*args))
+    traced = ss.integrate.traces(integrate_padded)
+    again = run(block(force=lambda t: 0.3 * jnp.sin(2.0 * t)))
+    assert reads == [] and ss.integrate.traces(integrate_padded) == traced
+    np.testing.assert_array_equal(again["p"], first["p"])
+    other = run(block(force=lambda t: 0.3 * jnp.sin(3.0 * t)))      # other code: its own
+    assert any(path.name.startswith("integrate_padded-") for path in reads)  # looked for
+    assert ss.integrate.traces(integrate_padded) == traced + 1
+    assert not np.allclose(other["p"], first["p"])
+
+
 def test_a_changed_callable_body_is_a_new_program(store):
     slow = run(block(force=lambda t: 0.3 * jnp.sin(2.0 * t)))
     new_process()

@@ -102,6 +102,9 @@ class ProgramStore:
         self._unkeyable = unkeyable
         self.memo_size = memo_size
         self.memo: collections.OrderedDict = collections.OrderedDict()
+        # the same programs by their stored key: a model rebuilt with fresh closures of equal
+        # code and values misses `memo` (callables compare by identity) but not this
+        self.by_digest: collections.OrderedDict = collections.OrderedDict()
         self.trace_counts: collections.Counter = collections.Counter()
 
     def directory(self) -> Path | None:
@@ -115,6 +118,7 @@ class ProgramStore:
     def clear_memory(self) -> None:
         """Forget the compiled programs held in this process (the files stay)."""
         self.memo.clear()
+        self.by_digest.clear()
 
     def call(self, kernel: Callable, static: tuple, arrays):
         """``kernel(*static, *arrays)``, compiled once per static part and array structure.
@@ -160,10 +164,14 @@ class ProgramStore:
         except self._unkeyable as exc:
             _log.debug("stickslip: %s traced (not stored): %s", name, exc)
             return _jit(flat)
+        held = self.by_digest.get(digest)
+        if held is not None:               # compiled or loaded already in this process
+            self.by_digest.move_to_end(digest)
+            return held
         path = directory / f"{name}-{digest[:40]}{_SUFFIX}"
         loaded = self.load(path, len(leaves), digest)
         if loaded is not None:
-            return loaded
+            return self._hold(digest, loaded)
         try:
             compiled = _compile_afresh(flat, leaves)
         except Exception as exc:           # noqa: BLE001 — the plain call raises it again, named
@@ -173,9 +181,16 @@ class ProgramStore:
             blob = _entry(digest, compiled)
         except Exception as exc:           # noqa: BLE001 — not serializable: run, store nothing
             _log.debug("stickslip: %s not storable (%s)", name, exc)
-            return compiled
+            return self._hold(digest, compiled)
         self.save(path, blob)
-        return compiled
+        return self._hold(digest, compiled)
+
+    def _hold(self, digest: str, program):
+        """Keep `program` in memory under its stored key (least recently used dropped)."""
+        self.by_digest[digest] = program
+        if len(self.by_digest) > self.memo_size:
+            self.by_digest.popitem(last=False)
+        return program
 
     def key(self, kernel, static, treedef, leaves) -> str:
         """The hex SHA-256 a program is stored under (raises `unkeyable`)."""
