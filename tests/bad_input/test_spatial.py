@@ -7,6 +7,10 @@ import pytest
 import stickslip as ss
 
 sp = ss.spatial
+# these cases leave out `dt` to check other arguments; the implicit step's DeprecationWarning
+# is checked where it belongs (tests/test_simulate_signature.py)
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:SpatialModel.simulate. pass dt= explicitly:DeprecationWarning")
 CUBE = sp.Box(0.1, 0.1, 0.1)
 SQ = [(-0.05, -0.05), (0.05, -0.05), (0.05, 0.05), (-0.05, 0.05)]
 

@@ -8,6 +8,10 @@ import pytest
 import stickslip as ss
 
 sp = ss.spatial
+# these cases leave out `dt` to check other arguments; the implicit step's DeprecationWarning
+# is checked where it belongs (tests/test_simulate_signature.py)
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:SpatialModel.simulate. pass dt= explicitly:DeprecationWarning")
 LAW = ss.laws.CoulombODE(mu=0.2, K=1e4, beta=1e-2)
 
 
