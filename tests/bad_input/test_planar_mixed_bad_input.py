@@ -79,3 +79,17 @@ def test_a_self_locking_pin_next_to_a_contact_stops_with_the_joint_and_the_time(
     with pytest.raises(SimulationError, match=r"friction of joint 'pin' failed in the step "
                        r"from t=.*did not converge.*self-locking"):
         m.simulate(0.1, dt=1e-3, method="moreau_jean")
+
+
+def test_the_joints_drift_check_runs_next_to_contacts_too():
+    # a model with frictional contacts took another path and skipped the max|Φ| check of a
+    # plain mechanism: a lock-up there ran on silently. A tolerance below round-off must trip
+    # it, naming the pin
+    m, _ = _block_on_floor()
+    link = m.add_body("link", mass=1.0, inertia=2e-3, x=1.0, y=-0.1, phi=0.3)
+    m.add(ss.planar.RevoluteJoint(m.ground, link, (1.0, 0.0), (0.0, 0.1), name="pin"))
+    res = m.simulate(0.2, dt=1e-3, dt_out=0.01)
+    assert 0.0 < float(max(res["constraint.position"])) < 1e-9
+    with pytest.raises(SimulationError, match=r"drifted to max\|Φ\|.*max_drift=1e-20.*"
+                                              r"Constraints off: .*pin"):
+        m.simulate(0.2, dt=1e-3, dt_out=0.01, max_drift=1e-20)

@@ -28,7 +28,8 @@ from ..results import Results
 from ._kernels import host_call, host_kinematics
 from ._system import PlanarSystem
 
-__all__ = ["assemble", "dof", "equilibrium", "inverse_dynamics", "kinematics", "simulate"]
+__all__ = ["assemble", "check_drift", "dof", "equilibrium", "inverse_dynamics", "kinematics",
+           "simulate"]
 
 _RANK_TOL = 1e-9
 
@@ -388,7 +389,7 @@ def simulate(system: PlanarSystem, t_end: float, dt: float | None = None,
             if method == "moreau_jean":
                 raise moreau_jean_failure(system, exc, dt, dt_out, options) from exc
             raise _diagnose(system, exc) from exc
-    _check_drift(system, res, float(max_drift))
+    check_drift(system, res, float(max_drift))
     res.meta.update(model=system.layout.name, analysis="dynamics",
                     projection=system.projects_after_step or bool(events),
                     baumgarte=[float(system.alpha), float(system.beta)],
@@ -434,7 +435,9 @@ def moreau_jean_failure(system, exc: SimulationError, dt, dt_out, options):
     return found if found is not None else other()
 
 
-def _check_drift(system, res: Results, max_drift: float) -> None:
+def check_drift(system, res: Results, max_drift: float) -> None:
+    """Raise a SimulationError naming the time, the constraints off and the drivers where
+    ``res``'s joint drift max|Φ| exceeds `max_drift` (a lock-up, an unreachable drive)."""
     drift = np.asarray(res["constraint.position"])
     if not np.any(drift > max_drift):
         return

@@ -71,7 +71,7 @@ def simulate_model(model, t_end, dt, method, dt_out, *, baumgarte, projection, m
                          fixed_step=fixed or events or (stepping and dt is not None))
     if contacts:
         return _with_contacts(model, t_end, dt, method, dt_out, baumgarte, projection,
-                              contact_formulation, options)
+                              contact_formulation, max_drift, options)
     fixed = fixed or stepping or events
     if getattr(options.get("steps"), "projection", None) is not None:
         # the model decides its Baumgarte gains from `projection`: one given inside Steps
@@ -100,7 +100,7 @@ def simulate_model(model, t_end, dt, method, dt_out, *, baumgarte, projection, m
 
 
 def _with_contacts(model, t_end, dt, method, dt_out, baumgarte, projection,
-                   contact_formulation, options):
+                   contact_formulation, max_drift, options):
     """A model with frictional contacts (module docstring): ``painleve_check=`` and
     ``restitution=`` (moreau_jean) are taken from `options`."""
     formulation = check_formulation("kikuuwe" if contact_formulation is None
@@ -160,6 +160,8 @@ def _with_contacts(model, t_end, dt, method, dt_out, baumgarte, projection,
                                  **options)
         fallback = "rerun"
     painleve_stop(system, res, stepping)
+    if model.layout.n_rows:     # the joints' drift, checked as for a plain mechanism
+        analyses.check_drift(system, res, float(max_drift))
     res.meta.update(model=model.name, analysis="dynamics", contact_formulation=formulation,
                     lambda_fallback=fallback, projection=projection,
                     baumgarte=list(baumgarte), wall_time=time.perf_counter() - start)
