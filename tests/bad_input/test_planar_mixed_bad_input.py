@@ -93,3 +93,9 @@ def test_the_joints_drift_check_runs_next_to_contacts_too():
     with pytest.raises(SimulationError, match=r"drifted to max\|Φ\|.*max_drift=1e-20.*"
                                               r"Constraints off: .*pin"):
         m.simulate(0.2, dt=1e-3, dt_out=0.01, max_drift=1e-20)
+
+
+def test_projection_inside_steps_is_refused_next_to_contacts_too():
+    m, _ = _block_on_floor()
+    with pytest.raises(ParameterError, match=r"pass `projection=` to Model.simulate itself"):
+        m.simulate(0.01, dt=1e-3, steps=ss.Steps(projection=True))

@@ -69,15 +69,16 @@ def simulate_model(model, t_end, dt, method, dt_out, *, baumgarte, projection, m
     check_time_arguments(OWNER, t_end, dt, dt_out, options.get("t0"),
                          initial=options.get("initial"),
                          fixed_step=fixed or events or (stepping and dt is not None))
+    if getattr(options.get("steps"), "projection", None) is not None:
+        # the model decides its Baumgarte gains from `projection`: one given inside Steps
+        # would reach the integrator only, leaving the joints unstabilised (with or
+        # without frictional contacts)
+        raise ParameterError(f"`{OWNER}`: pass `projection=` to Model.simulate itself, not "
+                             "in ss.Steps (it also sets the Baumgarte gains).")
     if contacts:
         return _with_contacts(model, t_end, dt, method, dt_out, baumgarte, projection,
                               contact_formulation, max_drift, options)
     fixed = fixed or stepping or events
-    if getattr(options.get("steps"), "projection", None) is not None:
-        # the model decides its Baumgarte gains from `projection`: one given inside Steps
-        # would reach the integrator only, leaving the joints unstabilised
-        raise ParameterError(f"`{OWNER}`: pass `projection=` to Model.simulate itself, not "
-                             "in ss.Steps (it also sets the Baumgarte gains).")
     projection = fixed if projection is None else bool(projection)
     if projection and not fixed:
         raise ParameterError(f"`projection=True` needs a fixed-step method (rk4, rk_gill, "
