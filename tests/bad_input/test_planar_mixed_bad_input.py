@@ -99,3 +99,14 @@ def test_projection_inside_steps_is_refused_next_to_contacts_too():
     m, _ = _block_on_floor()
     with pytest.raises(ParameterError, match=r"pass `projection=` to Model.simulate itself"):
         m.simulate(0.01, dt=1e-3, steps=ss.Steps(projection=True))
+
+
+def test_a_redundant_joint_next_to_contacts_is_named():
+    # the contact path skipped the rank check of Φ_q a plain mechanism gets before its run:
+    # a duplicated pin then ran with a singular constraint matrix instead of being named
+    m, _ = _block_on_floor()
+    link = m.add_body("link", mass=1.0, inertia=2e-3, x=1.0, y=-0.1)
+    m.add(ss.planar.RevoluteJoint(m.ground, link, (1.0, 0.0), (0.0, 0.1), name="pin"))
+    m.add(ss.planar.RevoluteJoint(m.ground, link, (1.0, 0.0), (0.0, 0.1), name="pin_again"))
+    with pytest.raises(ModelError, match=r"redundant.*pin_again"):
+        m.simulate(0.01, dt=1e-3)

@@ -124,6 +124,8 @@ def _with_contacts(model, t_end, dt, method, dt_out, baumgarte, projection,
                              f"drop `{OWNER}.baumgarte` and `projection`.")
     system = contact_system(model, formulation, baumgarte, projection, painleve_check,
                             restitution=restitution)
+    if model.layout.n_rows:     # redundant joint rows named, as for a plain mechanism
+        analyses.dof(system)
     # the λ-solve's enumeration fallback only where some evaluation enumerates anyway
     # (else a lean run first: a smaller program to compile, repeated with it if needed)
     lean = not stepping and not enumerates_each_evaluation(
