@@ -202,18 +202,21 @@ def test_bad_time_span_and_initial_state():
         ss.simulate(sliding_block(), 1.0, dt=1e-4, initial=[0.0, 1.0])
 
 
-def test_unknown_option_warns():
-    with pytest.warns(UserWarning, match="ignores unknown option"):
+def test_unknown_option_is_refused_by_name():
+    # a misspelled option used to be a warning and the run went on without it (`dtout=`
+    # sampled every step); the spatial and closed-loop hosts already refused one
+    with pytest.raises(ss.ParameterError, match=r"`simulate` got unknown option\(s\) "
+                                                r"\['tolerance'\]; known options are"):
         ss.simulate(sliding_block(), 0.01, dt=1e-4, tolerance=3)
 
 
-def test_misspelled_option_warning_suggests_the_keyword():
+def test_misspelled_option_error_suggests_the_keyword():
     # issue 24: a typo got the list of options but no suggestion; `dt_out` is an argument,
     # not an option, and is suggested too
-    with pytest.warns(UserWarning, match=r"Did you mean `dt_out` for `dtout`, `rtol` for "
-                                         r"`rtl`\?") as record:
+    with pytest.raises(ss.ParameterError, match=r"Did you mean `dt_out` for `dtout`, `rtol` "
+                                                r"for `rtl`\?") as info:
         ss.simulate(sliding_block(), 0.01, dt=1e-4, dtout=1e-3, rtl=1e-6, zzz=1)
-    assert "`zzz`" not in str(record[0].message)
+    assert "`zzz`" not in str(info.value)
 
 
 def test_second_call_does_not_recompile(tmp_path, monkeypatch):

@@ -171,21 +171,17 @@ def merge_options(owner: str, options: dict[str, Any], *, output: Output | None 
     Raises
     ------
     ParameterError
-        An object of the wrong type, or an option given both as a flat keyword and in an
-        object (the message names both).
-
-    Warns
-    -----
-    UserWarning
-        For a flat keyword that is no option (with the closest known one), unless
-        `check_names` is False (``ss.sweep``, whose points may be models with keywords of
-        their own, checks the names itself).
+        An object of the wrong type, an option given both as a flat keyword and in an
+        object (the message names both), or a flat keyword that is no option (named, with
+        the closest known one), unless `check_names` is False (``ss.sweep``, whose points
+        may be models with keywords of their own, checks the names itself). A misspelled
+        option is never run past: ``dtout=`` would have sampled every step.
     """
     unknown = set(options) - KNOWN_OPTIONS
     if unknown and check_names:
         hint = did_you_mean(sorted(unknown), KNOWN_OPTIONS | {"t_end", "dt", "dt_out", "method"})
-        warnings.warn(f"{owner} ignores unknown option(s) {sorted(unknown)}; known options "
-                      f"are {sorted(KNOWN_OPTIONS)}.{hint}", stacklevel=3)
+        raise ParameterError(f"`{owner}` got unknown option(s) {sorted(unknown)}; known "
+                             f"options are {sorted(KNOWN_OPTIONS)}.{hint}")
     merged = dict(options)
     parts: list[tuple[str, dict[str, Any]]] = []
     for name, obj, kind in (("output", output, Output), ("steps", steps, Steps)):
