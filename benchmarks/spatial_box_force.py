@@ -25,11 +25,16 @@ with ``add_ground``, its default numba engine, rk_gill at ``--dt``; the same box
 as a wrench about the centre of mass) runs the same trials one after another; its pressure
 patch has its own torque limit (the uniform square patch's μ m g · a (√2 + asinh 1)/6 =
 0.1877 N·m, not the four corners' 0.3468 N·m). Wall times: compile (first
-call − run) and run separately; the load average with them (2-core machine, shared).
+call − run) and run separately; the run's CPU time (``time.process_time()``, all threads)
+per trial-step and per trial; the load average with them (2-core machine, shared).
+``--order load`` runs the chunks in the order of :func:`schedule` (alike loads together).
+The last line compares, at equal breakaway error (both boundaries those of MuJoCo at
+``--dt``), the cheapest run of each simulator per trial: a larger step is cheaper if the
+boundaries survive it.
 
     python benchmarks/spatial_box_force.py [--dt 1e-3] [--grid 21] [--noslip 10]
-        [--mode loop|vmap|both|none] [--chunk 441] [--moreau-jean 1e-2 5e-3] [--no-mujoco]
-        [--volume]
+        [--mode loop|vmap|both|none] [--chunk 441] [--order grid|load]
+        [--moreau-jean 1e-2 5e-3] [--no-mujoco] [--volume]
         [--out benchmarks/results/spatial_box_force.md]
 """
 
@@ -46,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import write_report  # noqa: E402
+from _report import write_report
 
 MASS, SIDE, MU, G = 1.0, 0.1, 0.5, 9.81
 T_END = 1.0
@@ -115,55 +120,97 @@ def _systems(F, T):
             for f, t in zip(F, T)]
 
 
-def run_stickslip_vmap(F, T, dt, chunk, method="rk4"):
-    """(held, compile s, run s): the trials `chunk` at a time, each chunk one ``jax.vmap``
-    (``ss.simulate_batch``; the last chunk padded to the same size, so one compile serves
-    all); compile = first call − second call of the first chunk."""
+def _batch(F, T):
+    """One stacked ``PointContacts`` whose members carry the loads (F_x, T_z): the box
+    stacked once (``ss.stack_systems``), its leaves repeated, the loads set as arrays — what
+    ``stack_systems`` of one system per load gives, without building and stacking each
+    (21 boxes, 10 steps: a ``simulate_batch`` call 12.4 → 8.5 ms CPU)."""
+    import equinox as eqx
+
     import stickslip as ss
 
-    systems = _systems(F, T)
-    n = len(systems)
+    one = ss.stack_systems([stickslip_box()])
+    many = jax_tree_repeat(one, F.size)
+    zero = np.zeros(F.size)
+    return eqx.tree_at(lambda s: (s.force, s.torque), many,
+                       (np.stack([F, zero, zero], axis=1)[:, None, :],
+                        np.stack([zero, zero, T], axis=1)[:, None, :]))
+
+
+def jax_tree_repeat(stacked, n):
+    """The array leaves of a one-member stack repeated to `n` members."""
+    import equinox as eqx
+    import jax
+
+    dynamic, static = eqx.partition(stacked, eqx.is_array)
+    return eqx.combine(jax.tree.map(lambda a: np.repeat(np.asarray(a), n, axis=0), dynamic),
+                       static)
+
+
+def schedule(F, T, order):
+    """The trials' order for the chunks: ``"grid"`` (as listed) or ``"load"`` (ascending
+    F_x/4.905 N + T_z/0.3468 N·m, the load's share of the two pure limits; from the loads
+    alone): a ``vmap`` runs as long as its slowest member, so alike loads share a chunk."""
+    if order == "grid":
+        return np.arange(F.size)
+    return np.argsort(F / F_THEORY + T / T_THEORY, kind="stable")
+
+
+def run_stickslip_vmap(F, T, dt, chunk, method="rk4", order="grid"):
+    """(held, compile s, run s, run CPU s): the trials `chunk` at a time in the order of
+    :func:`schedule`, each chunk one ``jax.vmap`` (``ss.simulate_batch`` of :func:`_batch`;
+    the last chunk padded to the same size, so one compile serves all); compile = first
+    call − second call of the first chunk."""
+    import stickslip as ss
+
+    n = F.size
     chunk = min(chunk, n)
-    systems += systems[-1:] * (-n % chunk)
-    chunks = [systems[i:i + chunk] for i in range(0, len(systems), chunk)]
+    idx = schedule(F, T, order)
+    idx = np.concatenate([idx, np.repeat(idx[-1:], -n % chunk)])
+    parts = [idx[i:i + chunk] for i in range(0, idx.size, chunk)]
 
-    def batch(members):
-        return ss.simulate_batch(members, T_END, method=method, dt=dt, dt_out=T_END / 10)
+    def batch(part):
+        return ss.simulate_batch(_batch(F[part], T[part]), T_END, method=method, dt=dt,
+                                 dt_out=T_END / 10)
 
     start = time.perf_counter()
-    batch(chunks[0])
+    batch(parts[0])
     first = time.perf_counter() - start
-    start = time.perf_counter()
-    held = np.concatenate([_final(batch(members)) for members in chunks])[:n]
-    run = time.perf_counter() - start
-    return held, first - run / len(chunks), run
+    start, cpu = time.perf_counter(), time.process_time()
+    verdicts = [_final(batch(part)) for part in parts]
+    run, cpu = time.perf_counter() - start, time.process_time() - cpu
+    held = np.zeros(n, dtype=bool)
+    held[idx] = np.concatenate(verdicts)
+    return held, first - run / len(parts), run, cpu
 
 
 def run_stickslip_loop(F, T, dt):
-    """(held, compile s, run s): one trial after another through one compiled program (the
-    loads are traced data); compile = the first trial's first call − its second call."""
+    """(held, compile s, run s, run CPU s): one trial after another through one compiled
+    program (the loads are traced data); compile = the first trial's first call − its second
+    call."""
     systems = _systems(F, T)
     start = time.perf_counter()
     systems[0].simulate(T_END, dt=dt, dt_out=T_END / 10)
     first = time.perf_counter() - start
     held = np.zeros(len(systems), dtype=bool)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for k, system in enumerate(systems):
         held[k] = _final(system.simulate(T_END, dt=dt, dt_out=T_END / 10), -1)
-    run = time.perf_counter() - start
-    return held, first - run / len(systems), run
+    run, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return held, first - run / len(systems), run, cpu
 
 
 def per_step(dt, force_x, method="rk4"):
     """(ms per step after compile, best of 3; compile s; final x) of one box under F_x."""
     box = stickslip_box(force=(force_x, 0.0, 0.0))
+    dt_out = max(0.01, dt)                  # a whole multiple of the step
     start = time.perf_counter()
-    box.simulate(T_END, dt=dt, dt_out=0.01, method=method)
+    box.simulate(T_END, dt=dt, dt_out=dt_out, method=method)
     first = time.perf_counter() - start
     best = math.inf
     for _ in range(3):
         start = time.perf_counter()
-        res = box.simulate(T_END, dt=dt, dt_out=0.01, method=method)
+        res = box.simulate(T_END, dt=dt, dt_out=dt_out, method=method)
         best = min(best, time.perf_counter() - start)
     steps = round(T_END / dt)
     return best / steps * 1e3, first - best, float(res["box.x"][-1])
@@ -222,7 +269,8 @@ MJCF = """
 
 
 def run_mujoco(F, T, dt, noslip):
-    """(held, model compile s, run s, version) or None when mujoco is not installed."""
+    """(held, model compile s, run s, version, run CPU s) or None when mujoco is not
+    installed. The trials one after another on one core (MuJoCo's own loop)."""
     try:
         import mujoco
     except ImportError:
@@ -239,7 +287,7 @@ def run_mujoco(F, T, dt, noslip):
     body = model.body("box").id
     steps = round(T_END / dt)
     held = np.zeros(F.size, dtype=bool)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for k, (f, t) in enumerate(zip(F, T)):
         mujoco.mj_resetData(model, data)
         data.qpos[:], data.qvel[:] = qpos0, qvel0
@@ -251,7 +299,8 @@ def run_mujoco(F, T, dt, noslip):
         rel = np.empty(4)
         mujoco.mju_mulQuat(rel, q, np.array([q0[0], -q0[1], -q0[2], -q0[3]]))
         held[k] = holds(dx, dy, _rotation_angle(*rel))
-    return held, compile_s, time.perf_counter() - start, mujoco.__version__
+    return (held, compile_s, time.perf_counter() - start, mujoco.__version__,
+            time.process_time() - cpu)
 
 
 # --- report ----------------------------------------------------------------------------------
@@ -270,7 +319,8 @@ def _torque_axis(ext, dt, method):
     if method == "rk4":
         return np.array([_final(system.simulate(T_END, dt=dt, dt_out=T_END / 10), -1)
                          for system in systems])
-    return _final(ss.simulate_batch(systems, T_END, method=method, dt=dt, dt_out=T_END / 10))
+    return _final(ss.simulate_batch(_batch(np.zeros(ext.size), ext), T_END, method=method,
+                                    dt=dt, dt_out=T_END / 10))
 
 
 def main(argv=None):
@@ -285,6 +335,8 @@ def main(argv=None):
                              "none (moreau_jean rows only)")
     parser.add_argument("--chunk", type=int, default=441,
                         help="trials per vmap (default: all in one)")
+    parser.add_argument("--order", choices=("grid", "load"), default="grid",
+                        help="the trials' order for the chunks (schedule())")
     parser.add_argument("--moreau-jean", type=float, nargs="*", default=[1e-2, 5e-3],
                         metavar="H", help="steps of the moreau_jean rows [s] (none: skip)")
     parser.add_argument("--volume", action="store_true",
@@ -298,83 +350,73 @@ def main(argv=None):
     F, T, fs, ts = loads(args.grid)
     n = F.size
     steps_mj = list(args.moreau_jean)
-    lines = [f"# Box under force: stickslip point contacts vs MuJoCo ({n} trials of "
+    lines = [(f"# Box under force: stickslip point contacts vs MuJoCo ({n} trials of "
              f"{T_END:g} s; RK4 and MuJoCo at dt = {args.dt:g} s, moreau_jean and MuJoCo at "
-             f"h = {', '.join(f'{h:g}' for h in steps_mj) or '-'} s)", "",
-             f"Machine: {platform.machine()}, {os.cpu_count()} cores, JAX {jax.__version__} on "
+             f"h = {', '.join(f'{h:g}' for h in steps_mj) or '-'} s)"), "",
+             (f"Machine: {platform.machine()}, {os.cpu_count()} cores, JAX {jax.__version__} on "
              f"{jax.default_backend()}; float64. Command: `python benchmarks/spatial_box_force.py"
-             f"{' '.join([''] + (argv if argv is not None else sys.argv[1:]))}`.", ""]
+             f"{' '.join([''] + (argv if argv is not None else sys.argv[1:]))}`."), ""]
 
     cases = ([("RK4", "rk4", args.dt)] if args.mode != "none" else []) + \
         [("moreau_jean", "moreau_jean", h) for h in steps_mj]
-    lines += ["One box (8 corner contacts), `PointContacts.simulate(1.0, dt, dt_out=0.01, "
-              "method)`, best of 3 after compile:", "",
+    lines += [("One box (8 corner contacts), `PointContacts.simulate(1.0, dt, dt_out=max(0.01, dt), "
+              "method)`, best of 3 after compile:"), "",
               "| method | step [s] | case | ms per step | note | load |",
               "|---|---|---|---|---|---|"]
     for label, method, dt in cases:
         load = _load()
         ms_hold, compile_one, x_hold = per_step(dt, 3.0, method)
         ms_slide, _, x_slide = per_step(dt, 6.0, method)
-        lines += [f"| {label} | {dt:g} | F_x = 3 N (holds) | {ms_hold:.3f} | x(1 s) = "
-                  f"{x_hold:.2e} m; compile {compile_one:.1f} s | {load} |",
-                  f"| {label} | {dt:g} | F_x = 6 N (slides) | {ms_slide:.3f} | x(1 s) = "
-                  f"{x_slide:.6f} m, closed form {0.5 * (6.0 - F_THEORY) / MASS:.6f} m | |"]
+        lines += [(f"| {label} | {dt:g} | F_x = 3 N (holds) | {ms_hold:.3f} | x(1 s) = "
+                  f"{x_hold:.2e} m; compile {compile_one:.1f} s | {load} |"),
+                  (f"| {label} | {dt:g} | F_x = 6 N (slides) | {ms_slide:.3f} | x(1 s) = "
+                  f"{x_slide:.6f} m, closed form {0.5 * (6.0 - F_THEORY) / MASS:.6f} m | |")]
     lines += [""]
 
-    rows = []          # (name, held, compile s, run s, load, step, method)
+    rows = []          # (name, held, compile s, run s, run CPU s, load, step, method)
+    order = "" if args.order == "grid" else ", sorted by load"
     for mode in (["loop", "vmap"] if args.mode == "both" else
                  [] if args.mode == "none" else [args.mode]):
         load = _load()
         if mode == "loop":
-            held, comp, wall = run_stickslip_loop(F, T, args.dt)
+            held, comp, wall, cpu = run_stickslip_loop(F, T, args.dt)
             label = "one compiled program, trial after trial"
         else:
-            held, comp, wall = run_stickslip_vmap(F, T, args.dt, args.chunk)
-            label = (f"vmap over {min(args.chunk, n)} trials at a time" if args.chunk < n else
-                     "all trials in one vmap")
-        rows.append((f"stickslip PointContacts (RK4; {label})", held, comp, wall, load,
+            held, comp, wall, cpu = run_stickslip_vmap(F, T, args.dt, args.chunk,
+                                                       order=args.order)
+            label = _vmap_label(args.chunk, n) + order
+        rows.append((f"stickslip PointContacts (RK4; {label})", held, comp, wall, cpu, load,
                      args.dt, "rk4"))
     for h in steps_mj:
         load = _load()
-        held, comp, wall = run_stickslip_vmap(F, T, h, args.chunk, "moreau_jean")
-        label = (f"vmap over {min(args.chunk, n)} trials at a time" if args.chunk < n else
-                 "all trials in one vmap")
-        rows.append((f"stickslip PointContacts (moreau_jean; {label})", held, comp, wall,
-                     load, h, "moreau_jean"))
+        held, comp, wall, cpu = run_stickslip_vmap(F, T, h, args.chunk, "moreau_jean",
+                                                   args.order)
+        rows.append(((f"stickslip PointContacts (moreau_jean; {_vmap_label(args.chunk, n)}"
+                     f"{order})"), held, comp, wall, cpu, load, h, "moreau_jean"))
     if args.volume:
         load = _load()
         held, comp, wall, cpu = run_volume(F, T, args.dt)
-        name = (f"stickslip volume contact (SpatialModel.simulate, numba, rk_gill; trial "
-                f"after trial; run CPU {cpu:.1f} s)")
-        rows.append((name, held, comp, wall, load, args.dt, "volume"))
+        rows.append((("stickslip volume contact (SpatialModel.simulate, numba, rk_gill; trial "
+                     "after trial)"), held, comp, wall, cpu, load, args.dt, "volume"))
     mujoco = {}
     if not args.no_mujoco:
         for dt in dict.fromkeys([args.dt] + steps_mj):
+            load = _load()
             mj = run_mujoco(F, T, dt, args.noslip)
             if mj is None:
                 break
-            held_mj, compile_mj, run_mj, version = mj
+            held_mj, compile_mj, run_mj, version, cpu_mj = mj
             mujoco[dt] = held_mj
-            rows.append((f"MuJoCo {version} (elliptic, noslip {args.noslip}; model compile)",
-                         held_mj, compile_mj, run_mj, _load(), dt, "mujoco"))
-    lines += [f"All {n} trials (load average before each run: 1, 5, 15 min):", "",
-              "| simulator | step [s] | compile [s] | run [s] | per trial-step [µs] | held | "
-              "F_x boundary [N] (error) | T_z boundary [N·m] (error) | load |",
-              "|---|---|---|---|---|---|---|---|---|"]
-    for name, held, comp, wall, load, dt, _ in rows:
-        bf, ef, bt, et = _errors(held, fs, ts, args.grid)
-        per = wall / (n * round(T_END / dt)) * 1e6
-        lines.append(f"| {name} | {dt:g} | {comp:.2f} | {wall:.2f} | {per:.2f} | "
-                     f"{int(held.sum())}/{n} | {bf:.4f} ({ef:+.4f}) | {bt:.4f} ({et:+.4f}) "
-                     f"| {load} |")
+            rows.append(((f"MuJoCo {version} (elliptic, noslip {args.noslip}; trial after "
+                         "trial, one core; compile: the model)"), held_mj, compile_mj, run_mj,
+                         cpu_mj, load, dt, "mujoco"))
     # the pure-torque limit 0.3468 N·m lies beyond the grid's 0.3 N·m: the torque axis
     # continued (F_x = 0, same step), untimed, to find that boundary too
     ext = np.arange(1, 11) * (ts[1] - ts[0]) + ts[-1]
     axis = np.concatenate([ts, ext])
-    found = {}
-    for name, held, _, _, _, dt, method in rows:
-        key = (method, dt)
-        if key in found:
+    torque = {}
+    for _, held, _, _, _, _, dt, method in rows:
+        if (method, dt) in torque:
             continue
         if method == "mujoco":
             held_t = run_mujoco(np.zeros(ext.size), ext, dt, args.noslip)[0]
@@ -382,28 +424,64 @@ def main(argv=None):
             held_t = run_volume(np.zeros(ext.size), ext, dt)[0]
         else:
             held_t = _torque_axis(ext, dt, method)
-        bt = boundary(axis, np.concatenate([held.reshape(args.grid, args.grid)[0, :],
-                                            held_t]))
-        found[key] = f"{method} at {dt:g} s: {bt:.4f} N·m ({bt - T_THEORY:+.4f})"
-    lines += ["", f"The grid's torques stop at {ts[-1]:g} N·m, below the pure-torque limit "
-              f"{T_THEORY:.4f} N·m (so its T_z boundary reads inf). The torque axis continued "
-              f"to {ext[-1]:g} N·m (F_x = 0, untimed): boundary {'; '.join(found.values())}."]
-    lines += ["", f"Theory: {F_THEORY:.4f} N (μ m g), {T_THEORY:.4f} N·m (μ m g r, four "
+        torque[(method, dt)] = boundary(axis, np.concatenate(
+            [held.reshape(args.grid, args.grid)[0, :], held_t]))
+    ref = mujoco.get(args.dt)
+    lines += [(f"All {n} trials (load average before each run: 1, 5, 15 min). CPU: "
+              "`time.process_time()` of the run (every thread of the process); per trial: "
+              "the run's CPU over the trials. T_z boundary on the torque axis continued to "
+              f"{ext[-1]:g} N·m (F_x = 0, untimed; the grid stops at {ts[-1]:g} N·m). "
+              "Same verdict: holds/slides as MuJoCo's at the same step, and at "
+              f"{args.dt:g} s:"), "",
+              ("| simulator | step [s] | compile [s] | run [s] | run CPU [s] | per trial-step "
+              "CPU [µs] | per trial CPU [ms] | held | F_x boundary [N] (error) | T_z boundary "
+              "[N·m] (error) | same verdict | load |"),
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    keeps = {}
+    for name, held, comp, wall, cpu, load, dt, method in rows:
+        bf, ef = _errors(held, fs, ts, args.grid)[:2]
+        bt = torque[(method, dt)]
+        per = cpu / (n * round(T_END / dt)) * 1e6
+        same = "-" if not mujoco else "{} / {}".format(
+            f"{int(np.sum(held == mujoco[dt]))}" if dt in mujoco else "-",
+            f"{int(np.sum(held == ref))}" if ref is not None else "-")
+        lines.append(f"| {name} | {dt:g} | {comp:.2f} | {wall:.2f} | {cpu:.2f} | {per:.2f} | "
+                     f"{cpu / n * 1e3:.3f} | {int(held.sum())}/{n} | {bf:.4f} ({ef:+.4f}) | "
+                     f"{bt:.4f} ({bt - T_THEORY:+.4f}) | {same} | {load} |")
+        keeps[name, dt] = (method, bf, bt, cpu / n * 1e3)
+    lines += ["", (f"Theory: {F_THEORY:.4f} N (μ m g), {T_THEORY:.4f} N·m (μ m g r, four "
               f"corners). Grid steps {fs[1] - fs[0]:g} N and {ts[1] - ts[0]:g} N·m: a boundary "
-              "found exactly is still up to half a step from the theory."]
+              "found exactly is still up to half a step from the theory.")]
     if not mujoco and not args.no_mujoco:
-        lines += ["", "MuJoCo is not installed (`pip install stickslip[bench]`): its row is "
-                  "skipped."]
-    elif mujoco:
-        same = []
-        for name, held, _, _, _, dt, method in rows:
-            if method == "mujoco":
-                continue
-            ref = dt if dt in mujoco else args.dt
-            same.append(f"{int(np.sum(held == mujoco[ref]))}/{n} ({method} at {dt:g} s vs "
-                        f"MuJoCo at {ref:g} s)")
-        lines += ["", f"Same verdict (holds/slides) as MuJoCo: {', '.join(same)}."]
+        lines += ["", ("MuJoCo is not installed (`pip install stickslip[bench]`): its row is "
+                  "skipped.")]
+    lines += _equal_error(keeps, mujoco, args.dt)
     write_report(lines, args.out)
+
+
+def _vmap_label(chunk, n):
+    return f"vmap over {chunk} trials at a time" if chunk < n else "all trials in one vmap"
+
+
+def _equal_error(keeps, mujoco, dt_ref):
+    """The issue's comparison: the cheapest run (CPU per trial) of each simulator whose
+    two boundaries equal MuJoCo's at the finest step `dt_ref`."""
+    if dt_ref not in mujoco:
+        return []
+    bf0, bt0 = next((bf, bt) for (_, dt), (method, bf, bt, _) in keeps.items()
+                    if method == "mujoco" and dt == dt_ref)
+    best = {}
+    for (_, dt), (method, bf, bt, per_trial) in keeps.items():
+        if bf == bf0 and bt == bt0 and (method not in best or per_trial < best[method][0]):
+            best[method] = (per_trial, dt)
+    text = ", ".join(f"{m} {v[0]:.3f} ms at {v[1]:g} s" for m, v in best.items())
+    out = ["", (f"**At equal breakaway error** (both boundaries those of MuJoCo at {dt_ref:g} s: "
+           f"{bf0:.4f} N, {bt0:.4f} N·m), the cheapest run of each, CPU per trial: {text}.")]
+    if "mujoco" in best and "moreau_jean" in best:
+        ratio = best["mujoco"][0] / best["moreau_jean"][0]
+        out[-1] += (f" stickslip (moreau_jean) / MuJoCo: {1 / ratio:.2f} "
+                    f"({'faster' if ratio > 1 else 'slower'} than MuJoCo).")
+    return out
 
 
 if __name__ == "__main__":

@@ -203,7 +203,8 @@ class PointContacts(AbstractSystem, AbstractTimeSteppingHost):
     problem above; ``method="moreau_jean"`` steps the impulses of each step exactly
     (:mod:`._point_contacts_step`: Moreau–Jean, the same λ-solver at the velocity level; no
     δ, ζ; restitution 0; the forces are the mean forces p/h of the step that ended at the
-    sample, of the first step at t0).
+    sample, of the first step at t0; each step solved first on each body's ``support``
+    lowest points, on all of them where those do not solve the whole problem).
     """
 
     trace_stages_once: ClassVar[bool] = True
@@ -213,6 +214,12 @@ class PointContacts(AbstractSystem, AbstractTimeSteppingHost):
 
     def __check_init__(self):
         n_b = len(self.body_names)
+        if self.support and (len(self.support) != n_b or not all(
+                isinstance(k, int) and k >= 1 for k in self.support)):
+            raise ParameterError(
+                f"`PointContacts.support` must be () or one count >= 1 per body "
+                f"({list(self.body_names)}): how many of its points may touch the ground at "
+                f"once; got {self.support!r}. Pass () to solve every point at every step.")
         for name in ("force", "torque", "force_point"):
             shape = jnp.shape(getattr(self, name))
             if shape != (n_b, 3):
@@ -238,6 +245,10 @@ class PointContacts(AbstractSystem, AbstractTimeSteppingHost):
     body_names: tuple = eqx.field(static=True)
     formulation: str = eqx.field(static=True)
     forces: Any = eqx.field(static=True, default=None)
+    # per body: how many of its points may touch the ground at once (its largest face's
+    # vertices; 1 for a sphere): the Moreau–Jean step's support problem (module
+    # ._point_contacts_step); () solves every point at every step
+    support: tuple = eqx.field(static=True, default=())
 
     @classmethod
     def from_model(cls, model, *, mu: float | None = None, delta: float = 1e-3,
@@ -308,13 +319,15 @@ class PointContacts(AbstractSystem, AbstractTimeSteppingHost):
         zeta = _check_scalar("PointContacts", "zeta", zeta, nonnegative=True)
         names = [b.name for b in model.bodies]
         spheres = _check_spheres(spheres, names)
-        points, radii, owner = [], [], []
+        points, radii, owner, support = [], [], [], []
         for k, b in enumerate(model.bodies):
             if b.name in spheres:
                 points.append(np.zeros(3))
                 radii.append(spheres[b.name])
                 owner.append(k)
+                support.append(1)
             elif isinstance(b.shape, Polyhedron):
+                support.append(max(len(f) for f in b.shape.faces))
                 for v in b.shape.vertices:
                     points.append(np.asarray(v, dtype=float))
                     radii.append(0.0)
@@ -337,7 +350,7 @@ class PointContacts(AbstractSystem, AbstractTimeSteppingHost):
                    points=np.array(points), radii=np.array(radii), gravity=model.gravity,
                    height=model.ground["height"], mu=float(mu), delta=delta,
                    zeta=zeta, **loads, owner=tuple(owner), body_names=tuple(names),
-                   formulation=formulation, forces=forces)
+                   formulation=formulation, forces=forces, support=tuple(support))
 
     # --- kinematics of the contact points --------------------------------------------------
     def _arms(self, X):

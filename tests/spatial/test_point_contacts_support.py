@@ -1,0 +1,55 @@
+"""The Moreau–Jean step's support problem (stickslip.spatial._point_contacts_step, issue 20):
+each body's `support` lowest points solved first (a box: 4 of its 8 corners), the whole
+problem only where the other points would not meet the law with zero impulse. A 1 kg cube
+of side 0.1 m on the ground, μ = 0.5, pushed at the centre of its bottom face: 3 N holds
+(below μ m g = 4.905 N), 6 N slides at (6 − 4.905) m/s². The default support (4) is run by
+test_point_contacts_moreau_jean.py and test_point_contacts_large_step.py against the same
+closed forms."""
+
+import numpy as np
+import pytest
+
+import stickslip as ss
+from stickslip.errors import ParameterError
+
+MU, MASS, G, SIDE = 0.5, 1.0, 9.81, 0.1
+PUSHES = (3.0, 6.0)
+BOTTOM = (1, 2, 3, 4)                                # the Box's vertex order: z = −a first
+
+
+def _cube():
+    model = ss.spatial.Model(gravity=(0.0, 0.0, -G))
+    model.add_body("box", mass=MASS, inertia=None, shape=ss.spatial.Box(SIDE, SIDE, SIDE),
+                   position=(0.0, 0.0, SIDE / 2))
+    model.add_ground(mu_s=MU, mu_k=MU)
+    return ss.spatial.PointContacts.from_model(model, force_point=(0.0, 0.0, -SIDE / 2))
+
+
+@pytest.fixture(scope="module")
+def two_corners():
+    """The pushes with a support of 2: too few for a box (every step falls back)."""
+    systems = [_cube().replace(support=(2,), force=np.array([[f, 0.0, 0.0]]))
+               for f in PUSHES]
+    return ss.simulate_batch(systems, 0.3, method="moreau_jean", dt=1e-2, dt_out=0.05)
+
+
+def test_a_box_rests_on_one_face_of_four_corners():
+    assert _cube().support == (4,)
+    with pytest.raises(ParameterError, match="support"):
+        _cube().replace(support=(0,))
+
+
+def test_a_support_too_small_falls_back_to_every_point(two_corners):
+    # two corners cannot carry the pushed box (the other two would end the step inside,
+    # wₙ < 0): every step is solved on all eight, whose solve loads all four bottom ones
+    res = two_corners
+    for k in BOTTOM:
+        assert np.all(res[f"box.fn.{k}"] > 0.5)                        # ≈ m g / 4 each
+    fn = sum(res[f"box.fn.{k}"] for k in range(1, 9))
+    np.testing.assert_allclose(fn, MASS * G, rtol=1e-9)
+    # and moves the box as the closed forms say: held, and sliding at (F − μ m g)/m
+    assert np.max(np.abs(res["box.x"][0])) < 1e-13
+    a = (PUSHES[1] - MU * MASS * G) / MASS
+    np.testing.assert_allclose(res["box.x"][1], 0.5 * a * res.t ** 2, rtol=1e-10,
+                               atol=1e-14)
+    assert np.max(np.abs(res["box.qz"])) < 1e-12
