@@ -125,7 +125,8 @@ def check_uniqueness(certify: str, owner: str = "certify") -> str:
 
 def solve_lambda(fset: ProductSet, A: ArrayLike, b: ArrayLike,
                  formulation: str = "kikuuwe", certify: str = "auto",
-                 fallback: bool = True, init=None) -> LambdaSolution:
+                 fallback: bool = True, init=None, warm: float | None = None,
+                 refine: int = 0, tolerance: float | None = None) -> LambdaSolution:
     """Solve λ − A⁻¹b ∈ −lim A⁻¹ N_F^{U_ε}(λ) (SPEC §6) for the admissible set `fset`.
 
     Parameters
@@ -161,6 +162,20 @@ def solve_lambda(fset: ProductSet, A: ArrayLike, b: ArrayLike,
         guess with NaN/inf entries is refused when concrete, ignored when traced (a failed
         previous step inside a compiled run). The piecewise-linear routes (planar contacts, ℝ₊, [−F, F])
         and Nakaoka's projection do not use it. Default None: from λ = 0, as before.
+    warm : float, optional
+        spatial cones: the guess is used where its natural residual is at most this
+        (default ``_iterative.WARM`` = 1e-12). ``inf``: always start from it — only for a
+        guess that solves a nearby problem (e.g. the same A with b shifted by a small
+        multiple of the guess): along a nearly singular A's near-null directions the
+        Newton rounds move λ only slowly, so a far guess keeps its own split there.
+    refine : int, optional
+        spatial cones: steps of iterative refinement in each Newton step (default 0). One
+        makes the λ reached along the near-null directions of a nearly singular A
+        independent of round-off (``_iterative``'s module docstring, *Refined steps*).
+    tolerance : float, optional
+        spatial cones: the natural residual at which the Newton rounds stop (default
+        ``_iterative.CONVERGED`` = 1e-13). A looser one suits a solve whose λ only starts
+        another solve of a nearby problem (the status still reads ``RESIDUAL_TOLERANCE``).
 
     Returns
     -------
@@ -192,6 +207,15 @@ def solve_lambda(fset: ProductSet, A: ArrayLike, b: ArrayLike,
                              "solve_lambda(ProductSet([...]), A, b).")
     check_formulation(formulation)
     check_uniqueness(certify)
+    if not (isinstance(refine, int) and refine >= 0):
+        raise ParameterError(f"`solve_lambda.refine` must be a whole number ≥ 0 (steps of "
+                             f"iterative refinement); got {refine!r}. Use 0 or 1.")
+    if tolerance is not None and not float(tolerance) > 0:
+        raise ParameterError(f"`solve_lambda.tolerance` must be > 0 (a natural residual) or "
+                             f"None; got {tolerance!r}. The default is 1e-13.")
+    if warm is not None and not float(warm) >= 0:
+        raise ParameterError(f"`solve_lambda.warm` must be ≥ 0 (a natural residual) or "
+                             f"None; got {warm!r}. Use inf to always start from `init`.")
     A, b = _concrete_checked("A", A), _concrete_checked("b", b)
     A = jnp.asarray(A, dtype=float)
     b = jnp.asarray(b, dtype=float)
@@ -236,8 +260,11 @@ def solve_lambda(fset: ProductSet, A: ArrayLike, b: ArrayLike,
         status, n_feasible = jnp.asarray(STATUS_UNIQUE), jnp.asarray(1)
         residual, verified = jnp.zeros(()), jnp.asarray(True)
     elif any(blk.kind == "spatial_contact" for blk in blocks):
+        options = {"refine": refine, **({} if warm is None else {"warm": warm}),
+                   **({} if tolerance is None else {"tolerance": tolerance})}
         lam_c, _, residual = solve_iteratively(blocks, offsets, A_r, b_r, formulation,
-                                               init=_contact_guess(init, m, perm, k))
+                                               init=_contact_guess(init, m, perm, k),
+                                               **options)
         status = jnp.where(residual <= RESIDUAL_TOLERANCE, STATUS_UNIQUE, STATUS_NONE)
         n_feasible, verified = jnp.asarray(1), jnp.asarray(False)
     elif blocks:

@@ -56,8 +56,10 @@ matrix at the start pose (m I, R I Rᵀ):
    friction bound is the contact's curve μ(|v_t|) (``ss.laws.friction_curve``) at the
    start-of-step slip speed: μ_s for a contact at rest, μ once it slides. The λ-problem is
    solved with a small compliance and a proximal correction (``PROXIMAL_WEIGHT``: A is
-   singular where a box rests on four corners, and the plain solve can stall); the joint
-   impulse gets −S⁻¹ G_e M⁻¹ Jᵀ p;
+   singular where a box rests on four corners, and the plain solve can stall), its Newton
+   steps refined so that where the contacts carry a body in many ways the split reached
+   does not depend on round-off (``PROXIMAL_REFINE``); the joint impulse gets
+   −S⁻¹ G_e M⁻¹ Jᵀ p;
 4. positions by the θ-method, r⁺ = r + h (θ v⁺ + (1 − θ) v), quaternions by the exponential
    map of the *world-frame* rotation vector φ = h (θ ω⁺ + (1 − θ) ω): q⁺ = exp(φ/2) ⊗ q
    (:func:`._rigid.rotate_quat`, the package's world-frame convention q̇ = ½ (0, ω) ⊗ q), the
@@ -103,12 +105,26 @@ from ._rigid import rotate_quat
 # 1e-10 (four sliding corners and the tip carry the box in many ways: A is singular), and
 # the corners' w_n are off by 5e-4 m/s (the box pitches into the ground); with ε = 1e-8 it
 # converges to 1e-16. The second solve removes the bias ε p of the first (a sticking contact
-# would creep at ε|p_t|): what is left is ε (p₂ − p₁)
+# would creep at ε|p_t|): what is left is ε (p₂ − p₁). The second solve starts from the
+# first's p, which solves a problem ε p away (``warm=inf``: one Newton round where the modes
+# stay, two from 0; it keeps p₁'s part along A's null space, as the proximal step should).
+# The first solve's Newton steps are refined once (``refine=PROXIMAL_REFINE``): with
+# A + εI of condition ~1/ε the plain normal equations left the part of p along A's null
+# space (the cart's four wheels' split of its weight) to round-off — ~1e-4 N of 7 N moved
+# with any reordering of the step's arithmetic; refined, 1e-9 N (constraints._iterative,
+# *Refined steps*). The second solve's steps are of size ε|p|, whose error along the null
+# space is below that: not refined. The first solve stops
+# at a natural residual of PROXIMAL_START (one Newton round from 0 leaves ~4e-12 where the
+# modes are right, and a second round would only confirm them): its p only starts the
+# second solve, whose round from there removes that error with the shift ε p (the bias
+# ε (p₂ − p₁) changes by ε times that error, ~1e-20)
 PROXIMAL_WEIGHT = 1e-8
 PROXIMAL_SOLVES = 2
+PROXIMAL_REFINE = 1
+PROXIMAL_START = 1e-10
 
-__all__ = ["PROXIMAL_SOLVES", "PROXIMAL_WEIGHT", "LinkTimeStepping", "moreau_jean_outputs",
-           "moreau_jean_step", "route_refusal"]
+__all__ = ["PROXIMAL_REFINE", "PROXIMAL_SOLVES", "PROXIMAL_START", "PROXIMAL_WEIGHT",
+           "LinkTimeStepping", "moreau_jean_outputs", "moreau_jean_step", "route_refusal"]
 
 
 class LinkTimeStepping(AbstractTimeSteppingHost):
@@ -179,17 +195,20 @@ def _general_solve(S, b):
 def _proximal_solve(fset, A, b, formulation):
     """(p, residual) of w = A p − b ∈ −lim N_F^{U_ε}(p) by ``PROXIMAL_SOLVES`` proximal-point
     solves (A + εI) p_{k+1} − (b + ε p_k) ∈ −lim N_F^{U_ε}(p_{k+1}) from p_0 = 0, ε =
-    ``PROXIMAL_WEIGHT`` · trace(A)/n (module docstring, step 3)."""
+    ``PROXIMAL_WEIGHT`` · trace(A)/n (module docstring, step 3), each from p_k."""
     eps = PROXIMAL_WEIGHT * jnp.trace(A) / A.shape[0]
     A_eps = A + eps * jnp.eye(A.shape[0], dtype=A.dtype)
 
-    def solve(_, carry):
-        p, _ = carry
+    # unrolled: each solve has its own options (start, refinement, tolerance), and a
+    # fori_loop of the two measured 6.6 % slower per step (spatial_links.md, 2026-11-26)
+    p, residual = jnp.zeros_like(b), jnp.zeros((), b.dtype)
+    for k in range(PROXIMAL_SOLVES):
         sol = solve_lambda(fset, A_eps, b + eps * p, formulation, certify="none",
-                           fallback=False)
-        return sol.lam, sol.residual
-    return jax.lax.fori_loop(0, PROXIMAL_SOLVES, solve,
-                             (jnp.zeros_like(b), jnp.zeros((), b.dtype)))
+                           fallback=False, init=p if k else None, warm=float("inf"),
+                           refine=0 if k else PROXIMAL_REFINE,
+                           tolerance=None if k == PROXIMAL_SOLVES - 1 else PROXIMAL_START)
+        p, residual = sol.lam, sol.residual
+    return p, residual
 
 
 def moreau_jean_step(system, t, x, h, theta):
