@@ -19,6 +19,10 @@ import pytest
 
 import stickslip as ss
 
+# slow: its one program compiles for ~13 s CPU, and the default run holds, slides and turns
+# boxes on this route at the usual steps (tests/spatial/test_point_contacts_moreau_jean.py)
+pytestmark = pytest.mark.slow
+
 MU, MASS, G, SIDE = 0.5, 1.0, 9.81, 0.1
 I_Z = MASS * SIDE ** 2 / 6                                   # the cube's inertia [kg m²]
 F_LIMIT = MU * MASS * G                                     # 4.905 N
