@@ -23,10 +23,12 @@
    engine's joint QP, `_volume_jax_joint`). Fresh processes,
    engines alternating, with the program store as found (``--cold-store``: an empty one per
    JAX process).
+5. **Stacks** (`stack_runs`): four and five 0.1 m cubes stacked, 1 s each (the JAX engine's
+   joint QP in slots, `_volume_jax_slots`), first call and again; fresh processes as 4.
 
     python benchmarks/spatial_volume_route.py [--repeats 3] [--grid 21] [--dt 1e-3]
         [--engines jax numba] [--skip-box] [--skip-regimes] [--skip-grid] [--skip-bodies]
-        [--cold-store]
+        [--skip-stacks] [--cold-store]
         [--out benchmarks/results/spatial_volume_route.md]
 """
 
@@ -130,6 +132,53 @@ else:
     out["stack final"] = res.final_state.tolist()
 print(json.dumps(out))
 """
+
+
+_STACK_RUN = r"""
+import json, sys, time
+c0 = time.process_time()
+import numpy as np
+import stickslip as ss
+from stickslip.spatial._volume_host import run_host
+from stickslip.spatial._volume_jax_route import run_jax
+engine = sys.argv[1]
+run = run_jax if engine == "jax" else run_host
+out = {"engine": engine, "import": time.process_time() - c0}
+for n in (4, 5):
+    m = ss.spatial.SpatialModel(gravity=(0, 0, -9.81))
+    for i in range(n):
+        m.add_body(f"b{i}", mass=1.0, shape=ss.spatial.Box(0.1, 0.1, 0.1),
+                   position=(0.0, 0.0, 0.05 + 0.1 * i))
+    m.add_ground(mu_s=0.5, mu_k=0.3)
+    args = (m, 1.0, 1e-3, "rk_gill", None, "pyramid", 0.01, "nnls", None, None, "step")
+    for label in ("first", "again"):
+        c = time.process_time()
+        res = run(*args)
+        out[f"{n} {label}"] = time.process_time() - c
+    out[f"{n} final"] = res.final_state.tolist()
+print(json.dumps(out))
+"""
+
+
+def stack_runs(engines, repeats, cold):
+    """Stacks of four and five 0.1 m cubes, 1 s each (module docstring, 5): one dict per
+    process."""
+    import tempfile
+
+    rows = []
+    for _ in range(repeats):
+        for engine in engines:
+            env = dict(os.environ)
+            with tempfile.TemporaryDirectory() as store:
+                if cold:
+                    env["STICKSLIP_JAX_CACHE"] = store
+                out = subprocess.run([sys.executable, "-c", _STACK_RUN, engine],
+                                     check=True, capture_output=True, text=True, env=env)
+            row = json.loads(out.stdout.strip().splitlines()[-1])
+            row["load"] = _load()
+            rows.append(row)
+            print({k: v for k, v in row.items() if "final" not in k}, flush=True)
+    return rows
 
 
 def bodies_runs(engines, repeats, cold):
@@ -236,6 +285,7 @@ def main(argv=None):
     parser.add_argument("--skip-grid", action="store_true")
     parser.add_argument("--skip-regimes", action="store_true")
     parser.add_argument("--skip-bodies", action="store_true")
+    parser.add_argument("--skip-stacks", action="store_true")
     parser.add_argument("--cold-store", action="store_true")
     parser.add_argument("--out", type=Path,
                         default=HERE / "results" / "spatial_volume_route.md")
@@ -310,6 +360,28 @@ def main(argv=None):
                     for e in ("jax", "numba"))
             if a is not None and b is not None:
                 lines.append(f"\ntwo-box stack: max |final state JAX − numba| = "
+                             f"{np.abs(a - b).max():.2e}")
+        lines.append("")
+    if not args.skip_stacks:
+        rows = stack_runs(args.engines, args.repeats, args.cold_store)
+        store = "an empty program store per process" if args.cold_store else \
+            "the program store as found"
+        lines += ["## Stacks of four and five cubes (1 s at Δt = 1 ms, rk_gill)", "",
+                  (f"Fresh process per row, engines alternating, {store}; CPU process time "
+                   "[s]. 0.1 m cubes of 1 kg stacked from resting contact (the JAX engine's "
+                   "joint QP in slots: 8 and 10 slots, 4 and 5 active contacts): first call "
+                   "(1 s, with the compile or load) and again."), "",
+                  ("| engine | import | four: first | four: again | five: first | five: again "
+                   "| load avg. |"), "|---|---|---|---|---|---|---|"]
+        for r in rows:
+            lines.append(f"| {r['engine']} | {r['import']:.2f} | {r['4 first']:.3f} | "
+                         f"{r['4 again']:.3f} | {r['5 first']:.3f} | {r['5 again']:.3f} | "
+                         f"{r['load']} |")
+        if len(args.engines) == 2:
+            for n in (4, 5):
+                a, b = (np.array(next(r[f"{n} final"] for r in rows if r["engine"] == e))
+                        for e in ("jax", "numba"))
+                lines.append(f"\nstack of {n}: max |final state JAX − numba| = "
                              f"{np.abs(a - b).max():.2e}")
         lines.append("")
     if not args.skip_grid:

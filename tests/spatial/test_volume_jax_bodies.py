@@ -2,14 +2,12 @@
 against the numba host loop (`_volume_host.run_host`, the reference: an independent
 implementation of the same arithmetic, run here on the same arguments).
 
-Each body meets only the ground: the host loop's joint QP (16) is then block-diagonal (A =
-J M⁻¹ Jᵀ Δt couples two contacts only through a shared body), so the JAX route solves each
-body's block on its own (`_volume_jax_pairs`). One model for the file: on the ground a 0.1 m
-cube pushed below its static limit (sticks), a cube pushed beyond it (slides), a flat box
-dropped spinning (lands), and a triangular prism sliding (another shape topology: its own
-solver next to the cubes' mapped one). Body–body contact is not ported: a run that would
-bring two bodies' bounding spheres together stops with the route's refusal, or with the host
-loop's tunnelling error when the step is too long for the pair."""
+The bodies' active contacts go into the joint QP's slots (`_volume_jax_joint`,
+`_volume_jax_slots`; more than three bodies and restitution: test_volume_jax_many_bodies). One
+model for the file: on the ground a 0.1 m cube pushed below its static limit (sticks), a cube
+pushed beyond it (slides), a flat box dropped spinning (lands), and a triangular prism sliding
+(other shape topologies: their own geometry next to the cubes' mapped one); a cube slid into
+another; a step too long for a pair raises the host loop's tunnelling error."""
 
 from __future__ import annotations
 
@@ -59,6 +57,10 @@ def runs(model):
     return run_host(*_args(model, 0.3)), run_jax(*_args(model, 0.3))
 
 
+# slow: the four bodies' run (the split step's one-body solver and the joint QP with its
+# slots) compiles for ~50 s CPU from an empty store; the engine is opt-in (engine="jax") and
+# the default run keeps the pair geometry and the route's checks (the suite's budget, issue 23)
+@pytest.mark.slow
 def test_bodies_on_the_ground_run_as_in_the_host_loop(runs):
     ref, got = runs
     assert ref.names == got.names and got.meta["engine"] == "jax"
@@ -92,19 +94,28 @@ def test_bodies_on_the_ground_run_as_in_the_host_loop(runs):
                                atol=BOUNDS["state"])
 
 
-def test_two_bodies_coming_within_reach_stop_the_run(model):
-    """c slides towards a at 2 m/s: the host loop's a–c contact becomes active; the JAX route
-    refuses at the step before their bounding spheres (0.087 m each) meet, 13 ms in."""
+@pytest.mark.slow
+def test_two_bodies_coming_within_reach_run_on(model):
+    """c slides towards a at 2 m/s: the host loop's a–c contact becomes active, and so does
+    the JAX run's (the joint QP's slots, `_volume_jax_slots`; the same compiled run as the
+    bodies on the ground). Up to the impact's step the engines agree to round-off (measured
+    1.3e-12); at the impact the joint QP is singular to its 1e-9 Tikhonov term (the a–c
+    impulse can go through either cube's ground contact) and the two engines' consistency
+    passes (eq. 32–34) split it differently (numba: the weights on the ground, 1086 N
+    between the cubes; JAX: 204 N on c's ground contact, 931 N): the runs part there."""
     X = model.initial_state()
     X[2, 0], X[2, 7] = -0.2, 2.0
-    ref = run_host(*_args(model, 0.1, initial=X))
-    assert np.max(ref["a-c.active"]) == 1
-    with pytest.raises(ss.ParameterError, match=r"bodies 'a' and 'c' come within reach of "
-                       r"each other at t=0\.01\d* s: `simulate.engine='jax'` does not cover "
-                       "body–body contact"):
-        run_jax(*_args(model, 0.1, initial=X))
+    ref = run_host(*_args(model, 0.07, initial=X))
+    got = run_jax(*_args(model, 0.07, initial=X))
+    hit = int(np.argmax(ref["a-c.active"] == 1))
+    assert hit > 50 and int(np.argmax(got["a-c.active"] == 1)) == hit
+    for name in ref.names:
+        if "-" not in name.split(".")[0]:
+            np.testing.assert_allclose(got[name][:hit], ref[name][:hit], rtol=0,
+                                       atol=BOUNDS["state"], err_msg=name)
 
 
+@pytest.mark.slow
 def test_a_step_too_long_for_two_bodies_raises_the_host_loops_tunnelling_error(model):
     X = model.initial_state()
     X[2, 0], X[2, 7] = -0.3, 60.0
@@ -116,13 +127,10 @@ def test_a_step_too_long_for_two_bodies_raises_the_host_loops_tunnelling_error(m
     assert got.value.time == ref.value.time
 
 
-def test_more_than_three_bodies_starting_within_reach_are_refused_before_compiling():
+def test_more_than_three_bodies_starting_within_reach_are_on_the_route():
     stack = _model()
     stack.bodies[2].state[:3] = [0.0, 0.0, 0.15]           # c on a
-    assert jax_route_gap(stack, "pyramid", "nnls", "step") == \
-        "body–body contact of more than 3 bodies"
-    with pytest.raises(ss.ParameterError, match="does not cover body–body contact"):
-        stack.simulate(0.002, dt=1e-3, engine="jax")
+    assert jax_route_gap(stack, "pyramid", "nnls", "step") is None
     assert jax_route_gap(_model(), "pyramid", "nnls", "step") is None
 
 

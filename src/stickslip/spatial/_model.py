@@ -376,8 +376,10 @@ class SpatialModel:
         still the default): the numba host loop (``"numba"``, the default) or one jitted JAX
         run (``engine="jax"``, `stickslip.spatial._volume_jax_route`; ``meta["engine"] ==
         "jax"``) for what it covers — free bodies on the ground or in free flight, body–body
-        contact of up to three bodies; not ``patch="section"`` or a restitution between
-        bodies (anything else is refused by name). Same arguments,
+        contact of any number of bodies, both patches, restitution; not
+        ``lp_solver="highs"`` (refused by name); `options` ``slots=`` sizes its joint
+        contact QP (default two contacts per body; a step with more active contacts stops
+        by name and says how many). Same arguments,
         checks, channels and errors on both; the JAX run traces a `forces` callable when it
         can and calls it back on the host at every Runge–Kutta stage when it cannot.
         ``method`` default ``"rk_gill"``. **Volume contact with joints** (``contact="volume"``

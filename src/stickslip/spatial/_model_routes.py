@@ -3,25 +3,26 @@
 * free polyhedral bodies and the ground, no elements: the volume contact on the numba host
   loop (:func:`._volume_host.run_host`, the default ``engine="numba"``), or with
   ``engine="jax"`` one jitted JAX run (:func:`._volume_jax_route.run_jax`, imported on use)
-  for what it covers — free bodies, on the ground or without one; body–body contact of 2
-  or 3 bodies (the joint QP, :mod:`._volume_jax_joint`), more bodies each against the ground
-  only (a run stops with `ParameterError` before two of them meet); ``patch="projection"``,
+  for what it covers — free bodies, on the ground or without one, any number of them:
+  one body against the ground alone, several with every active contact (ground and
+  body–body) in one joint QP packed into slots (:mod:`._volume_jax_joint`,
+  :mod:`._volume_jax_slots`; each body alone while no two bodies are within reach);
+  ``patch="projection"`` or ``"section"`` (:mod:`._volume_jax_section`),
   ``friction="pyramid"`` or ``"previous"``, ``lp_solver="nnls"``, ``contact_update="step"``
-  or ``"stage"``, a restitution with one body
-  (:func:`._volume_jax_route.jax_route_gap` names what it does not: body–body contact of
-  more than 3 bodies, a restitution with several, ``patch="section"``,
-  ``lp_solver="highs"`` — SciPy's HiGHS cannot run inside a jitted program and is not
-  mapped onto the NNLS, so the option keeps meaning HiGHS). The JAX engine is not the
-  default yet: it lacks ``patch="section"``, a restitution between bodies and more than 3
-  touching bodies (so it does not pass every volume test), and its first call compiles for
-  ~8.5 s CPU (one body; ~18 s for two shapes on the ground, ~30 s for a two-box stack,
-  50–80 s for three boxes) in a process that does not find it in the program store (0.85 s
-  for one body, 2–2.5 s for these when it does; numba 0.3–0.5 s). Where it runs it matches the host loop
-  (tests/spatial/test_volume_jax_route.py, test_volume_jax_bodies.py); on the ground it is
-  faster per step — the sticking box 0.50–0.59 vs 0.78–0.89 s CPU per 5 s, the
-  box-under-force grid 112 vs 154 s, four bodies 0.65–0.93 vs 1.07–1.23 s per second — and
-  with body–body contact slower: the two-box stack 0.36–0.50 vs 0.26–0.34 s per second
-  (`benchmarks/results/spatial_volume_route.md`);
+  or ``"stage"``, a restitution with any bodies (:func:`._volume_jax_route.jax_route_gap`
+  names what it does not: ``lp_solver="highs"`` — SciPy's HiGHS cannot run inside a jitted
+  program and is not mapped onto the NNLS, so the option keeps meaning HiGHS). The JAX
+  engine is not the default: where it runs it matches the host loop (tests/spatial/
+  test_volume_jax_route.py, test_volume_jax_bodies.py, test_volume_jax_many_bodies.py,
+  test_volume_jax_section.py; at an impact whose joint QP is singular to its 1e-9
+  regularisation the two engines' consistency passes may split the impulse differently),
+  and it is faster per step for one body (the sticking box 0.50–0.59 vs 0.78–0.89 s CPU
+  per 5 s; ``patch="section"`` 3.9–5.5× faster) and for bodies apart on the ground (1.1 vs
+  1.25–1.44 s per second), but slower with body–body contact (two-box stack 0.42 vs
+  0.25 s, a stack of five 1.76 vs 0.64 s per simulated second), and its first call
+  compiles for ~8 s CPU for one body and 37–52 s for several in a process that does not
+  find it in the program store (0.9–1.6 s when it does; numba 0.3–1.2 s)
+  (`benchmarks/results/spatial_volume_route.md`, `spatial_volume_section.md`);
 * a model with joints and ``contact="volume"``: the link system's volume contact, one jitted
   run (:func:`._volume_links.simulate_model`, imported on use: it loads JAX);
 * anything else: the link system frozen by `SpatialModel.link_system` and run by
@@ -50,6 +51,13 @@ def route_simulate(model, t_end, dt, method, forces, friction, dt_out, lp_solver
     engine = options.pop("engine", None)
     if engine not in (None, "numba", "jax"):
         raise ParameterError(f"`simulate.engine` must be 'numba' or 'jax'; got {engine!r}.")
+    slots = options.pop("slots", None)
+    if slots is not None and engine != "jax":
+        raise ParameterError("`simulate.slots` sizes the JAX engine's joint contact QP; pass "
+                             "it with engine='jax' (the numba loop has no fixed size).")
+    if slots is not None:
+        from ._volume_jax_slots import slot_count
+        slot_count(1, 1, slots)                      # a positive integer, or named
     if contact not in (None, "volume", "point"):
         raise ParameterError(f"`simulate.contact` must be 'volume' or 'point'; got "
                              f"{contact!r}.")
@@ -81,7 +89,7 @@ def route_simulate(model, t_end, dt, method, forces, friction, dt_out, lp_solver
             raise ParameterError(f"`simulate.engine='jax'` does not cover {gap} yet; use "
                                  "engine='numba' (the default) for this model.")
         return run_jax(model, times.t_end, times.dt, method, forces, friction, dt_out,
-                       lp_solver, initial, t0, contact_update)
+                       lp_solver, initial, t0, contact_update, slots=slots)
     return _volume_host.run_host(model, times.t_end, times.dt,
                                  method, forces, friction,
                                  dt_out, lp_solver, initial, t0, contact_update)

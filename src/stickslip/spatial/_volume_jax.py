@@ -1,13 +1,14 @@
 """Volume-based rigid contact (SPEC §7; Wakisaka & Sugihara) in pure JAX: free convex bodies
 on the ground, a whole run as one jitted ``lax.scan`` — `jit`, `vmap` over loads and
 parameters (one compile for a batch), the counterpart of the numba host loop of
-`SpatialModel.simulate` (``friction="pyramid"``, ``patch="projection"``; eq. 3 or a
-restitution of the ground).
+`SpatialModel.simulate` (``friction="pyramid"``, ``patch="projection"`` or ``"section"``;
+eq. 3 or a restitution of the ground).
 
 Per step, from the state at the step's start (SPEC §7 step 6):
 
 1. contact volume, normal (eq. 1–2), centroid p_g, polygon S, Q and c (eq. 8–9):
-   `_volume_jax_geometry.ground_contact`;
+   `_volume_jax_geometry.ground_contact` (``patch="projection"``) or
+   `_volume_jax_section.ground_section_contact` (``"section"``);
 2. A = J M⁻¹ Jᵀ Δt, b = J u_free (eq. 13–15, free bodies, J of eq. 6), the QP (16) with
    f_n ≥ 0 and the centre of pressure (24) in S (25) (`_volume_jax_qp`) — with the
    numba path's documented choices: each contact's Q, c divided by its area, λ dimensionless
@@ -219,7 +220,7 @@ def _topology_groups(tables) -> list[tuple[list[int], GroundTables]]:
     with its first body's tables — one traced contact solver per group (compile time)."""
     groups: dict = {}
     for i, t in enumerate(tables):
-        key = (t.vertices.shape, t.max_polygon) + tuple(
+        key = (t.vertices.shape, t.max_polygon, t.patch) + tuple(
             np.asarray(a).tobytes() for a in (t.ei, t.ej, t.ef, t.fp, t.ui, t.uj))
         groups.setdefault(key, ([], t))[0].append(i)
     return list(groups.values())
@@ -231,22 +232,29 @@ class VolumeContactSystem:
     the names; the traced parameters come from :meth:`params`.
 
     Build it from a `SpatialModel` with :meth:`from_model` (ground required unless
-    ``ground_required=False``: then a model without ground has no contacts; patch
-    "projection"; a restitution of the ground: eq. 3's rebound and the position-only
+    ``ground_required=False``: then a model without ground has no contacts; the model's
+    `patch`, "projection" or "section" (`_volume_jax_section`); a restitution of the ground: eq. 3's rebound and the position-only
     correction, `_volume_jax_contact.body_contact`). `friction`: "pyramid" (eq. 26–34) or
     "previous" (`_volume_jax_previous`). `max_polygon`: the buffer size of the contact polygon
-    (default: the bound that cannot overflow, 13 for a box; an overflow gives NaN records).
+    (default: the bound that cannot overflow, 13 for a box; for "section" one per face and 2
+    spare, 8 for a box; an overflow gives NaN records).
     """
 
     def __init__(self, names, masses, inertias, shapes, *, gravity=(0.0, 0.0, -9.81),
                  k=1000.0, lam=1e-3, P=8, eps_v=1e-12, mu_s=0.5, mu_d=0.3, height=0.0,
                  kinetic_iterations=10, max_polygon=None, states=None, restitution=None,
-                 friction="pyramid", ground=True):
+                 friction="pyramid", ground=True, patch="projection"):
+        if patch not in ("projection", "section"):
+            raise ParameterError(f"`VolumeContactSystem.patch` must be 'projection' or "
+                                 f"'section'; got {patch!r}.")
         self.names = list(names)
+        self.patch = str(patch)
+        # the compiled runs' structure key (`_volume_jax_route._compiled`)
+        self.key = ("patch", self.patch)
         self.ground = bool(ground)
         self.friction = str(friction)
         self.rebound = restitution is not None
-        self.tables = [ground_tables(s, max_polygon) for s in shapes]
+        self.tables = [ground_tables(s, max_polygon, self.patch) for s in shapes]
         self.groups = _topology_groups(self.tables)
         self.P, self.eps_v = int(P), float(eps_v)
         self.kinetic_iterations = int(kinetic_iterations)
@@ -272,9 +280,6 @@ class VolumeContactSystem:
         if ground is None:
             raise ModelError("the JAX volume contact needs a ground; add one with "
                              "`model.add_ground(mu_s=..., mu_d=...)`.")
-        if model.patch != "projection":
-            raise ModelError(f"the JAX volume contact supports patch='projection' only; got "
-                             f"patch={model.patch!r}. Use the numba path for 'section'.")
         if len(model.bodies) > 1 and not ignore_body_contacts:
             raise ModelError(f"the JAX volume contact has no body–body contact yet; the model "
                              f"has {len(model.bodies)} bodies. Pass ignore_body_contacts=True if "
@@ -286,7 +291,7 @@ class VolumeContactSystem:
                    height=ground["height"], kinetic_iterations=model.kinetic_iterations,
                    max_polygon=max_polygon, states=model.initial_state(),
                    restitution=model._pairs_e()[0][4] if model._pairs_e() else None,
-                   friction=friction, ground=model.ground is not None)
+                   friction=friction, ground=model.ground is not None, patch=model.patch)
 
     def params(self, **changes) -> VolumeParams:
         """The traced parameters, with `changes` (e.g. ``mu_s=0.4``) applied."""

@@ -36,9 +36,9 @@ from ._volume_jax_friction import (
     static_lp_problem,
     static_lp_verdict,
 )
-from ._volume_jax_geometry import ground_contact
 from ._volume_jax_previous import previous_kinetic, previous_static
 from ._volume_jax_qp import QPDual, nnls, qp_dual, qp_primal
+from ._volume_jax_section import ground_geometry
 from ._volume_wrench import RESTING_SPEED_STEPS
 
 __all__ = ["body_contact", "rotation"]
@@ -77,7 +77,7 @@ def body_contact(tables, x, F, T, mass, inertia, inv_i, params, dt, P, eps_v, it
     friction: "pyramid" (eq. 26–34) or "previous" (the previous method's separate force and
     torque tests and corrections, `_volume_jax_previous`; a static choice)."""
     R = rotation(x[3:7])
-    geo = ground_contact(tables, x[:3], R, params.height, eps_v)
+    geo = ground_geometry(tables, x[:3], R, params.height, eps_v)      # tables.patch's S
     active = geo.active
     n, e1, e2, pg = geo.normal, geo.e1, geo.e2, geo.centroid
     L = geo.count

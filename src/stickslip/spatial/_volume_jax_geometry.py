@@ -48,25 +48,37 @@ class GroundTables(NamedTuple):
     uj: np.ndarray
     scale: float             # 2 × the shape's radius [m] (tolerances are relative to it)
     max_polygon: int         # buffer size of S
+    faces: np.ndarray        # (F, K) vertex indices, padded by the last
+    face_counts: np.ndarray  # (F,) corners per face
+    patch: str = "projection"              # S of SPEC §7: "projection" or "section"
 
 
-def ground_tables(shape, max_polygon: int | None = None) -> GroundTables:
-    """The static tables of a `Polyhedron` for :func:`ground_contact`. `max_polygon`: the
-    buffer size of S (default: the bound that cannot overflow — S's corners are corners of C,
-    i.e. vertices inside and crossing points; a plane crosses the boundary of one face in at
-    most one segment, so in at most F edges, and when it crosses any, one vertex at least is
-    outside: min(N + E, N − 1 + F), 13 for a box). The buffer sets the friction LPs' sizes
-    (the kinetic LP enumerates its 3-column bases: 286 for 13, 1140 for 20)."""
+def ground_tables(shape, max_polygon: int | None = None,
+                  patch: str = "projection") -> GroundTables:
+    """The static tables of a `Polyhedron` for :func:`ground_contact` (``patch=
+    "projection"``) or `_volume_jax_section.ground_section_contact` (``"section"``).
+    `max_polygon`: the buffer size of S (default: the bound that cannot overflow — S's
+    corners are corners of C, i.e. vertices inside and crossing points; a plane crosses the
+    boundary of one face in at most one segment, so in at most F edges, and when it crosses
+    any, one vertex at least is outside: min(N + E, N − 1 + F), 13 for a box; for the
+    section, a plane section of the body: one edge per face at most, F + 2 with 2 spare, 8
+    for a box). The buffer sets the friction LPs' sizes (the kinetic LP enumerates its
+    3-column bases: 286 for 13, 56 for 8, 1140 for 20)."""
     ei, ej, ef, fp = shape.edge_arrays()
     und = sorted({(min(a, b), max(a, b)) for a, b in zip(ei.tolist(), ej.tolist())})
     ui = np.array([a for a, _ in und], dtype=int)
     uj = np.array([b for _, b in und], dtype=int)
     nv, nf = len(shape.vertices), len(shape.faces)
     bound = min(nv + len(und), nv - 1 + nf)
+    if patch == "section":
+        bound = min(nv + len(und), nf + 2)
     L = bound if max_polygon is None else int(max_polygon)
+    K = max(len(f) for f in shape.faces)
+    faces = np.array([list(f) + [f[-1]] * (K - len(f)) for f in shape.faces], dtype=int)
     return GroundTables(np.asarray(shape.vertices, float), np.asarray(ei), np.asarray(ej),
                         np.asarray(ef), np.asarray(fp), ui, uj, 2.0 * float(shape.radius),
-                        max(3, min(L, bound)))
+                        max(3, min(L, bound)), faces,
+                        np.array([len(f) for f in shape.faces], dtype=int), str(patch))
 
 
 class GroundContact(NamedTuple):

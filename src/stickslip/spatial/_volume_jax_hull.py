@@ -1,5 +1,6 @@
 """The convex polygon S of the contact's projected points in pure JAX (SPEC §7 step 2,
-``patch="projection"``): Andrew's monotone chain with the numba kernel's tolerances, step
+``patch="projection"``; the section's crossing points for ``"section"``,
+`_volume_jax_section`): Andrew's monotone chain with the numba kernel's tolerances, step
 for step (`_volume_hull._convex_polygon_kernel`), on a fixed-size buffer.
 
 The candidates are in-plane coordinates (u, v) with a validity mask. As in numba: sort by

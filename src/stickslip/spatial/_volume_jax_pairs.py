@@ -1,15 +1,11 @@
 """Pairs of free bodies on the JAX volume route (SPEC §7): which could touch within a step.
 
-With one body or more than `_volume_jax_joint.JOINT_MAX_BODIES`, the JAX route runs each body
-against the ground only (the joint QP (16) of the numba host loop is block-diagonal when no
-contact joins two bodies: its A = J M⁻¹ Jᵀ Δt couples contacts only through a shared body,
-and a body has one ground contact, so each body's block is solved on its own,
-`_volume_jax_contact.body_contact`); a run stops before the first step in which two bodies'
-bounding spheres meet (numba's `_volume_wrench.contact_geometries` looks at a pair only when
-they overlap), and the route says so. With 2 or 3 bodies the joint solve
-(`_volume_jax_joint`) takes the pairs in. The swept test of two bodies is the host loop's
-(`_volume_host.check_swept`): a step that closes them by more than
-MAX_STEP_PENETRATION_BODIES of the thinner one's smallest width is tunnelling.
+With two bodies or more the JAX route solves every active contact in the joint QP
+(`_volume_jax_joint`); a pair's geometry is clipped only while the bounding spheres overlap
+(numba's `_volume_wrench.contact_geometries` looks at a pair only then). The swept test of
+two bodies not in contact is the host loop's (`_volume_host.check_swept`): a step that
+closes them by more than MAX_STEP_PENETRATION_BODIES of the thinner one's smallest width is
+tunnelling. :func:`meeting_pair` names the first pair within reach (for messages and tests).
 """
 
 from __future__ import annotations

@@ -5,12 +5,14 @@ semi-implicit pose of bodies in contact) with the numba host loop's arguments, c
 `Results` (`_volume_host`).
 
 What it covers (:func:`jax_route_gap` says what it does not): free bodies, on the ground
-or without one (free flight); with 2 or 3 bodies every contact — ground and body–body — in
-the joint QP of `_volume_jax_joint` (no restitution there yet); with one body or more than 3,
-each body against the ground only (the numba loop's joint QP is block-diagonal then, one
-block per body, `_volume_jax_pairs`), a run stopping with `ParameterError` before two
-bodies' bounding spheres meet; ``patch="projection"``, eq. 3 or a restitution (the rebound target
-and the position-only correction of `_volume_jax_contact.body_contact`),
+or without one (free flight); one body against the ground (`_volume_jax_contact.body_contact`);
+two bodies or more with every active contact — ground and body–body — in the joint QP of
+`_volume_jax_joint` while two bodies' bounding spheres overlap (else each body against the
+ground on its own, the block-diagonal case: `_split_contact`), packed into K slots (`_volume_jax_slots`: a step with more active
+contacts than slots stops the run with a `SimulationError` naming the contact and the time);
+``patch="projection"`` or ``"section"`` (`_volume_jax_section`), eq. 3 or a
+restitution per pair (the rebound target and the
+position-only correction: `_volume_jax_contact.body_contact`, `_volume_jax_restitution`),
 ``friction="pyramid"`` or ``"previous"`` (`_volume_jax_previous`), ``lp_solver="nnls"``,
 ``contact_update="step"`` or ``"stage"`` (the wrench again at each later Runge–Kutta stage,
 no semi-implicit pose: the host loop's choice), any fixed-step method, ``forces=``
@@ -43,7 +45,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..errors import ParameterError, SimulationError
+from ..errors import SimulationError
 from ..integrate import (
     FIXED_STEP_METHODS,
     call_with_system,
@@ -69,14 +71,15 @@ from ._volume_jax import (
 )
 from ._volume_jax_contact import rotation
 from ._volume_jax_forces import applied_forces, raise_callback_error, start_callback
-from ._volume_jax_joint import JOINT_MAX_BODIES, JointContactSystem
-from ._volume_jax_pairs import bodies_meet, body_pairs, meeting_pair
+from ._volume_jax_joint import JointContactSystem
+from ._volume_jax_pairs import bodies_meet, body_pairs
+from ._volume_jax_slots import SLOTS_PER_BODY
 
 __all__ = ["jax_route_gap", "run_jax"]
 
 _RUNS: dict = {}       # compiled runs by structure (module docstring)
 CHUNK = 64             # samples per call of a compiled run (every grid shares the program)
-_OK, _TUNNEL, _NON_FINITE, _DIVERGED, _BODIES = 0, 1, 2, 3, 4
+_OK, _TUNNEL, _NON_FINITE, _DIVERGED, _SLOTS = 0, 1, 2, 3, 4
 
 
 def jax_route_gap(model, friction, lp_solver, contact_update) -> str | None:
@@ -84,13 +87,6 @@ def jax_route_gap(model, friction, lp_solver, contact_update) -> str | None:
     None when it can."""
     if not model.bodies:
         return "a model without bodies"
-    n = len(model.bodies)
-    if n > JOINT_MAX_BODIES and meeting_pair(model, model.initial_state()) is not None:
-        return f"body–body contact of more than {JOINT_MAX_BODIES} bodies"
-    if n > 1 and any(p[4] is not None for p in model._pairs_e()):
-        return "a restitution with several bodies"
-    if model.patch != "projection":
-        return "patch='section'"
     if lp_solver != "nnls":
         return f"lp_solver={lp_solver!r}"
     return None
@@ -148,8 +144,35 @@ def _start(X0, params, t0, n_rec):
 _start_jit = jax.jit(_start, static_argnums=3)
 
 
-def _run_function(system, tableau, applied, vertices, radius, pairs, per_stage=False):
+def _split_contact(joint, single, pairs):
+    """The joint system's contact step, or — while no two bodies' bounding spheres overlap
+    (numba then looks at no body pair: its QP (16) is block-diagonal, one block per body) —
+    the per-body solve of `single` (`_volume_jax_contact.body_contact`, as for one body):
+    one `lax.cond`, the same outputs (records of every pair, pseudo-velocities)."""
+    m, nb = len(joint.pairs), joint.nb
+
+    def contact(X, F, T, h, params):
+        near, _ = bodies_meet(X, 0.0, pairs)
+
+        def apart():
+            Fc, Tc, act, rec, *ps = single.contact(X, F, T, h, params)
+            records = jnp.zeros((m, 16)).at[:, 2:8].set(jnp.nan)
+            if joint.ground:
+                records = records.at[:nb].set(rec)
+            return Fc, Tc, act, records, ps[0] if ps else jnp.zeros((nb, 6))
+
+        def together():
+            Fc, Tc, act, rec, *ps = joint.contact(X, F, T, h, params)
+            return Fc, Tc, act, rec, ps[0] if ps else jnp.zeros((nb, 6))
+        out = lax.cond(jnp.any(near), together, apart)
+        return out if joint.rebound else out[:4]
+    return contact
+
+
+def _run_function(system, tableau, applied, vertices, radius, pairs, per_stage=False,
+                  single=None):
     joint = isinstance(system, JointContactSystem)
+    contact = _split_contact(system, single, pairs) if joint else system.contact
     """The pure run of one chunk, ``f(carry, params, consts, grid, o0) -> (carry, states
     (CHUNK, n, 13), records (CHUNK, n, 16))`` (module docstring): a scan over the samples
     o0 … o0 + CHUNK − 1, each a loop over its steps (none past the last sample, or after a
@@ -165,22 +188,21 @@ def _run_function(system, tableau, applied, vertices, radius, pairs, per_stage=F
             X = c["X"]
             t = t0 + c["k"] * dt            # a short last step starts at a whole step
             F0, T0 = applied(t, X, consts)
-            Fc, Tc, active, rec, *pseudo = system.contact(X, F0, T0, h, params)
+            Fc, Tc, active, rec, *pseudo = contact(X, F0, T0, h, params)
             nb = X.shape[0]
             # the ground pairs come first (`SpatialModel._pairs`); joint: body pairs after
             grounded = rec[:nb, 0] > 0 if system.ground else active
             tunnel = jnp.any(_tunnels(X, grounded, h, params, vertices, radius)) \
                 if system.ground else jnp.asarray(False)
             # two bodies within reach: the host loop's swept test (pairs not in contact);
-            # without the joint solve, not covered (stop)
-            near, swept = bodies_meet(X, h, pairs)
+            # more active contacts than the joint QP's slots: stop
             if joint:
+                _, swept = bodies_meet(X, h, pairs)
                 in_pair = rec[nb if system.ground else 0:, 0] > 0
                 tunnel = tunnel | jnp.any(swept & ~in_pair)
-                meet = jnp.asarray(False)
+                full = jnp.sum(rec[:, 0] > 0) > system.slots
             else:
-                tunnel = tunnel | jnp.any(swept)
-                meet = jnp.any(near)
+                full = jnp.asarray(False)
 
             def rate(i, Xi):
                 F, T = applied(t + c_nodes[i] * h, Xi, consts)
@@ -189,7 +211,7 @@ def _run_function(system, tableau, applied, vertices, radius, pairs, per_stage=F
                 # contact_update="stage": the wrench again at every later stage's state
                 # (stage 0's is the one above: its state is X itself)
                 Fs, Ts = lax.cond(i == 0, lambda: (Fc, Tc),
-                                  lambda: system.contact(Xi, F, T, h, params)[:2])
+                                  lambda: contact(Xi, F, T, h, params)[:2])
                 return _rates(Xi, F + Fs, T + Ts, params)
             Xn = runge_kutta(rate, X, h, tableau)
             # per stage, no body moves with the post-step velocity (the host loop's choice)
@@ -207,7 +229,7 @@ def _run_function(system, tableau, applied, vertices, radius, pairs, per_stage=F
             gain = _energy(Xn, params) - c["E0"] - work
             budget = c["K0"] + work_abs + mg_r + jnp.sum(params.mass * fallen) + 1e-12
             diverged = balance & (gain > 2.0 * budget)
-            status = jnp.where(tunnel, _TUNNEL, jnp.where(meet, _BODIES, jnp.where(
+            status = jnp.where(tunnel, _TUNNEL, jnp.where(full, _SLOTS, jnp.where(
                 ~finite, _NON_FINITE, jnp.where(diverged, _DIVERGED, _OK)))).astype(jnp.int32)
             ok = status == _OK
             sane = balance & ok
@@ -246,9 +268,10 @@ class _RunStructure:
     (``__stickslip_key__``: the program store's key across processes); its pure chunk
     function is built on first use."""
 
-    def __init__(self, key, system, tableau, applied, vertices, radius, pairs, per_stage):
+    def __init__(self, key, system, tableau, applied, vertices, radius, pairs, per_stage,
+                 single):
         self.key = key
-        self._parts = (system, tableau, applied, vertices, radius, pairs, per_stage)
+        self._parts = (system, tableau, applied, vertices, radius, pairs, per_stage, single)
         self._function = None
 
     def __stickslip_key__(self):
@@ -262,9 +285,10 @@ class _RunStructure:
 
     def function(self):
         if self._function is None:
-            system, tableau, applied, vertices, radius, pairs, per_stage = self._parts
+            system, tableau, applied, vertices, radius, pairs, per_stage, single = \
+                self._parts
             self._function = _run_function(system, tableau, applied.function(), vertices,
-                                           jnp.asarray(radius), pairs, per_stage)
+                                           jnp.asarray(radius), pairs, per_stage, single)
         return self._function
 
 
@@ -273,7 +297,7 @@ def _chunk(structure, carry, params, consts, grid, o0):
     return structure.function()(carry, params, consts, grid, o0)
 
 
-def _compiled(model, system, method, applied, per_stage):
+def _compiled(model, system, method, applied, per_stage, single):
     """The run of this structure: ``run(carry, params, consts, grid, o0)``, compiled once
     per process and kept across processes by stickslip's program store
     (`stickslip.integrate.call_with_system`: a new process loads the executable instead of
@@ -287,32 +311,32 @@ def _compiled(model, system, method, applied, per_stage):
         vertices = [np.asarray(b.shape.vertices, float) for b in model.bodies]
         radius = tuple(float(b.shape.radius) for b in model.bodies)
         structure = _RunStructure(key, system, FIXED_STEP_METHODS[method], applied,
-                                  vertices, radius, body_pairs(model), per_stage)
+                                  vertices, radius, body_pairs(model), per_stage, single)
         _RUNS[key] = functools.partial(call_with_system, _chunk, structure)
     return _RUNS[key]
 
 
 def run_jax(model, t_end, dt, method, forces, friction, dt_out, lp_solver, initial, t0,
-            contact_update) -> Results:
+            contact_update, slots: int | None = None) -> Results:
     """`SpatialModel.simulate` on the JAX volume route (the arguments are
-    `_volume_host.run_host`'s; the caller checked :func:`jax_route_gap`)."""
+    `_volume_host.run_host`'s; the caller checked :func:`jax_route_gap`); `slots`: the joint
+    QP's contact slots with several bodies (`_volume_jax_slots.slot_count`; None: its
+    default)."""
     t0, X = start_state(model, initial, t0)
     check_run_options(model, method, forces, friction, lp_solver, contact_update)
-    near = meeting_pair(model, X) if len(model.bodies) > JOINT_MAX_BODIES else None
-    if near is not None:
-        _not_covered(near, t0)
     grid = step_grid(t0, t_end, dt, dt_out, owner="SpatialModel.simulate")
     check_run_memory("SpatialModel.simulate", samples=grid.n_out + 1,
                      channels=len(model.bodies) * 13 + len(model._pairs()) * 16,
                      span=t_end - t0, dt=dt, every_step=dt_out is None)
     applied = applied_forces(model, forces, t0, t_end, X)
-    joint = 2 <= len(model.bodies) <= JOINT_MAX_BODIES
+    joint = len(model.bodies) >= 2
     # the traced parameters (masses, inertias, the ground's μ, k, λ) are the per-body
     # system's in both cases; the per-body path is guarded in the run
     params_system = VolumeContactSystem.from_model(
         model, friction=friction, ground_required=False, ignore_body_contacts=True)
-    system = JointContactSystem(model, friction) if joint else params_system
-    run = _compiled(model, system, method, applied, contact_update == "stage")
+    system = JointContactSystem(model, friction, slots) if joint else params_system
+    run = _compiled(model, system, method, applied, contact_update == "stage",
+                    params_system)
     every = max(1, int(_EnergyGuard.PERIOD / grid.dt))
     traced_grid = (jnp.float64(t0), jnp.float64(grid.dt), jnp.int64(grid.n_sub),
                    jnp.int64(grid.n_out), jnp.int64(grid.n_last), jnp.float64(grid.h_last),
@@ -337,10 +361,9 @@ def run_jax(model, t_end, dt, method, forces, friction, dt_out, lp_solver, initi
         if applied.mode == "callback":
             raise_callback_error()
     wall = _time.perf_counter() - start
-    _raise_guard(model, carry)
+    _raise_guard(model, carry, getattr(system, "slots", 0))
     body_ch = np.concatenate([X[None], Xs[:grid.n_out]])
-    # the pairs of `model._pairs()`: body j's ground contact j first (the run's records),
-    # then the body pairs (never active: the run stops before two bodies meet)
+    # the pairs of `model._pairs()`: all of them (joint), or the one body's ground contact
     contact_ch = np.zeros((grid.n_out + 1, len(model._pairs()), 16))
     contact_ch[..., 2:8] = np.nan
     if joint:
@@ -352,14 +375,14 @@ def run_jax(model, t_end, dt, method, forces, friction, dt_out, lp_solver, initi
                           friction=friction, lp_solver=lp_solver, wall=wall, engine="jax")
 
 
-def _raise_guard(model, c) -> None:
+def _raise_guard(model, c, slots) -> None:
     """Raise the host loop's error for a run the guards stopped (module docstring)."""
     status = int(c["status"])
     if status == _OK:
         return
     t, h = float(c["fail_t"]), float(c["fail_h"])
-    if status == _BODIES:
-        _not_covered(meeting_pair(model, c["fail_prev"], h) or ("?", "?"), t)
+    if status == _SLOTS:
+        _out_of_slots(model, c["fail_prev"], t, slots)
     if status == _NON_FINITE:
         raise_non_finite(model, c["fail_prev"], c["fail_X"], t, h)
     if status == _DIVERGED:
@@ -372,10 +395,16 @@ def _raise_guard(model, c) -> None:
         state={b.name: c["fail_prev"][i].tolist() for i, b in enumerate(model.bodies)})
 
 
-def _not_covered(names, t) -> None:
-    """Raise the route's refusal for two bodies within reach of each other at time t."""
-    raise ParameterError(
-        f"bodies {names[0]!r} and {names[1]!r} come within reach of each other at "
-        f"t={t:.6g} s: `simulate.engine='jax'` does not cover body–body contact of more "
-        f"than {JOINT_MAX_BODIES} bodies yet; use engine='numba' (the default) for this "
-        "model.")
+def _out_of_slots(model, X, t, slots) -> None:
+    """Raise the route's error for a step from state X at time t with more active contacts
+    than the joint QP's `slots` (the contacts from the host loop's geometry)."""
+    names = model.pair_names()
+    active = [names[k] for k, _ in model.contact_geometries(np.asarray(X))]
+    extra = active[slots] if len(active) > slots else "?"
+    raise SimulationError(
+        f"{len(active)} contacts are active in the step from t={t:.6g} s ({', '.join(active)})"
+        f"; `simulate.engine='jax'` packs them into {slots} slots and contact {extra!r} "
+        f"found none. Pass more slots (`simulate(..., engine='jax', slots={len(active)})`; "
+        f"the default is {SLOTS_PER_BODY} per body) or use engine='numba' (the default).",
+        time=t,
+        state={b.name: np.asarray(X)[i].tolist() for i, b in enumerate(model.bodies)})
