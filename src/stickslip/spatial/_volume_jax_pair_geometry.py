@@ -28,8 +28,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
 
+from ._volume_jax_clip import clip_polygon
 from ._volume_jax_geometry import GroundContact, plane_quantities, tangent_basis
 from ._volume_jax_hull import monotone_hull
 
@@ -56,37 +56,8 @@ def face_tables(shape) -> FaceTables:
 
 
 def _clip(poly, k, normals, offsets, tol, skip):
-    """The padded convex polygon `poly` (B, 3) with k corners clipped by the half-spaces
-    ``normals @ x <= offsets`` in turn (the numba `_clip_polygon`): (poly, count), count 0
-    when nothing is left or `skip`, and whether a clip overflowed the buffer."""
-    B = poly.shape[0]
-    idx = jnp.arange(B)
-
-    def plane(p, st):
-        cur, k, over = st
-        valid = idx < k
-        s = cur @ normals[p] - offsets[p]
-        smax = jnp.max(jnp.where(valid, s, -jnp.inf))
-        smin = jnp.min(jnp.where(valid, s, jnp.inf))
-        nxt = jnp.where(idx + 1 < k, idx + 1, 0)
-        sj = s[nxt]
-        keep_i = valid & (s <= tol)
-        cross = valid & (((s < -tol) & (sj > tol)) | ((s > tol) & (sj < -tol)))
-        r = s / jnp.where(cross, s - sj, 1.0)
-        x = cur + r[:, None] * (cur[nxt] - cur)
-        emit = jnp.stack([keep_i, cross], axis=1).reshape(-1)          # i, then i's crossing
-        pts = jnp.stack([cur, x], axis=1).reshape(-1, 3)
-        slot = jnp.cumsum(emit) - 1
-        nk = jnp.sum(emit)
-        out = jnp.zeros_like(cur).at[jnp.where(emit & (slot < B), slot, B)].set(
-            pts, mode="drop")
-        clipped = smax > tol
-        gone = clipped & ((smin >= -tol) | (nk < 3))
-        k_new = jnp.where(clipped, jnp.where(gone, 0, jnp.minimum(nk, B)), k)
-        over = over | (clipped & ~gone & (nk > B))
-        return jnp.where(clipped & ~gone, out, cur), k_new, over
-
-    poly, k, over = lax.fori_loop(0, len(offsets), plane, (poly, k, jnp.asarray(False)))
+    """:func:`._volume_jax_clip.clip_polygon` by every half-space, count 0 when `skip`."""
+    poly, k, over = clip_polygon(poly, k, normals, offsets, tol)
     return poly, jnp.where(skip, 0, k), over
 
 

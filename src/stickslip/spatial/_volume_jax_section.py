@@ -44,8 +44,8 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-from jax import lax
 
+from ._volume_jax_clip import clip_polygon
 from ._volume_jax_geometry import (
     GroundContact,
     GroundTables,
@@ -63,40 +63,6 @@ def _cross(a, b):
     return jnp.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
                       a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
                       a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
-
-
-def _clip(poly, k, normals, offsets, use, tol):
-    """The padded convex polygon `poly` (B, 3) with k corners clipped in turn by the
-    half-spaces ``normals[h] @ x <= offsets[h]`` with ``use[h]`` (the numba `_clip_polygon`'s
-    rules, module docstring): (poly, count, overflowed)."""
-    B = poly.shape[0]
-    idx = jnp.arange(B)
-
-    def plane(h, st):
-        cur, k, over = st
-        valid = idx < k
-        s = cur @ normals[h] - offsets[h]
-        smax = jnp.max(jnp.where(valid, s, -jnp.inf))
-        smin = jnp.min(jnp.where(valid, s, jnp.inf))
-        nxt = jnp.where(idx + 1 < k, idx + 1, 0)
-        sj = s[nxt]
-        keep = valid & (s <= tol)
-        cross = valid & (((s < -tol) & (sj > tol)) | ((s > tol) & (sj < -tol)))
-        r = s / jnp.where(cross, s - sj, 1.0)
-        x = cur + r[:, None] * (cur[nxt] - cur)
-        emit = jnp.stack([keep, cross], axis=1).reshape(-1)             # i, then its crossing
-        pts = jnp.stack([cur, x], axis=1).reshape(-1, 3)
-        slot = jnp.cumsum(emit) - 1
-        nk = jnp.sum(emit)
-        out = jnp.zeros_like(cur).at[jnp.where(emit & (slot < B), slot, B)].set(
-            pts, mode="drop")
-        clipped = use[h] & (k >= 3) & (smax > tol)
-        gone = clipped & ((smin >= -tol) | (nk < 3))
-        k_new = jnp.where(clipped, jnp.where(gone, 0, jnp.minimum(nk, B)), k)
-        over = over | (clipped & ~gone & (nk > B))
-        return jnp.where(clipped & ~gone, out, cur), k_new, over
-
-    return lax.fori_loop(0, offsets.shape[0], plane, (poly, k, jnp.asarray(False)))
 
 
 def _fan(polys, counts):
@@ -147,8 +113,8 @@ def ground_section_contact(tables: GroundTables, position, R, height,
     # 1. C: the body's faces clipped by the ground plane
     sz = V[:, 2] - height
     polys = jnp.concatenate([V[jnp.asarray(tables.faces)], jnp.zeros((F, 1 + Lmax, 3))], 1)
-    polys, counts, over1 = jax.vmap(lambda p, k: _clip(
-        p, k, n[None], height[None], jnp.ones(1, bool), tol))(
+    polys, counts, over1 = jax.vmap(lambda p, k: clip_polygon(
+        p, k, n[None], height[None], tol))(
         polys, jnp.asarray(tables.face_counts))
     fav = jnp.sum(_fan(polys, counts)[1], axis=1)                       # (F, 3)
     kept = (counts >= 3) & (jnp.sqrt(jnp.sum(fav * fav, axis=1)) > 1e-14 * scale * scale)
@@ -182,7 +148,7 @@ def ground_section_contact(tables: GroundTables, position, R, height,
     m = m / jnp.where(valid & (norm > 0.0), norm, 1.0)[:, None]
     dm = jnp.sum(m * r, axis=1) + m @ pg
     counts = jnp.where(kept, counts, 0)
-    polys, counts, over2 = jax.vmap(lambda p, k: _clip(p, k, m, dm, valid, tol))(polys, counts)
+    polys, counts, over2 = jax.vmap(lambda p, k: clip_polygon(p, k, m, dm, tol, valid))(polys, counts)
     vol_c, mom_c = _flux_moments(polys, counts, counts >= 3, n, pg.at[2].set(height))
     positive = vol_c > 0.0
     cen_c = pg + jnp.where(positive, mom_c - (mom_c @ n) * n, 0.0) / jnp.where(positive,
@@ -249,7 +215,7 @@ def pair_section_contact(tab_a: FaceTables, x_a, R_a, tab_b: FaceTables, x_b, R_
         poly = V[jnp.asarray(faces)]
         poly = jnp.concatenate([poly, jnp.zeros((poly.shape[0], B - poly.shape[1], 3))], 1)
         use = jnp.ones(len(d_other), bool)
-        return jax.vmap(lambda p, k: _clip(p, k, n_other, d_other, use, tol))(
+        return jax.vmap(lambda p, k: clip_polygon(p, k, n_other, d_other, tol, use))(
             poly, jnp.asarray(counts))
 
     pa, ka, oa = side(Va, tab_a.faces, tab_a.counts, nb, db)
@@ -286,7 +252,7 @@ def pair_section_contact(tab_a: FaceTables, x_a, R_a, tab_b: FaceTables, x_b, R_
     m = m / jnp.where(valid & (mnorm > 0.0), mnorm, 1.0)[:, None]
     dm = jnp.sum(m * r, axis=1) + m @ pg
     counts = jnp.where(kept, counts, 0)
-    polys, counts, over = jax.vmap(lambda q, k: _clip(q, k, m, dm, valid, tol))(polys, counts)
+    polys, counts, over = jax.vmap(lambda q, k: clip_polygon(q, k, m, dm, tol, valid))(polys, counts)
     vol_c, mom_c = _flux_moments(polys, counts, counts >= 3, n, pg)
     positive = vol_c > 0.0
     cen_c = pg + jnp.where(positive, mom_c - (mom_c @ n) * n, 0.0) / jnp.where(positive,
