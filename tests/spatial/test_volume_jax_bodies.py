@@ -15,6 +15,7 @@ import functools
 
 import numpy as np
 import pytest
+from volume_channel_bounds import contact_tolerance
 
 import stickslip as ss
 from stickslip.spatial._volume_host import run_host
@@ -81,14 +82,8 @@ def test_bodies_on_the_ground_run_as_in_the_host_loop(runs):
             tol = BOUNDS["state"]
         elif field in ("active", "stick"):
             tol = 0.0
-        elif field in ("px", "py", "pz"):
-            tol = BOUNDS["p"]
-        elif field in ("nx", "ny", "nz"):
-            tol = BOUNDS["n"]
-        elif field == "volume":
-            tol = BOUNDS["volume"]
-        else:                                                 # forces and torques
-            tol = BOUNDS["force"] * fn_max
+        else:
+            tol = contact_tolerance(field, BOUNDS, fn_max)
         np.testing.assert_allclose(b, a, rtol=0, atol=tol, err_msg=name)
     np.testing.assert_allclose(got.final_state, ref.final_state, rtol=0,
                                atol=BOUNDS["state"])
@@ -216,14 +211,8 @@ def test_body_body_contact_runs_as_in_the_host_loop(joint):
                 & (np.abs(got[pair + ".fn"]) <= 1e-9 * fn_max)
             assert np.all((a == b) | idle | ~clean), f"{case}: {name}"
             continue
-        elif field in ("px", "py", "pz"):
-            tol = JOINT["p"]
-        elif field in ("nx", "ny", "nz"):
-            tol = JOINT["n"]
-        elif field == "volume":
-            tol = JOINT["volume"]
         else:
-            tol = JOINT["force"] * fn_max
+            tol = contact_tolerance(field, JOINT, fn_max)
         np.testing.assert_allclose(b[clean], a[clean], rtol=0, atol=tol,
                                    err_msg=f"{case}: {name}")
         if "-" not in name.split(".")[0]:           # states: within the reference's spread

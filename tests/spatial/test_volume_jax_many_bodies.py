@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from volume_channel_bounds import contact_tolerance
 
 import stickslip as ss
 from stickslip.spatial._volume_host import run_host
@@ -82,14 +83,8 @@ def _assert_as_host_loop(case, ref, got, spread, chaotic=False):
                 & (np.abs(got[pair + ".fn"]) <= 1e-9 * fn_max)
             assert np.all((a == b) | idle | ~clean), f"{case}: {name}"
             continue
-        elif field in ("px", "py", "pz"):
-            tol = BOUNDS["p"]
-        elif field in ("nx", "ny", "nz"):
-            tol = BOUNDS["n"]
-        elif field == "volume":
-            tol = BOUNDS["volume"]
         else:
-            tol = BOUNDS["force"] * fn_max
+            tol = contact_tolerance(field, BOUNDS, fn_max)
         np.testing.assert_allclose(b[clean], a[clean], rtol=0, atol=tol,
                                    err_msg=f"{case}: {name}")
         if "-" not in pair and not chaotic:      # states: within the reference's spread

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from volume_channel_bounds import contact_tolerance
 
 import stickslip as ss
 from stickslip.figures._spatial_fig8 import bottom_load, box_model
@@ -60,14 +61,8 @@ def _assert_same(ref, got, bounds=PUSHED):
             tol = bounds["state"]
         elif field in ("active", "stick"):
             tol = 0.0
-        elif field in ("px", "py", "pz"):
-            tol = bounds["p"]
-        elif field in ("nx", "ny", "nz"):
-            tol = bounds["n"]
-        elif field == "volume":
-            tol = bounds["volume"]
-        else:                                                  # forces and torques
-            tol = bounds["force"] * scale
+        else:
+            tol = contact_tolerance(field, bounds, scale)
         np.testing.assert_allclose(b, a, rtol=0, atol=tol, err_msg=name)
     np.testing.assert_allclose(got.final_state, ref.final_state, rtol=0,
                                atol=bounds["state"])
