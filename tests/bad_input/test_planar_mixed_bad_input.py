@@ -63,6 +63,9 @@ def test_a_smoothed_joint_law_with_contacts_under_moreau_jean_is_refused_by_name
                                                           method="moreau_jean")
 
 
+# ~10 s CPU of compile; the stop itself is checked without the contact in
+# test_planar_moreau_jean_bad_input.py
+@pytest.mark.slow
 def test_a_self_locking_pin_next_to_a_contact_stops_with_the_joint_and_the_time():
     # the self-locking pin of test_planar_moreau_jean_bad_input (contraction number ≈ 2),
     # here beside a block pressed onto a floor and sliding: the contact system's run names

@@ -140,9 +140,9 @@ def test_painleve_check_names_its_choices():
     with pytest.raises(ss.ParameterError, match="certify"):
         C.solve_lambda(C.ProductSet([C.PlanarContact(mu=0.5)]), jnp.eye(2), jnp.ones(2),
                        certify="always")
+
+
 @pytest.mark.slow
-
-
 def test_derivative_of_the_active_set_solution_matches_finite_differences():
     """Four contacts, a full-rank A, only the active set (no enumeration): reverse- and
     forward-mode derivatives of λ in b and in μ equal central differences (the mode is

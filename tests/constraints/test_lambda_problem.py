@@ -26,9 +26,9 @@ def _random_problem(seed, n_contacts, n_bilateral, spatial, extra_rank=2):
     blocks = ([C.Bilateral(n_bilateral)] if n_bilateral else []) + [
         (C.SpatialContact(mu=mu) if spatial else C.PlanarContact(mu=mu)) for mu in mus]
     return C.ProductSet(blocks), A, b, mus
+
+
 @pytest.mark.slow
-
-
 def test_solution_is_jittable_vmappable_and_differentiable():
     F = C.ProductSet([C.Bilateral(1), C.PlanarContact(mu=0.3), C.PlanarContact(mu=0.6)])
     _, A, _, _ = _random_problem(3, 2, 1, spatial=False)

@@ -160,9 +160,9 @@ def test_adaptive_integrator_runs_the_relaxed_contact():
     a = G * (np.sin(theta) - mu * np.cos(theta))
     np.testing.assert_allclose(_along(res, theta), 0.5 * a * res.t ** 2, rtol=1e-6,
                                atol=1e-12)
+
+
 @pytest.mark.slow
-
-
 def test_vector_field_derivative_is_finite_with_separated_contacts():
     """The clearance slider starts centred (all four corners apart, λ = 0): the derivative
     of q̈ in μ is 0 and finite in both modes (‖λ_t‖ = 0 in the cone projection once gave

@@ -81,9 +81,9 @@ def test_box_above_the_static_limit_slides_at_the_closed_form_acceleration():
     measured = 2.0 * res["box.x"][late] / res.t[late] ** 2
     np.testing.assert_allclose(measured, acc, rtol=1e-2)
     np.testing.assert_allclose(np.gradient(res["box.vx"], res.t)[late], acc, rtol=1e-2)
+
+
 @pytest.mark.slow
-
-
 def test_loads_under_vmap_equal_separate_runs():
     base = _cube()
     loads = [((1.0, 0.0, 0.0), (0.0, 0.0, 0.1)),      # holds

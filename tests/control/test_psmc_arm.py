@@ -73,9 +73,9 @@ def _angles(res):
 
 def _torques(res):
     return np.stack([res[f"{j}.u"] for j in ("shoulder", "elbow")])
+
+
 @pytest.mark.slow
-
-
 def test_psmc_is_the_pid_with_the_same_gains_in_small_motion(runs):
     psmc, pid = runs["small", "psmc"], runs["small", "pid"]
     # never saturated (measured: 21 % of F at the shoulder, 10 % at the elbow) ...

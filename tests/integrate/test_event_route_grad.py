@@ -115,9 +115,9 @@ def _block(amplitude):
 def _forward_event_times(amplitude):
     res = ss.simulate(_block(amplitude), 4.0, method="events", dt=0.05)
     return res.events["t"].to_numpy()
+
+
 @pytest.mark.slow
-
-
 def test_stick_slip_times_match_central_differences_of_the_forward_route():
     # starts stuck; breaks loose when A·sin(ωt) + b = F_s, t = asin((F_s − b)/A)/ω (closed
     # form), slides, reverses (slip, slip) and sticks: events 0, 1, 2 = slip, slip, stick

@@ -46,9 +46,9 @@ def test_sample_every_step_and_continuation(both_ways, same_results):
     same_results(staged, after, atol=1e-12)
     whole = hinged_ball().simulate(0.1, dt=1e-3, dt_out=1e-3)
     np.testing.assert_allclose(staged["ball.x"][-1], whole["ball.x"][-1], atol=1e-13)
+
+
 @pytest.mark.slow
-
-
 def test_batches_take_their_samples_from_the_stages_too(both_ways, same_results):
     def batch():
         return ss.sweep(hinged_ball, {"mu": [0.2, 0.4]},

@@ -62,9 +62,9 @@ def test_planar_sample_every_step_and_continuation(both_ways, same_results):
     same_results(staged, after, atol=1e-12)
     whole = crank_with_friction().simulate(0.1, dt=1e-3, dt_out=1e-3)
     np.testing.assert_allclose(staged["crank.phi"][-1], whole["crank.phi"][-1], atol=1e-13)
+
+
 @pytest.mark.slow
-
-
 def test_planar_batches_take_their_samples_from_the_stages_too(both_ways, same_results):
     def batch():
         members = [crank_with_friction(mu).system() for mu in (0.05, 0.2)]
@@ -94,9 +94,9 @@ def test_point_contacts_samples_from_the_stages_equal_samples_after_the_loop(bot
         np.testing.assert_allclose(*total, atol=1e-9, err_msg=axis)
     np.testing.assert_allclose(sum(staged[f"box.fn.{k}"] for k in range(1, 9))[1:],
                                9.81, rtol=1e-6)
+
+
 @pytest.mark.slow
-
-
 def test_point_contacts_continuation_and_batch(both_ways, same_results):
     def split():
         pc = pushed_box()

@@ -80,9 +80,9 @@ def test_lugre_parameters_validated_with_element_and_joint_named():
     with pytest.raises(ParameterError, match="no parameter"):
         m.replace("lg", mu=0.3)
     assert lugre.mu_s == 0.3         # a rejected change leaves the element as it was
+
+
 @pytest.mark.slow
-
-
 def test_continued_run_equals_single_run_with_mus_switched_at_4s(tutorial):
     """The two-segment tutorial against ONE run whose vector field switches μ_s at t = 4 s.
     (RK4 evaluates t = 4 in the last step before the switch and the first after; at that

@@ -135,9 +135,9 @@ def test_a_block_is_held_by_the_static_level_and_slides_at_the_kinetic_one(push)
                                    atol=1e-13)
         np.testing.assert_allclose(res["slide.friction"], -0.3 * 2.0 * G, rtol=1e-12)
     np.testing.assert_allclose(res["slide.normal"], 2.0 * G, rtol=1e-12)
+
+
 @pytest.mark.slow
-
-
 def test_the_ode_route_converges_to_the_route_as_K_grows():
     # the proxy's error falls as K^-1/2 (measured: |Δφ(0.3 s)| = 6.6e-5, 2.1e-5, 6.4e-6,
     # 1.9e-6 for K = 1e2 … 1e5; max over the samples 0.1, 0.2, 0.3 s: 4.3e-6 at K = 1e5);
@@ -226,9 +226,9 @@ def test_a_driven_mechanism_follows_its_driver():
     res = model.simulate(1.0, dt=1e-3, method="moreau_jean", dt_out=0.1)
     np.testing.assert_allclose(res["crank.phi"], theta0 + omega * res.t, rtol=0, atol=1e-9)
     assert np.all(np.isfinite(res["motor.effort"])) and np.any(res["motor.effort"] != 0)
+
+
 @pytest.mark.slow
-
-
 def test_simulate_batch_equals_a_loop():
     systems = [pendulum(0.5, ss.laws.CoulombODE(mu=mu, K=1e4, beta=1e-3)).system()
                for mu in (0.1, 0.4)]
@@ -238,9 +238,9 @@ def test_simulate_batch_equals_a_loop():
         np.testing.assert_allclose(batch["link.phi"][i], one["link.phi"], rtol=0, atol=1e-13)
         np.testing.assert_allclose(batch["pin.friction"][i], one["pin.friction"], rtol=0,
                                    atol=1e-13)
+
+
 @pytest.mark.slow
-
-
 def test_the_slider_crank_with_pin_friction_agrees_with_the_ode_route():
     # the example's slider–crank released at 60° with pin friction μ = 0.2, a = 1 cm on
     # A, B, C; measured over 1 s (load 8): max|Δ crank.phi| = 7.4e-5, 9.2e-5, 1.1e-4 rad

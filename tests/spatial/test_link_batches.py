@@ -47,9 +47,9 @@ def test_batch_of_boxes_on_point_contacts_runs_with_the_step_check():
     np.testing.assert_allclose(batch["box.vx"][:, -1],
                                np.maximum(np.array(pushes) - 0.5 * 9.81, 0.0) * 0.05,
                                atol=1e-9)
+
+
 @pytest.mark.slow
-
-
 def test_batch_with_joint_friction_runs_with_the_step_check():
     """The friction laws' modes come from member 0's pose (x0 is stacked): a torque below
     the friction level holds the wheel, one above turns it, as when run alone."""

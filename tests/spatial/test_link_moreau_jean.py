@@ -122,9 +122,9 @@ def double_pendulum():
     m.add(sp.RevoluteJoint("ground", "upper", point=(0, 0, 0), axis=(0, 0, 1), name="J1"))
     m.add(sp.RevoluteJoint("upper", "lower", point=(1.0, 0, 0), axis=(0, 0, 1), name="J2"))
     return m
+
+
 @pytest.mark.slow
-
-
 def test_double_pendulum_energy_at_theta_half_is_bounded_and_second_order():
     """θ = 1/2 (impulse at the mid-step rows, rows enforced at the end): no secular energy
     drift over 10 s, the oscillation of E falls as h² (measured 3.4e-4 J at h = 1 ms)."""
@@ -184,9 +184,9 @@ def _dropped_box(height=0.3):
                orientation=q, angular_velocity=(1.0, -2.0, 0.5))
     m.add_ground(mu_s=0.4, mu_k=0.4)
     return m
+
+
 @pytest.mark.slow
-
-
 def test_a_tumbling_box_dropped_at_theta_one_does_not_penetrate():
     """θ = 1: the velocity-level Signorini law makes every linearised end-of-step gap ≥ 0;
     what is left is the rotation's second-order term, (hω)²·arm (here ≤ 1e-7 m at
@@ -226,9 +226,9 @@ def test_revolute_friction_holds_exactly_below_the_level_and_slips_above():
     np.testing.assert_allclose(np.diff(slipping["J.rate"]) / 1e-2, level / 0.02, rtol=1e-9)
     np.testing.assert_allclose(slipping["J.friction"][1:], -level, rtol=1e-12)
     assert slipping["J.angle"][-1] > np.pi                  # past ±π: whole turns counted
+
+
 @pytest.mark.slow
-
-
 def test_prismatic_friction_breaks_away_above_the_static_level():
     """μ_k = 0.3, μ_s = 0.4 on a rail, N = m g: 0.35 m g holds exactly (static level from
     rest), 1.05 μ_s m g breaks it loose in the first step and it accelerates at
@@ -248,9 +248,9 @@ def test_prismatic_friction_breaks_away_above_the_static_level():
     moving = slider(1.05 * 0.4 * weight)
     np.testing.assert_allclose(np.diff(moving["rail.rate"]) / 1e-2,
                                (1.05 * 0.4 - 0.3) * weight / 3.0, rtol=1e-9)
+
+
 @pytest.mark.slow
-
-
 def test_four_bar_with_pin_friction_sticks_exactly_and_never_gains_energy():
     """spatial.examples.four_bar with Coulomb friction μ a N in the crank pin, released
     under gravity: the friction never exceeds its level, energy never rises, the crank
@@ -269,9 +269,9 @@ def test_four_bar_with_pin_friction_sticks_exactly_and_never_gains_energy():
     assert np.ptp(res["A.angle"][stuck:]) < 1e-12
     ref = model.simulate(3.0, dt=1e-3, dt_out=0.01)
     assert abs(res["A.angle"][-1] - ref["A.angle"][-1]) < 2e-3
+
+
 @pytest.mark.slow
-
-
 def test_a_batch_of_grips_runs_in_one_compile_and_equals_the_single_runs():
     """``ss.simulate_batch`` (one vmapped program): a held and a sliding gripper (the grip is
     traced data) equal their separate runs; the held box stays put, the other slides at
@@ -288,9 +288,9 @@ def test_a_batch_of_grips_runs_in_one_compile_and_equals_the_single_runs():
     assert np.max(np.abs(batch.member(0)["box.z"])) < 1e-12
     np.testing.assert_allclose(batch.member(1)["box.z"][-1],
                                -0.5 * (G - 2 * MU * 4.5 / BOX_MASS) * 0.2 ** 2, rtol=1e-9)
+
+
 @pytest.mark.slow
-
-
 def test_spherical_pendulum_on_a_spring_keeps_its_energy_to_second_order():
     """A body on a ball joint held back by an undamped spring (test_link_systems' model):
     the spring's force at the θ-point pose keeps the θ = 1/2 step area-preserving, so the

@@ -7,6 +7,7 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 import stickslip as ss
 from stickslip.spatial._link_dynamics import inverse_mass, spd_factor, spd_solve
@@ -45,35 +46,44 @@ def _perturbed(system, scale, seed=0):
 
 
 def _residuals(system, t, x):
+    """max |Φ| and max |Φ̇| at (t, x), in one compiled call (op by op, each of the joint
+    terms' operations would compile on its own)."""
+    phi, rate = _joint_residuals(system, t, x)
+    return float(phi), float(rate)
+
+
+@jax.jit
+def _joint_residuals(system, t, x):
     n_b = system.layout.n_bodies
     X = x[:13 * n_b].reshape(n_b, 13)
     phi, _, rate, _ = system.joint_terms(t, X, derivatives=False)
-    return float(jnp.max(jnp.abs(phi))), float(jnp.max(jnp.abs(rate)))
+    return jnp.max(jnp.abs(phi)), jnp.max(jnp.abs(rate))
 
 
-def test_projection_lands_on_both_manifolds():
-    # 4 rods: 20 joint rows (LAPACK's factor); 2 rods: 10 rows (the elimination)
-    for n in (4, 2):
-        system = _chain(n).link_system()
-        project = jax.jit(lambda t, y, system=system: system.project(t, y))
-        after = []
-        for scale in (1e-6, 1e-7):
-            x = _perturbed(system, scale)
-            before = _residuals(system, 0.0, x)
-            after.append(_residuals(system, 0.0, project(0.0, x)))
-            assert before[0] > 0.1 * scale and before[1] > 100 * scale
-            # one Newton step: the position residual goes quadratic in the offset
-            assert after[-1][0] < 1e-4 * before[0], (n, scale, before, after)
-            assert after[-1][1] < 1e-4 * before[1], (n, scale, before, after)
-        # the velocity step leaves (pose correction) × Φ̇: a tenth of the offset, a
-        # hundredth of the residual
-        assert after[1][1] < 0.03 * after[0][1], (n, after)
-        # refactored at the corrected pose (the Moreau–Jean route's projection): Φ̇ = 0
-        # to round-off
-        exact = dataclasses.replace(system, exact_projection=True)
-        x = _perturbed(system, 1e-6)
-        rate = _residuals(system, 0.0, jax.jit(lambda t, y, e=exact: e.project(t, y))(0.0, x))[1]
-        assert rate < 1e-11 and rate < 1e-3 * after[0][1], (n, rate, after)
+# 4 rods: 20 joint rows (LAPACK's factor); 2 rods: 10 rows (the pure-JAX elimination, which
+# the default suite runs in every two-body link test; ~6 s CPU of compile here)
+@pytest.mark.parametrize("n", [4, pytest.param(2, marks=pytest.mark.slow)])
+def test_projection_lands_on_both_manifolds(n):
+    system = _chain(n).link_system()
+    project = jax.jit(lambda t, y, system=system: system.project(t, y))
+    after = []
+    for scale in (1e-6, 1e-7):
+        x = _perturbed(system, scale)
+        before = _residuals(system, 0.0, x)
+        after.append(_residuals(system, 0.0, project(0.0, x)))
+        assert before[0] > 0.1 * scale and before[1] > 100 * scale
+        # one Newton step: the position residual goes quadratic in the offset
+        assert after[-1][0] < 1e-4 * before[0], (n, scale, before, after)
+        assert after[-1][1] < 1e-4 * before[1], (n, scale, before, after)
+    # the velocity step leaves (pose correction) × Φ̇: a tenth of the offset, a
+    # hundredth of the residual
+    assert after[1][1] < 0.03 * after[0][1], (n, after)
+    # refactored at the corrected pose (the Moreau–Jean route's projection): Φ̇ = 0
+    # to round-off
+    exact = dataclasses.replace(system, exact_projection=True)
+    x = _perturbed(system, 1e-6)
+    rate = _residuals(system, 0.0, jax.jit(lambda t, y, e=exact: e.project(t, y))(0.0, x))[1]
+    assert rate < 1e-11 and rate < 1e-3 * after[0][1], (n, rate, after)
 
 
 def test_projection_matches_a_fresh_factor_at_the_corrected_pose():

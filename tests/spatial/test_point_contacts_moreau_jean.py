@@ -146,9 +146,9 @@ def test_t_end_exact_with_a_shortened_last_step():
     assert res["box.vx"][-1] == pytest.approx(acc * t_end, rel=1e-12)
     assert res["box.x"][-1] == pytest.approx(acc * t_end ** 2 / 2, rel=1e-12)
     assert res.meta["steps"] == 31
+
+
 @pytest.mark.slow
-
-
 def test_batch_over_the_force_equals_a_loop_and_reuses_the_program():
     base = _cube()
     loads = [(1.0, 0.0, 0.0), (6.0, 0.0, 0.0), (2.0, 1.0, 0.0)]

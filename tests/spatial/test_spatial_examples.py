@@ -22,9 +22,9 @@ def test_sphere_slip_roll_ends_rolling_at_five_sevenths(tmp_path):
     assert [p.name for p in paths] == ["sphere_slip_roll.png", "sphere_slip_roll.csv",
                                        "sphere_slip_roll.json"]
     assert json.loads(paths[2].read_text())["v0_m_s"] == 2.0
+
+
 @pytest.mark.slow
-
-
 def test_four_bar_friction_stays_within_the_level_and_sticks():
     """|friction| ≤ μ·a·N always, = μ·a·N while the pin slips, opposite to the slip; the
     mechanism then sticks off the gravity equilibrium and does not creep."""

@@ -105,6 +105,9 @@ def test_a_tumbling_landing_follows_the_host_loop_to_the_kernels_conditioning():
     assert np.array_equal(ref["ground-box.active"], got["ground-box.active"])
 
 
+# the opt-in engine's restitution program: ~10 s CPU of compile (the default suite checks
+# restitution on the numba route, test_spatial_hardening.py)
+@pytest.mark.slow
 @pytest.mark.parametrize("e", [0.0, 0.5, 1.0])
 def test_a_restitution_bounces_as_in_the_host_loop(e):
     """A box dropped tilted and spinning at 2 m/s onto a ground with restitution e: the
@@ -122,7 +125,8 @@ def test_a_restitution_bounces_as_in_the_host_loop(e):
     assert (peak > 0.3) if e > 0 else (peak < 1e-3)
 
 
-@pytest.mark.parametrize("method", ["rk4", pytest.param("euler", marks=pytest.mark.slow)])
+@pytest.mark.slow     # a method's and a grid's variant of the opt-in engine: ~7 s CPU each
+@pytest.mark.parametrize("method", ["rk4", "euler"])
 def test_methods_and_a_short_last_step_equal_the_host_loop(method, settled):
     ref, got = _both(box_model(), 0.0415, method=method, dt_out=0.005,
                      forces=bottom_load(3.0, 0.05), initial=settled)

@@ -137,8 +137,8 @@ def test_a_stribeck_drop_steeper_than_the_step_allows_is_refused():
 
 
 # --- the ODE route converges to it ---------------------------------------------------------
-@pytest.mark.slow
 
+@pytest.mark.slow
 def test_ode_route_converges_to_the_exact_rest_as_the_proxy_stiffens():
     # slides from 4.1 N and sticks at 2p_e − p0; the proxy's creep and overshoot shrink as K
     # grows (contacts compliant for the ODE route, stiff enough not to matter)
