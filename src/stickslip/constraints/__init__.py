@@ -8,6 +8,7 @@ with the Baumgarte-like b of the relaxation (δ, ζ); then q̈ = M⁻¹(Jᵀλ �
 of blocks (:class:`Bilateral` ℝⁿ, :class:`Unilateral` ℝ₊, :class:`CoulombBound` [−F, F],
 :class:`PlanarContact` and :class:`SpatialContact` friction cones). :func:`solve_lambda`
 solves it for the formulations ``"kikuuwe"`` (default), ``"anitescu"`` and ``"nakaoka"``;
+:func:`lambda_stage` is the step every host's vector field takes through it (Q ↦ λ, q̈);
 :func:`relaxation_restitution` gives the restitution that (δ, ζ) imply; a host checks its
 settings with :func:`check_formulation` / :func:`check_uniqueness` and asks
 :func:`enumerates_each_evaluation` whether a solve may enumerate to certify uniqueness; the exact
@@ -33,11 +34,13 @@ from ._lambda_problem import check_formulation as check_formulation
 from ._lambda_problem import check_uniqueness as check_uniqueness
 from ._lambda_problem import enumerates_each_evaluation as enumerates_each_evaluation
 from ._lambda_problem import solve_lambda as solve_lambda
+from ._lambda_stage import lambda_stage as lambda_stage
 from ._restitution import relaxation_restitution as relaxation_restitution
 
 __all__ = [
     "AbstractBlock", "Bilateral", "Unilateral", "CoulombBound", "PlanarContact",
     "SpatialContact", "ProductSet", "FORMULATIONS", "LambdaSolution", "solve_lambda",
+    "lambda_stage",
     "STATUS_UNIQUE", "STATUS_NONE", "STATUS_SEVERAL", "STATUS_TEXT", "relaxation_restitution",
     "spd_solve", "eliminate_solve", "check_formulation", "check_uniqueness",
     "enumerates_each_evaluation",

@@ -12,7 +12,8 @@ missed). At every evaluation of the vector field (SPEC §6):
 
 which is the λ-problem λ − A⁻¹b ∈ −lim A⁻¹ N_F^{U_ε}(λ) with A = J M⁻¹ Jᵀ, J = [J_b; J_c]
 and b = c − J M⁻¹ Q, c = [γ_b; −J̇_c q̇ − (2ζ/δ) J_c q̇ − (1/δ²)[0; ψ]] — solved by
-:func:`stickslip.constraints.solve_lambda` with the pairs' formulation, one block group:
+the shared λ-stage (:func:`stickslip.constraints.lambda_stage`, which the 3-D point contacts
+and link systems run too) with the pairs' formulation, one block group:
 the joints' :class:`~stickslip.constraints.Bilateral` rows, then one
 :class:`~stickslip.constraints.PlanarContact` per pair (the blocks the 3-D point contacts
 use). The joints' λ_b here is the seed's sign (force = +J_bᵀλ_b); the planar reactions use
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from ..constraints import solve_lambda
+from ..constraints import lambda_stage
 
 __all__ = ["dynamics", "ode_refusal", "outputs", "project", "vector_field"]
 
@@ -82,13 +83,11 @@ def dynamics(system, t, q, qd, checked: bool = True, s=None) -> dict:
     cc = jnp.stack([c_t, c_n], axis=1).reshape(-1)
     J = jnp.concatenate([Jb, Jc])
     c = jnp.concatenate([gamma, cc])
-    JM = J * minv[None, :]
-    A = JM @ J.T
-    b = c - JM @ Q
-    sol = solve_lambda(pairs.admissible_set(n_b, pairs.friction_bounds(vt)), A, b,
-                       pairs.formulation, certify=pairs.certify if checked else "none",
-                       fallback=checked and pairs.fallback)
-    qdd = minv * (Q + J.T @ sol.lam)
+    solve = lambda_stage(pairs.admissible_set(n_b, pairs.friction_bounds(vt)), J,
+                         J * minv[None, :], c, lambda v: minv * v, pairs.formulation,
+                         certify=pairs.certify if checked else "none",
+                         fallback=checked and pairs.fallback)
+    sol, qdd = solve(Q)
     lam_c = sol.lam[n_b:].reshape(n_p, 2)
     return {"qdd": qdd, "lam_planar": -sol.lam[:n_b], "ft": lam_c[:, 0],
             "fn": lam_c[:, 1], "gap": psi, "sliding": vt, "status": sol.status,

@@ -16,8 +16,8 @@ from ..constraints import (
     ProductSet,
     SpatialContact,
     eliminate_solve,
-    solve_lambda,
 )
+from ..constraints import lambda_stage as prepare_lambda_stage
 from ..laws import friction_curve
 from ._link_kinematics import mv
 
@@ -218,20 +218,20 @@ def lambda_stage(system, t, X, s):
         J_all, c_all = J, c_joint
     MJt = apply_minv(J_all).T                       # (6 n_b, rows)
     A = constraint_matrix(system, X, Jl, bi, bj, J_all, MJt.T)
+    if n_c:                                         # the λ-stage every contact host shares
+        stage = prepare_lambda_stage(fset, J_all, MJt.T, c_all, apply_minv,
+                                     layout.formulation, A=A, certify="none", fallback=False)
 
     def solve(Qt):
         """(λ of all rows, ν̇) for the generalised forces Qt."""
         if J_all.shape[0] == 0:
             return jnp.zeros(0), apply_minv(Qt), jnp.zeros((), int)
-        b = c_all - MJt.T @ Qt
         if n_c:
-            sol = solve_lambda(fset, A, b, layout.formulation, certify="none",
-                               fallback=False)
+            sol, nud = stage(Qt)
             # unsolved: a normalised residual above UNSOLVED_RESIDUAL (module docstring)
-            lam, status = sol.lam, (sol.residual > UNSOLVED_RESIDUAL).astype(int)
-        else:
-            lam, status = spd_solve(A, b), jnp.zeros((), int)
-        return lam, apply_minv(Qt + J_all.T @ lam), status
+            return sol.lam, nud, (sol.residual > UNSOLVED_RESIDUAL).astype(int)
+        lam = spd_solve(A, c_all - MJt.T @ Qt)
+        return lam, apply_minv(Qt + J_all.T @ lam), jnp.zeros((), int)
 
     frictions = layout.frictions
     if frictions:

@@ -13,7 +13,8 @@ The force block is a :class:`~stickslip.constraints.SpatialContact` with frictio
 ‖λ_t‖ ≤ μ λ_n and U_ε = diag(1, 1, 1/ε); the relaxation (δ, ζ) gives
 w = J ν̇ + J̇ν + (2ζ/δ) J ν + (1/δ²)[0; 0; ψ] ∈ −lim N_F^{U_ε}(λ) (SPEC §6). The state per
 body is the spatial package's: position, quaternion (w, x, y, z), velocity, angular velocity
-(world frame); the Newton–Euler equations M ν̇ = Q + Jᵀλ with Q = [m g + f; τ − ω × I ω].
+(world frame); the Newton–Euler equations M ν̇ = Q + Jᵀλ with Q = [m g + f; τ − ω × I ω],
+through the λ-stage every host shares (:func:`stickslip.constraints.lambda_stage`).
 
 Applied loads are data: ``force`` f (world frame) acting at the body-fixed ``force_point`` p_f
 and a ``torque`` τ_a, so f adds (R p_f) × f + τ_a to the torque. They are array fields —
@@ -46,7 +47,7 @@ from ..constraints import (
     ProductSet,
     SpatialContact,
     check_formulation,
-    solve_lambda,
+    lambda_stage,
 )
 from ..errors import ModelError, ParameterError
 from ..integrate import AbstractSystem, AbstractTimeSteppingHost
@@ -397,12 +398,9 @@ class PointContacts(AbstractSystem, AbstractTimeSteppingHost):
         gain = 2.0 * self.zeta / self.delta
         c = -(jdot + gain * Jnu)
         c = c.at[2::3].add(-psi / self.delta ** 2)
-        JM = J @ Minv
-        A = JM @ J.T
-        b = c - JM @ Q
         fset = ProductSet([SpatialContact(mu=self.mu) for _ in range(n_p)])
-        sol = solve_lambda(fset, A, b, self.formulation)
-        nudot = Minv @ (Q + J.T @ sol.lam)
+        sol, nudot = lambda_stage(fset, J, J @ Minv, c, lambda v: Minv @ v,
+                                  self.formulation)(Q)
         return nudot.reshape(n_b, 6), sol.lam.reshape(n_p, 3), psi, sol.status
 
     # --- AbstractSystem ------------------------------------------------------------------
