@@ -15,9 +15,9 @@ another directory, ``STICKSLIP_JAX_CACHE=0`` measures the suite cold,
 import os
 
 os.environ.setdefault("STICKSLIP_JAX_CACHE_ALL", "1")
-# XLA's classic CPU fusion emitters for every program the suite compiles: the setting the
-# program store already gives stickslip's own runs (``_compile/store.py``,
-# ``_COMPILER_OPTIONS``: about half the compile time, the same results), here also for the
+# XLA's classic CPU fusion emitters for every program the suite compiles: the setting
+# stickslip already gives the programs it compiles itself (``_compile/options.py``: about
+# half the compile time, the same results), here also for the
 # programs compiled outside it — eager operations, the tests' own ``jax.jit``, gradients,
 # ``vmap``s. Measured 2026-11-26 on the conformance suite and three link-system tests from an
 # empty cache: 76–78 s CPU with the default emitters, 53–60 s with these. Read when JAX starts

@@ -9,6 +9,9 @@ fingerprint of models, is :data:`stickslip.integrate._program_store.STORE`.
 compilation cache, which ``import stickslip`` leaves alone unless ``STICKSLIP_JAX_CACHE_ALL=1``
 opts in.
 
+:mod:`.options` — the XLA options of every program stickslip compiles itself (XLA's
+elemental CPU emitters: about half the compile time), passed per program, never process-wide.
+
 This package imports nothing else of stickslip: the layers above (:mod:`stickslip.integrate`)
 hand it what it needs.
 """

@@ -65,6 +65,8 @@ import jax
 import numpy as np
 from jax.experimental import serialize_executable
 
+from .options import compiler_options
+
 __all__ = ["ProgramStore", "split_system"]
 
 _log = logging.getLogger(__name__)
@@ -74,12 +76,6 @@ _MAGIC = b"stickslip program store 4\n"
 _SUFFIX = ".jaxexec"
 _STALE_TMP_SECONDS = 24 * 3600
 
-# XLA's newer CPU fusion emitters take about twice as long to compile a stickslip kernel as the
-# classic ones for the same run time and the same results (friction slider–crank: the RK step
-# 2.63 → 1.37 s CPU, first call 6.4 → 4.7 s; slider–crank 3.7 → 2.8 s; warm calls within
-# noise: `benchmarks/results/planar_compile_events.md`). Used for every program the store
-# compiles, stored or not (a kernel it cannot fingerprint, the store off).
-_COMPILER_OPTIONS = {"cpu": {"xla_cpu_use_fusion_emitters": False}}
 
 
 class ProgramStore:
@@ -359,24 +355,12 @@ def _no_jax_cache_write():
 
 
 def _jit(flat):
-    """``jax.jit(flat)`` with :func:`_compiler_options` where this JAX and XLA take them."""
-    options = _compiler_options()
+    """``jax.jit(flat)`` with stickslip's XLA options (:func:`.options.compiler_options`:
+    XLA's elemental CPU emitters, about half the compile time) where this XLA takes them.
+    Used for every program the store compiles, stored or not (a kernel it cannot
+    fingerprint, the store off)."""
+    options = compiler_options()
     return jax.jit(flat, compiler_options=options) if options else jax.jit(flat)
-
-
-@functools.lru_cache(maxsize=1)
-def _compiler_options() -> dict | None:
-    """:data:`_COMPILER_OPTIONS` for the default backend, or None where this XLA refuses
-    them (checked once per process, on the first program compiled, on a one-line program)."""
-    options = _COMPILER_OPTIONS.get(jax.default_backend())
-    if not options:
-        return None
-    try:
-        jax.jit(lambda x: x + 1.0, compiler_options=options).lower(np.zeros(1)).compile()
-    except Exception as exc:           # noqa: BLE001 — a JAX/XLA without it: defaults
-        _log.debug("stickslip: compiler options %s refused (%s)", options, exc)
-        return None
-    return options
 
 
 @functools.lru_cache(maxsize=1)

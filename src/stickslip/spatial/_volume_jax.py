@@ -26,7 +26,8 @@ Per step, from the state at the step's start (SPEC §7 step 6):
 
 Compile time (benchmarks/results/spatial_volume_jax.md): every solver is traced once (no
 Python loop over rows, stages or call sites unrolls a copy of it) and the run is compiled
-with :func:`compiler_options`; a new one-box run compiles in a few seconds, not half a
+with stickslip's XLA options (:func:`stickslip._compile.options.compiler_options`: XLA's
+elemental CPU emitters); a new one-box run compiles in a few seconds, not half a
 minute.
 
 Bodies touch only the ground here (body–body contact is not ported: `VolumeContactSystem`
@@ -40,7 +41,6 @@ over their vertices (compile time does not grow with their number).
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import jax
@@ -48,6 +48,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .._compile.options import compiler_options
 from ..errors import ModelError, ParameterError
 from ..integrate import FIXED_STEP_METHODS, step_grid
 from ._volume_jax_contact import body_contact as _body_contact
@@ -70,23 +71,6 @@ CONTACT_FIELDS = ("active", "volume", "nx", "ny", "nz", "px", "py", "pz", "fx", 
                   "tx", "ty", "tz", "fn", "stick")
 
 
-@functools.cache
-def compiler_options() -> dict:
-    """XLA options for the jitted volume-contact runs: on the CPU, XLA's elemental IR
-    emitters instead of its MLIR fusion emitters (``xla_cpu_use_fusion_emitters=False``).
-    The run has hundreds of small fusions (scalar and 6-vector arithmetic in loops); the MLIR
-    pipeline compiles each on its own and took about 2/3 of the compile, the elemental
-    emitters compile the same program 2–3× faster and run it as fast
-    (benchmarks/results/spatial_volume_jax.md). Only for the programs jitted here, never
-    process-wide; none on other backends or where this XLA no longer has the option."""
-    if jax.default_backend() != "cpu":
-        return {}
-    options = {"xla_cpu_use_fusion_emitters": False}
-    try:
-        jax.jit(lambda x: x + 1.0, compiler_options=options).lower(1.0).compile()
-    except jax.errors.JaxRuntimeError:      # an XLA without the option: its defaults
-        return {}
-    return options
 
 
 
