@@ -134,30 +134,43 @@ def ground_section_contact(tables: GroundTables, position, R, height,
     xu = V[ui] + (si / jnp.where(strict, si - sj, 1.0))[:, None] * (V[uj] - V[ui])
     P = jnp.concatenate([V, xu])
     ok = jnp.concatenate([jnp.abs(s) <= tol, strict]) & has
-    corners, n_corner = monotone_hull(P @ e1, P @ e2, ok, tol)
-    valid = jnp.arange(Lmax) < n_corner
-    order = corners[jnp.minimum(jnp.arange(Lmax), corners.shape[0] - 1)]
-    r = P[order] - pg
-    r = jnp.where(valid[:, None], r - (r @ n)[:, None] * n, 0.0)
-    poly = pg + r
-    # 3. C' = C ∩ (S × ℝn): C's faces clipped by the prism's sides (outward normals of S's
-    # edges, as numba's `_plane_quantities`)
-    nxt = jnp.where(jnp.arange(Lmax) + 1 < n_corner, jnp.arange(Lmax) + 1, 0)
-    m = _cross(r[nxt] - r, jnp.broadcast_to(n, r.shape))
-    norm = jnp.sqrt(jnp.sum(m * m, axis=1))
-    m = m / jnp.where(valid & (norm > 0.0), norm, 1.0)[:, None]
-    dm = jnp.sum(m * r, axis=1) + m @ pg
-    counts = jnp.where(kept, counts, 0)
-    polys, counts, over2 = jax.vmap(lambda p, k: clip_polygon(p, k, m, dm, tol, valid))(polys, counts)
-    vol_c, mom_c = _flux_moments(polys, counts, counts >= 3, n, pg.at[2].set(height))
-    positive = vol_c > 0.0
-    cen_c = pg + jnp.where(positive, mom_c - (mom_c @ n) * n, 0.0) / jnp.where(positive,
-                                                                             vol_c, 1.0)
+    # 3. S's polygon, and C' = C ∩ (S × ℝn)
+    poly, valid, n_corner, vol_c, cen_c, over2 = _section_prism(
+        P, ok, polys, counts, kept, n, pg, e1, e2, Lmax, tol, pg.at[2].set(height))
     active = has & (n_corner >= 3) & (n_corner <= Lmax)
     Q, nc, Qn, em, eo = plane_quantities(n, pg, poly, valid, jnp.maximum(vol_c, 0.0), cen_c)
     overflow = has & ((n_corner > Lmax) | jnp.any(over1) | jnp.any(over2))
     return GroundContact(active, jnp.where(active, volume, 0.0), n, pg, e1, e2, poly,
                          jnp.where(active, n_corner, 0), Q, nc, Qn, em, eo, overflow)
+
+
+def _section_prism(P, ok, polys, counts, kept, n, pg, e1, e2, L, tol, origin):
+    """S and C' of a section contact (module docstring), for the ground and for a pair.
+
+    S: the convex hull of the points `P` (those `ok`) in the plane (n, p_g), as at most `L`
+    corners. C' = C ∩ (S × ℝn): C's faces `polys` (those `kept`) clipped by the prism's sides
+    (outward normals of S's edges, as numba's `_plane_quantities`); its volume and centroid
+    from the flux moments about `origin`, the centroid moved into the plane.
+    Returns ``(S's corners (L, 3), valid corners, their count, V', centroid, a clip
+    overflowed)``."""
+    corners, n_corner = monotone_hull(P @ e1, P @ e2, ok, tol)
+    valid = jnp.arange(L) < n_corner
+    order = corners[jnp.minimum(jnp.arange(L), corners.shape[0] - 1)]
+    r = P[order] - pg
+    r = jnp.where(valid[:, None], r - (r @ n)[:, None] * n, 0.0)
+    nxt = jnp.where(jnp.arange(L) + 1 < n_corner, jnp.arange(L) + 1, 0)
+    m = _cross(r[nxt] - r, jnp.broadcast_to(n, r.shape))
+    norm = jnp.sqrt(jnp.sum(m * m, axis=1))
+    m = m / jnp.where(valid & (norm > 0.0), norm, 1.0)[:, None]
+    dm = jnp.sum(m * r, axis=1) + m @ pg
+    counts = jnp.where(kept, counts, 0)
+    polys, counts, over = jax.vmap(lambda q, k: clip_polygon(q, k, m, dm, tol, valid))(
+        polys, counts)
+    vol_c, mom_c = _flux_moments(polys, counts, counts >= 3, n, origin)
+    positive = vol_c > 0.0
+    cen_c = pg + jnp.where(positive, mom_c - (mom_c @ n) * n, 0.0) / jnp.where(positive,
+                                                                             vol_c, 1.0)
+    return pg + r, valid, n_corner, vol_c, cen_c, over
 
 
 def _section_ends(polys, counts, kept, n, pg, tol):
@@ -239,24 +252,9 @@ def pair_section_contact(tab_a: FaceTables, x_a, R_a, tab_b: FaceTables, x_b, R_
     e1, e2 = tangent_basis(n)
     # S: the hull of the faces' cut ends
     P, ok = _section_ends(polys, counts, kept, n, pg, tol)
-    corners, n_corner = monotone_hull(P @ e1, P @ e2, ok & has, tol)
-    valid = jnp.arange(L) < n_corner
-    order = corners[jnp.minimum(jnp.arange(L), corners.shape[0] - 1)]
-    r = P[order] - pg
-    r = jnp.where(valid[:, None], r - (r @ n)[:, None] * n, 0.0)
-    poly = pg + r
-    # C' = C ∩ (S × ℝn)
-    nxt = jnp.where(jnp.arange(L) + 1 < n_corner, jnp.arange(L) + 1, 0)
-    m = _cross(r[nxt] - r, jnp.broadcast_to(n, r.shape))
-    mnorm = jnp.sqrt(jnp.sum(m * m, axis=1))
-    m = m / jnp.where(valid & (mnorm > 0.0), mnorm, 1.0)[:, None]
-    dm = jnp.sum(m * r, axis=1) + m @ pg
-    counts = jnp.where(kept, counts, 0)
-    polys, counts, over = jax.vmap(lambda q, k: clip_polygon(q, k, m, dm, tol, valid))(polys, counts)
-    vol_c, mom_c = _flux_moments(polys, counts, counts >= 3, n, pg)
-    positive = vol_c > 0.0
-    cen_c = pg + jnp.where(positive, mom_c - (mom_c @ n) * n, 0.0) / jnp.where(positive,
-                                                                             vol_c, 1.0)
+    # S's polygon, and C' = C ∩ (S × ℝn)
+    poly, valid, n_corner, vol_c, cen_c, over = _section_prism(
+        P, ok & has, polys, counts, kept, n, pg, e1, e2, L, tol, pg)
     active = has & (n_corner >= 3) & (n_corner <= L)
     Q, nc, Qn, em, eo = plane_quantities(n, pg, poly, valid, jnp.maximum(vol_c, 0.0), cen_c)
     overflow = has & ((n_corner > L) | jnp.any(oa) | jnp.any(ob) | jnp.any(over))
