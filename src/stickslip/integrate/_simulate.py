@@ -263,7 +263,7 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
     guard = guard_from_options(options, "simulate_batch")
     rule = _step_rule(stacked, method, options)
     dynamic, static = eqx.partition(stacked, eqx.is_array)
-    x0 = eqx.filter_vmap(lambda s: s.initial_state())(stacked)
+    x0 = _initial_states(stacked)
     start = time.perf_counter()
     located, buffer = None, 0.0
     if method not in ADAPTIVE_METHODS:
@@ -497,3 +497,14 @@ def _initial_state(system):
 
 def _initial_state_kernel(system):
     return system.initial_state()
+
+
+def _initial_states(stacked):
+    """Every member's initial state (members × states) of a stacked system, through the
+    program store as :func:`_initial_state` (eager ``vmap`` dispatched op by op: ~3 ms a
+    call for a box's 63 members, measured 2026-11-26 — a tenth of a short batch run)."""
+    return _program_store.call_with_system(_initial_states_kernel, stacked)
+
+
+def _initial_states_kernel(stacked):
+    return eqx.filter_vmap(lambda s: s.initial_state())(stacked)
