@@ -64,8 +64,10 @@ matrix at the start pose (m I, R I Rᵀ):
    map of the *world-frame* rotation vector φ = h (θ ω⁺ + (1 − θ) ω): q⁺ = exp(φ/2) ⊗ q
    (:func:`._rigid.rotate_quat`, the package's world-frame convention q̇ = ½ (0, ω) ⊗ q), the
    revolute angles by the same rule; then :meth:`LinkSystem.project` at t + h (unit
-   quaternions, one Newton step onto Φ = 0, the velocities onto Φ̇ = 0, whole turns of the
-   angles);
+   quaternions, one Newton step onto Φ = 0 — on step 3's rows G_e and factor of S at the
+   predicted end pose where step 3 made them: a simplified Newton step, one factorisation
+   fewer —, the velocities onto Φ̇ = 0 with S factored at the corrected pose, whole turns
+   of the angles);
 5. the channels report mean forces over the step, impulse / h (the joint reactions from the
    rows' impulses G_θᵀλ + G_eᵀλ_c of the step, the contacts' p/h, the frictions' P_f/h).
 
@@ -92,7 +94,7 @@ from ._link_dynamics import (
     constraint_matrix,
     inverse_mass_operator,
     normal_forces,
-    spd_solve,
+    spd_factor,
 )
 from ._link_outputs import link_channels
 from ._link_step_friction import REST, friction_refusal, solve_with_friction
@@ -243,7 +245,7 @@ def moreau_jean_step(system, t, x, h, theta):
         rows = lam[:, None] * Gm
     else:
         rows = jnp.zeros((0, 6 * n_b), X.dtype)
-    nu_plus, rows, contact, friction, normal, status, converged = _impulses(
+    nu_plus, rows, contact, friction, normal, status, converged, end_rows = _impulses(
         system, t, X, Xe, nu_free, apply_minv, (Ge, Jel, bi, bj, rows), h, theta)
     # 4. the θ-method position step, then the projection at t + h
     new = nu_plus.reshape(n_b, 6)
@@ -259,7 +261,10 @@ def moreau_jean_step(system, t, x, h, theta):
         rest = rest.at[n_s:n_s + n_r].add(turned)
     if n_c:
         rest = rest.at[-1].add(h * (status != 0).astype(x.dtype))
-    x_new = system.project(t + h, jnp.concatenate([X_new.reshape(-1), rest]))
+    # the position step of the projection on the rows and factor at the predicted end pose
+    # (step 3's, where it made them): one factorisation fewer (LinkSystem.project)
+    x_new = system.project(t + h, jnp.concatenate([X_new.reshape(-1), rest]),
+                           position_rows=end_rows)
     # a joint-friction fixed point that did not converge stops the run (the guard)
     x_new = jnp.where(converged, x_new, jnp.nan)
     return x_new, {"rows": rows / h, "contact": contact / h, "status": status,
@@ -269,13 +274,15 @@ def moreau_jean_step(system, t, x, h, theta):
 def _impulses(system, t, X, Xe, nu_free, apply_minv, joint_rows, h, theta):
     """Step 3 (module docstring): the contacts' and joint frictions' impulses on the joints'
     projected inverse mass. Returns ``(ν⁺, rows, p, P_f, N, status, converged)`` (rows: each
-    joint row's generalised impulse, P_f the frictions' impulses, N their normal forces)."""
+    joint row's generalised impulse, P_f the frictions' impulses, N their normal forces) and
+    ``end_rows``: (G_e, M⁻¹G_eᵀ, S_e⁻¹) where S_e was factored, else None."""
     layout = system.layout
     Ge, Jel, bi, bj, rows = joint_rows
     m, n_c, n_f = Ge.shape[0], len(layout.contacts), len(layout.frictions)
     empty = jnp.zeros(0, X.dtype)
     if not (n_c or n_f):
-        return nu_free, rows, empty, empty, empty, jnp.zeros((), int), jnp.asarray(True)
+        return (nu_free, rows, empty, empty, empty, jnp.zeros((), int), jnp.asarray(True),
+                None)
     nu = X[:, 7:13].reshape(-1)
     parts, gap, blocks = [], jnp.zeros(0, X.dtype), []
     if n_f:                    # the slide rows at the (predicted) end of the step
@@ -295,8 +302,12 @@ def _impulses(system, t, X, Xe, nu_free, apply_minv, joint_rows, h, theta):
     if m:
         MGe = apply_minv(Ge).T
         Se = constraint_matrix(system, X, Jel, bi, bj, Ge, MGe.T)
-        Y = spd_solve(Se, Ge @ WRt)                                          # S⁻¹ G M⁻¹ Rᵀ
+        solve_e = spd_factor(Se)
+        Y = solve_e(Ge @ WRt)                                                # S⁻¹ G M⁻¹ Rᵀ
         WRt = WRt - MGe @ Y
+        end_rows = (Ge, MGe, solve_e)
+    else:
+        end_rows = None
     A = R @ WRt
     A = 0.5 * (A + A.T)
     b = -(R @ nu_free + gap)
@@ -323,7 +334,7 @@ def _impulses(system, t, X, Xe, nu_free, apply_minv, joint_rows, h, theta):
               else jnp.zeros((), int))
     if m:
         rows = rows - (Y @ P)[:, None] * Ge
-    return (nu_free + WRt @ P, rows, P[n_f:], P[:n_f], normal, status, converged)
+    return (nu_free + WRt @ P, rows, P[n_f:], P[:n_f], normal, status, converged, end_rows)
 
 
 def moreau_jean_outputs(system, t, x, forces):
