@@ -352,7 +352,11 @@ def main(argv=None):
     parser.add_argument("--out", type=Path,
                         default=Path(__file__).parent / "results" / "spatial_box_force.md")
     args = parser.parse_args(argv)
+    # stickslip before JAX's first program: its import sets the CPU runtime's thread pool
+    # (PJRT_NPROC), which JAX reads when that program makes the CPU client
     import jax
+
+    import stickslip  # noqa: F401
 
     jax.config.update("jax_enable_x64", True)
     F, T, fs, ts = loads(args.grid)
