@@ -381,8 +381,8 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
         apply_minv = inverse_mass_operator(self, X)
         phi, Jl, rate, _, bi, bj = self.joint_rows_local(t, X, derivatives=False)
         hol = np.nonzero(layout.holonomic)[0]
-        nearby = position_rows is not None and hol.size == Jl.shape[0]
-        if nearby and self.exact_projection:  # S is factored again at the corrected pose
+        if (position_rows is not None and hol.size == Jl.shape[0]
+                and self.exact_projection):   # S is factored again at the corrected pose
             J, MJt, solve = position_rows
         else:
             J = self._scatter_rows(Jl, bi, bj)
