@@ -308,3 +308,32 @@ def test_spherical_pendulum_on_a_spring_keeps_its_energy_to_second_order():
     assert 50.0 < coarse / np.ptp(fine["energy"]) < 200.0
     np.testing.assert_allclose(fine["spring.tension"], 40.0 * (fine["spring.length"] - 0.3),
                                atol=1e-12)
+
+
+@pytest.mark.slow
+def test_projection_on_the_steps_end_pose_factor_closes_the_joints_to_round_off():
+    """The projection's position step reuses the step's rows and Schur factor at the
+    predicted end pose (LinkSystem.project, `position_rows`: a simplified Newton step).
+    A cart on four wheels (revolute axles) rolling and pitching on point contacts: the
+    joints stay closed to round-off (measured 4.2e-15 m over 2 s; the projection on its own
+    factor 1.6e-16 m; without a position step they would open by ~h³|ν̇| per step, 1e-9 m).
+    (No comparison with the projection's own factor here: a patched method would reuse this
+    run's compiled program, whose store key is the model's structure, not the code.)"""
+    def cart():
+        m = sp.SpatialModel(gravity=(0, 0, -G))
+        m.add_body("chassis", mass=2.0, inertia=(0.01, 0.02, 0.025), shape=None,
+                   position=(0, 0, 0.05))
+        for k, (x, y) in enumerate([(0.15, 0.12), (0.15, -0.12), (-0.15, 0.12),
+                                    (-0.15, -0.12)]):
+            m.add_body(f"wheel{k}", mass=0.2, shape=sp.Sphere(0.05), position=(x, y, 0.05))
+            m.add(sp.RevoluteJoint("chassis", f"wheel{k}", point=(x, y, 0.05),
+                                   axis=(0, 1, 0), name=f"axle{k}"))
+        m.add_ground(mu_s=0.5, mu_k=0.5)
+        m.add(sp.PointForce("chassis", force=(1.0, 0, 0), point=(0, 0, 0.03)))
+        return m
+
+    res = _mj(cart(), 1.0, dt=1e-3, dt_out=1e-3)
+    assert np.all(res["contact.status"] == 0)
+    assert res["chassis.x"][-1] > 0.1                     # it rolls: the joints turn
+    assert res["constraint.position"].max() < 1e-13
+    assert res["constraint.velocity"].max() < 1e-12

@@ -366,7 +366,9 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
         rows at a nearby pose, ``solve`` applying (J M⁻¹ Jᵀ)⁻¹ — the Moreau–Jean step's own,
         at the pose it predicts for the step's end — for the step onto Φ = 0 instead of a
         factor at x (a simplified Newton step: it leaves (relative change of J between the
-        poses, ~h² |ν̇|) × Φ, below 1e-15 m after a step, and the next step projects again;
+        poses, ~h² |ν̇|) × Φ, and the next step projects again — measured on a cart rolling
+        on four wheels, the joints' largest residual over 2 s 4.2e-15 m against 1.6e-16 m
+        with a factor at x;
         one factorisation fewer a step: the 6-body cart's Moreau–Jean step 145 → 128 µs,
         both compiled in one process and timed alternately, 2026-11-26). The step onto
         Φ̇ = 0 still factors S at the corrected pose when ``exact_projection``."""
