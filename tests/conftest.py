@@ -13,6 +13,7 @@ another directory, ``STICKSLIP_JAX_CACHE=0`` measures the suite cold,
 ``STICKSLIP_JAX_CACHE_ALL=0`` runs it as a user's process runs by default."""
 
 import os
+import pathlib
 
 os.environ.setdefault("STICKSLIP_JAX_CACHE_ALL", "1")
 # XLA's classic CPU fusion emitters for every program the suite compiles: the setting
@@ -55,3 +56,19 @@ def _free_compiled_programs():
     from stickslip.integrate import _program_store
     _program_store.clear_memory()
     jax.clear_caches()
+
+
+_SLOW_FOR_CI = frozenset(
+    line.split("#")[0].strip()
+    for line in (pathlib.Path(__file__).parent / "slow_tests.txt").read_text().splitlines()
+    if line.split("#")[0].strip())
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Mark ``slow`` the tests listed in ``tests/slow_tests.txt`` (CI's time budget; written
+    by ``.ci/slow_tests.py``), before ``-m`` selects: README's command skips them,
+    ``-m slow`` runs them."""
+    for item in items:
+        if item.nodeid in _SLOW_FOR_CI:
+            item.add_marker(pytest.mark.slow)
