@@ -251,8 +251,8 @@ def arm_and_box(*, box_mass=1.0, box_size=0.1, box_x=0.5, mu_ground=0.3, mu_tip=
     return m
 
 
-def arm_pushes_box(t_end=1.2, *, box_mass=1.0, mu_ground=0.3, mu_tip=0.2, dt=1e-3
-                   ) -> Example:
+def arm_pushes_box(t_end=1.2, *, box_mass=1.0, mu_ground=0.3, mu_tip=0.2, dt=1e-3,
+                   method="moreau_jean") -> Example:
     """The arm of :func:`arm_and_box` pushes the box: while the tip moves at constant speed
     the push (the contact's normal force) equals the floor's kinetic friction μ N (N = m g
     less the tip's vertical friction, which rigid contact leaves undetermined); when
@@ -262,11 +262,16 @@ def arm_pushes_box(t_end=1.2, *, box_mass=1.0, mu_ground=0.3, mu_tip=0.2, dt=1e-
     Numbers: the push at constant speed against μ N and m g against N + |f_t|, the box's
     speed when the
     contact opens and the distance it slides alone against v²/(2 μ g).
+
+    method: ``"moreau_jean"`` (default: one impulse problem a step, the box then stops
+    exactly, v = 0 to 1e-18 m/s; 4× faster than ``"rk4"``, 0.18 against 0.74 s for the
+    1.2 s run on 2026-11-26) or any method of ``simulate`` (``"rk4"``: the ODE route, push
+    = μ N to 5e-10 against 2e-7, the slid distance the same to 5e-5 of v²/(2 μ g)).
     """
     _positive("arm_pushes_box", t_end=t_end, box_mass=box_mass, mu_ground=mu_ground, dt=dt)
     start = time.perf_counter()
     model = arm_and_box(box_mass=box_mass, mu_ground=mu_ground, mu_tip=mu_tip)
-    res = model.simulate(t_end, dt=dt, dt_out=0.005)
+    res = model.simulate(t_end, dt=dt, dt_out=0.005, method=method)
     wall = time.perf_counter() - start
     t, x, vx, fn = res.t, res["box.x"], res["box.vx"], res["push.fn"]
     ground_fn = np.asarray(sum(res[f"ground-box.{k}.fn"] for k in range(1, 9)))
