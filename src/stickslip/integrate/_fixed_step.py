@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.flatten_util import ravel_pytree
 
+from .._compile.traced_once import traced_once
 from ._grid import StepGrid
 from ._rk_step import rk_step, rk_step_sampled, tableau_of
 
@@ -106,6 +107,7 @@ def _samples(system, ts, xs, n_valid=None):
     slider–crank 9.6 → 7.1 s CPU for the whole first call) and turns every ``lax.cond``
     inside it (a contact solver's fallback branch) into "run both branches". The loop costs
     ≤ 20 % more per output sample, which is small beside the steps between samples."""
+    @traced_once                   # traced for its shapes, then called with the same ones
     def sample(t, x):
         return system.outputs(t, x), system.passive_energy(t, x)
 
@@ -172,7 +174,12 @@ def _integrate_sampled(system, t0, x0, seg: Segment, rule: StepRule, capacity: i
     n_valid is the end state. Non-sample passes write into a spare slot, dropped after."""
     project = system.project if rule.projection else None
 
-    shapes = jax.eval_shape(lambda: (system.outputs(t0, x0), system.passive_energy(t0, x0)))
+    @traced_once    # traced here for the samples' shapes, then reused by the stages' call
+    def evaluate_tree(t, x, want):
+        rates, outputs = system.vector_field_and_outputs(t, x, want)
+        return rates, (outputs, system.passive_energy(t, x))
+
+    shapes = jax.eval_shape(evaluate_tree, t0, x0, jnp.asarray(True))[1]
     # a sample travels as one flat vector: the loops carry one array, not one per channel
     # (a loop carrying dozens of small arrays runs operation by operation on XLA's CPU
     # runtime: +35–150 % per step measured on a box and a four-bar)
@@ -180,8 +187,8 @@ def _integrate_sampled(system, t0, x0, seg: Segment, rule: StepRule, capacity: i
     flat = jax.ShapeDtypeStruct(zeros.shape, zeros.dtype)
 
     def evaluate(t, x, want):
-        rates, outputs = system.vector_field_and_outputs(t, x, want)
-        return rates, ravel_pytree((outputs, system.passive_energy(t, x)))[0]
+        rates, sample = evaluate_tree(t, x, want)
+        return rates, ravel_pytree(sample)[0]
 
     short = (seg.n_valid - 1) * seg.n_sub + seg.n_last      # the short final step's number
     n_steps = short + (seg.h_last > 0)

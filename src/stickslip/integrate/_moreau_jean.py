@@ -46,6 +46,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._compile.traced_once import traced_once
 from ..errors import ParameterError
 from . import _program_store
 from ._arguments import as_real
@@ -114,7 +115,7 @@ def _integrate_padded(dynamic, static, t0, x0, seg: Segment, theta, capacity: in
     CPU runtime — here 0.7 µs per output sample, 7× the step itself for AP1 sampled every
     step at h = 1e-4); the outputs are then computed for the valid samples only."""
     system = eqx.combine(dynamic, static)
-    step = system.moreau_jean_step
+    step = traced_once(system.moreau_jean_step)
     short = (seg.n_valid - 1) * seg.n_sub + seg.n_last      # the short final step's number
     n_steps = short + (seg.h_last > 0)
     per_output = 1.0 / seg.n_sub.astype(seg.dt.dtype)     # see _fixed_step._integrate_padded
@@ -151,6 +152,7 @@ def _integrate_padded(dynamic, static, t0, x0, seg: Segment, theta, capacity: in
         pad.reshape(-1, *(1,) * last.ndim), last, slots), forces, f)
     ts = jnp.where(index == seg.n_valid, seg.t_last, t0 + index * (seg.n_sub * seg.dt))
 
+    @traced_once
     def sample(t, x, f):
         return system.moreau_jean_outputs(t, x, f), system.passive_energy(t, x)
 

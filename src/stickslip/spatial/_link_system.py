@@ -47,6 +47,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._compile.traced_once import traced_once
 from .._parameter_arrays import as_parameter
 from ..systems import AbstractSystem
 from ._link_applied import applied_loads
@@ -471,9 +472,10 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
         reactions, coordinates, contact channels) only where the traced bool `want` holds."""
         X, s = self._split(x)
         d = self.dynamics(t, X, s)
-        shapes = jax.eval_shape(self._channels, x, X, d)
+        channels = traced_once(self._channels)  # traced for its shapes, then reused
+        shapes = jax.eval_shape(channels, x, X, d)
         outputs = jax.lax.cond(
-            want, lambda: self._channels(x, X, d),
+            want, lambda: channels(x, X, d),
             lambda: jax.tree.map(lambda v: jnp.zeros(v.shape, v.dtype), shapes))
         return self._rates(x, X, d), outputs
 
