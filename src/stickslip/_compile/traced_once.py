@@ -32,8 +32,9 @@ import functools
 from collections.abc import Callable
 
 import jax
+import jax.numpy as jnp
 
-__all__ = ["traced_once"]
+__all__ = ["computed_where", "traced_once"]
 
 
 def traced_once(fn: Callable) -> Callable:
@@ -45,3 +46,14 @@ def traced_once(fn: Callable) -> Callable:
         return fn(*args, **kwargs)
 
     return jax.jit(call, inline=True)
+
+
+def computed_where(want, fn: Callable, *args):
+    """``fn(*args)`` where the traced bool `want` holds, zeros of its shapes elsewhere (a
+    ``lax.cond``: the run's outputs, computed in a stage only where a sample is taken); `fn`
+    traced once for both its shapes and its branch."""
+    once = traced_once(fn)
+    shapes = jax.eval_shape(once, *args)
+    return jax.lax.cond(want, once,
+                        lambda *_: jax.tree.map(lambda v: jnp.zeros(v.shape, v.dtype), shapes),
+                        *args)

@@ -49,7 +49,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from .._compile.traced_once import traced_once
+from .._compile.traced_once import computed_where
 from .._repr import module_repr
 from .._validation import check_finite_matrix, is_traced
 
@@ -70,11 +70,7 @@ class AbstractSystem(eqx.Module):
         """``(vector_field(t, x), outputs(t, x))``, the outputs where the traced bool `want`
         holds (zeros elsewhere); a system with ``samples_in_stages`` overrides it to compute
         what the two share once, and only the outputs' own part under ``lax.cond``."""
-        outputs = traced_once(self.outputs)     # traced for its shapes, then reused
-        shapes = jax.eval_shape(outputs, t, x)
-        return self.vector_field(t, x), jax.lax.cond(
-            want, lambda: outputs(t, x),
-            lambda: jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes))
+        return self.vector_field(t, x), computed_where(want, self.outputs, t, x)
 
     def _repr_html_(self) -> str:
         """Jupyter's view: the parameters and states (:func:`stickslip._html.system_html`)."""

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import jax
 import jax.numpy as jnp
 
+from .._compile.traced_once import computed_where
 from ._layout import _COORDS
 
 __all__ = ["channels", "outputs", "outputs_of", "reactions", "vector_field_and_outputs",
@@ -38,10 +38,7 @@ def vector_field_and_outputs(system, t, x, want=True):
     def own(t, q, qd, s, d):
         return outputs_of(system, t, q, qd, s, d)
 
-    shapes = jax.eval_shape(own, t, q, qd, s, d)
-    out = jax.lax.cond(want, own,
-                       lambda *_: jax.tree.map(lambda v: jnp.zeros(v.shape, v.dtype), shapes),
-                       t, q, qd, s, d)
+    out = computed_where(want, own, t, q, qd, s, d)
     return jnp.concatenate([qd, d.qdd, d.s_rate]), out
 
 

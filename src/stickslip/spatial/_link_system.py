@@ -47,7 +47,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._compile.traced_once import traced_once
+from .._compile.traced_once import computed_where
 from .._parameter_arrays import as_parameter
 from ..systems import AbstractSystem
 from ._link_applied import applied_loads
@@ -472,12 +472,7 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
         reactions, coordinates, contact channels) only where the traced bool `want` holds."""
         X, s = self._split(x)
         d = self.dynamics(t, X, s)
-        channels = traced_once(self._channels)  # traced for its shapes, then reused
-        shapes = jax.eval_shape(channels, x, X, d)
-        outputs = jax.lax.cond(
-            want, lambda: channels(x, X, d),
-            lambda: jax.tree.map(lambda v: jnp.zeros(v.shape, v.dtype), shapes))
-        return self._rates(x, X, d), outputs
+        return self._rates(x, X, d), computed_where(want, self._channels, x, X, d)
 
     def _rates(self, x, X, d):
         qd = jax.vmap(quat_rate)(X[:, 3:7], X[:, 10:13])

@@ -41,6 +41,7 @@ import jax.core  # jax.core.Tracer below (a submodule: named for static checkers
 import jax.numpy as jnp
 import numpy as np
 
+from .._compile.traced_once import computed_where
 from .._parameter_arrays import as_parameter
 from .._rules import FRICTION_COEFFICIENT
 from ..constraints import (
@@ -448,10 +449,7 @@ class PointContacts(AbstractSystem, AbstractTimeSteppingHost):
         def own(psi, lam, status):
             return _channels(self._point_labels(), psi, lam, status, x.dtype)
 
-        shapes = jax.eval_shape(own, psi, lam, status)
-        out = jax.lax.cond(want, own,
-                           lambda *_: jax.tree.map(lambda v: jnp.zeros(v.shape, v.dtype),
-                                                   shapes), psi, lam, status)
+        out = computed_where(want, own, psi, lam, status)
         return self._rates(x, X, acc, status), out
 
     def _bodies(self, x):
