@@ -19,8 +19,8 @@ function stayed a call in the program, and the cart's RK4 steps ran 1.5× slower
 Measured 2026-11-26 (``STICKSLIP_JAX_CACHE=0``, ``jax_log_compiles``, two runs each, the
 same results to the bit): tracing the arm of ``spatial.examples.arm_pushes_box`` on
 Moreau–Jean 5.7–6.7 → 3.6–4.0 s, its first call 17–19 → 14.4–15.0 s; the cart on
-Moreau–Jean 3.5 → 2.4–2.6 s; the cart on RK4 2.4 → 2.2 s (its dynamics traced once
-instead of twice).
+Moreau–Jean 3.5 → 2.4–2.6 s; the cart on RK4 2.4 → 1.5 s (its dynamics and its stage
+outputs traced once instead of twice, :func:`computed_where`).
 
 Use it for a function called with arguments of the same shapes and dtypes (weak types
 included) each time; where they differ, JAX traces it again, as without it.
