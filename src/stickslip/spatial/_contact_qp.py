@@ -10,10 +10,10 @@ corrections (SPEC §7 steps 4–5).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ._dense import cross, matmul, matmul_nt, matmul_tn, matvec, matvec_t
 from ._dynamics import _rotation
+from ._lazy_njit import njit
 
 __all__ = ["contact_qp"]
 

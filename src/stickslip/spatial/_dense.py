@@ -9,7 +9,8 @@ here have at most a few dozen rows, where loops are as fast at run time.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ._lazy_njit import njit
 
 __all__ = ["cross", "dot", "matvec", "matvec_t", "matmul", "matmul_tn", "matmul_nt",
            "outer"]

@@ -15,9 +15,9 @@ bodies, where NumPy's per-call overhead dominated (DESIGN "Numerics").
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ._dense import cross, dot, matvec, matvec_t
+from ._lazy_njit import njit
 
 __all__ = ["finish_step", "quat_to_matrix", "rigid_body_rates", "stage_state"]
 

@@ -8,14 +8,14 @@ right-hand side, which the previous method's torque limit shares. Non-finite inp
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from ._friction_static import _finite
+from ._lazy_njit import njit
 from ._small_lp import small_lp_max
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _normal_rows(r: np.ndarray) -> np.ndarray:
     """Eq. 34's rows: (Σ ε, Σ r_2 ε, −Σ r_1 ε) = (f_n, tau_1, tau_2)."""
     L = r.shape[0]
@@ -27,7 +27,7 @@ def _normal_rows(r: np.ndarray) -> np.ndarray:
     return A
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _normal_part(wrench: np.ndarray) -> np.ndarray:
     """(f_n, tau_1, tau_2) of a wrench: eq. 34's right-hand side."""
     out = np.empty(3)
@@ -35,12 +35,12 @@ def _normal_part(wrench: np.ndarray) -> np.ndarray:
     return out
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _inv_or_zero(x: float, s: float) -> float:
     return (1.0 / x) if abs(x) > 1e-6 * s else 0.0
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def kinetic_correction(wrench: np.ndarray, r: np.ndarray, slip_dir: np.ndarray,
                        mu_d: float) -> np.ndarray:
     """Kinetic friction replacing a wrench static friction cannot hold (eq. 32–34).
@@ -62,7 +62,7 @@ def kinetic_correction(wrench: np.ndarray, r: np.ndarray, slip_dir: np.ndarray,
     return _kinetic_wrench(small_lp_max(w, A, b), r, slip_dir, tnl, mu_d)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _kinetic_lp(wrench: np.ndarray, r: np.ndarray, slip_dir: np.ndarray, mu_d: float):
     """`kinetic_correction` up to its LP: (ok, w, A, b, tnl) with eq. 33's weights w, eq.
     34's rows A and right-hand side b, and the normal torque arm per unit friction of each
@@ -85,7 +85,7 @@ def _kinetic_lp(wrench: np.ndarray, r: np.ndarray, slip_dir: np.ndarray, mu_d: f
     return True, w, _normal_rows(r), _normal_part(wrench), tnl
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _kinetic_wrench(eps: np.ndarray, r: np.ndarray, slip_dir: np.ndarray, tnl: np.ndarray,
                     mu_d: float) -> np.ndarray:
     """The wrench of the vertex forces ε'_l (n + μ_d d_l) (eq. 32)."""

@@ -7,16 +7,16 @@ give the same numbers from Python. Non-finite input: not static, and NaN correct
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from ._dense import dot
 from ._friction_kinetic import _normal_part, _normal_rows
 from ._friction_static import _finite, _is_zero
+from ._lazy_njit import njit
 from ._small_lp import small_lp_max
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def previous_torque_limit(wrench: np.ndarray, r: np.ndarray, mu: float) -> float:
     """The previous method's normal-torque limit (Wakisaka & Sugihara 2016; SPEC §7 end of
     2.4): max μ Σ_l |r_l| ε_l over normal distributions ε ≥ 0 compatible with
@@ -26,7 +26,7 @@ def previous_torque_limit(wrench: np.ndarray, r: np.ndarray, mu: float) -> float
     return dot(c, small_lp_max(c, A, b))
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _torque_lp(wrench: np.ndarray, r: np.ndarray, mu: float):
     """`previous_torque_limit`'s LP: the weights μ|r_l| and eq. 34's rows and right-hand
     side."""
@@ -37,7 +37,7 @@ def _torque_lp(wrench: np.ndarray, r: np.ndarray, mu: float):
     return c, _normal_rows(r), _normal_part(wrench)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _previous_static_force(wrench: np.ndarray, r: np.ndarray, mu_s: float) -> int:
     """`previous_static` without the torque test: 0 (not static), 1 (static) or −1 (static
     when |tau_n| is within the torque limit)."""
@@ -51,12 +51,12 @@ def _previous_static_force(wrench: np.ndarray, r: np.ndarray, mu_s: float) -> in
     return -1
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _torque_within(wrench: np.ndarray, limit: float) -> bool:
     return abs(wrench[3]) <= limit * (1 + 1e-12)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def previous_static(wrench: np.ndarray, r: np.ndarray, mu_s: float) -> bool:
     """The previous method's test: |f_t| ≤ μ_s f_n and |tau_n| ≤ the torque limit,
     separately. Non-finite input: False."""
@@ -66,7 +66,7 @@ def previous_static(wrench: np.ndarray, r: np.ndarray, mu_s: float) -> bool:
     return _torque_within(wrench, previous_torque_limit(wrench, r, mu_s))
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _previous_kinetic_force(wrench: np.ndarray, r: np.ndarray,
                             mu_d: float) -> tuple[bool, np.ndarray]:
     """`previous_kinetic` up to the torque: (ok, the wrench with its friction force limited);
@@ -86,13 +86,13 @@ def _previous_kinetic_force(wrench: np.ndarray, r: np.ndarray,
     return True, out
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _clamp_torque(out: np.ndarray, limit: float) -> np.ndarray:
     out[3] = min(max(out[3], -limit), limit)
     return out
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def previous_kinetic(wrench: np.ndarray, r: np.ndarray, mu_d: float) -> np.ndarray:
     """The previous method's kinetic correction: the friction force limited to μ_d f_n (its
     direction kept) and the normal torque to the μ_d torque limit, separately. Returns the

@@ -11,14 +11,14 @@ methods share. Python: `static_lp_feasible`. Non-finite input is never feasible.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from ..errors import ParameterError
+from ._lazy_njit import njit
 from ._nnls import nnls
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _finite(a: np.ndarray) -> bool:
     for v in a.flat:
         if not np.isfinite(v):
@@ -26,7 +26,7 @@ def _finite(a: np.ndarray) -> bool:
     return True
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _is_zero(wrench: np.ndarray) -> bool:
     """Every component within 1e-12 of zero: the only wrench a contact without normal force
     can carry."""
@@ -36,7 +36,7 @@ def _is_zero(wrench: np.ndarray) -> bool:
     return True
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def pyramid_matrix(r: np.ndarray, mu: float, P: int) -> np.ndarray:
     """The 6 × (L·P) matrix of eq. 28–31: column (l, p), index l·P + p, is the 6-axis force
     (f_n, f_1, f_2, tau_n, tau_1, tau_2) of the unit pyramid edge n + μ t_p at vertex l.
@@ -60,7 +60,7 @@ def pyramid_matrix(r: np.ndarray, mu: float, P: int) -> np.ndarray:
     return M
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _lp_system(wrench: np.ndarray, r: np.ndarray, mu_s: float, P: int,
                rtol: float) -> tuple[int, np.ndarray, np.ndarray, float]:
     """`lp_feasible` up to its NNLS solve: (verdict, M, y, tol) with verdict 1 (feasible)
@@ -90,7 +90,7 @@ def _lp_system(wrench: np.ndarray, r: np.ndarray, mu_s: float, P: int,
     return -1, M, y, rtol * max(np.sqrt(yy), 1.0)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def lp_feasible(wrench: np.ndarray, r: np.ndarray, mu_s: float, P: int,
                 rtol: float) -> bool:
     """Whether eq. 28–31 have a solution ε ≥ 0 (static friction can hold the wrench).
@@ -138,7 +138,9 @@ def static_lp_feasible(wrench: np.ndarray, r: np.ndarray, mu_s: float, P: int = 
     fn = wrench[0]
     if fn <= 0:
         return bool(np.all(np.abs(wrench) <= 1e-12))
-    from scipy.optimize import linprog     # only here: SciPy's optimizer takes ~0.3 s to import
+    from scipy.optimize import (
+        linprog,  # only here: SciPy's optimizer takes ~0.3 s to import
+    )
 
     M, y = _scaled(pyramid_matrix(r, float(mu_s), int(P)), wrench, r)
     y = y / fn

@@ -4,15 +4,16 @@ SPEC §7) is decided by it, and the contact QP (eq. 16 with 25) is solved as its
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from ._lazy_njit import njit
 
 __all__ = ["nnls"]
 
 _EPS = 2.220446049250313e-16        # float64 machine epsilon
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _lstsq_columns(M: np.ndarray, y: np.ndarray, cols: np.ndarray,
                    k: int | np.integer) -> tuple[np.ndarray, float, float]:
     """min ‖M[:, cols[:k]] z − y‖ by Householder QR.
@@ -75,7 +76,7 @@ def _lstsq_columns(M: np.ndarray, y: np.ndarray, cols: np.ndarray,
     return z, ratio, np.sqrt(res)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def nnls(M: np.ndarray, y: np.ndarray, max_iter: int) -> tuple[np.ndarray, float]:
     """Non-negative least squares: x = argmin ‖Mx − y‖ subject to x ≥ 0, and ‖Mx − y‖.
 

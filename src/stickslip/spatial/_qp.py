@@ -21,15 +21,15 @@ package index).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from ._lazy_njit import njit
 from ._nnls import nnls
 
 __all__ = ["cone_qp", "solve_cone_qp", "solve_cone_qp_with_multipliers"]
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _cholesky(A: np.ndarray) -> tuple[np.ndarray, bool]:
     """Lower-triangular L with L Lᵀ = A; the flag is False when a pivot is not positive."""
     n = A.shape[0]
@@ -50,7 +50,7 @@ def _cholesky(A: np.ndarray) -> tuple[np.ndarray, bool]:
     return L, True
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _dual_problem(H: np.ndarray, g: np.ndarray, G: np.ndarray):
     """The NNLS form of the dual: (ok, d, L, M, b) with the diagonal scaling d, the Cholesky
     factor L of the scaled H, M = L⁻¹ G_sᵀ (n, m) and b = −L⁻¹ g_s; ok is False for
@@ -103,7 +103,7 @@ def _dual_problem(H: np.ndarray, g: np.ndarray, G: np.ndarray):
     return finite and ok, d, L, M, b
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _primal(d: np.ndarray, L: np.ndarray, M: np.ndarray, b: np.ndarray,
             mu: np.ndarray) -> np.ndarray:
     """x = −H⁻¹(g + Gᵀμ) from the dual's (d, L, M, b) of `_dual_problem` and μ."""
@@ -126,7 +126,7 @@ def _primal(d: np.ndarray, L: np.ndarray, M: np.ndarray, b: np.ndarray,
     return x
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def solve_cone_qp_with_multipliers(H: np.ndarray, g: np.ndarray,
                                    G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The minimiser x of ½xᵀHx + gᵀx subject to Gx ≤ 0 and the constraints' multipliers
@@ -146,7 +146,7 @@ def solve_cone_qp_with_multipliers(H: np.ndarray, g: np.ndarray,
     return _primal(d, L, M, b, mu), mu
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def solve_cone_qp(H: np.ndarray, g: np.ndarray, G: np.ndarray) -> np.ndarray:
     """Minimise ½xᵀHx + gᵀx subject to Gx ≤ 0 (H symmetric positive definite)."""
     return solve_cone_qp_with_multipliers(H, g, G)[0]

@@ -6,13 +6,13 @@ numba; the NNLS least-squares solution when no support is feasible.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from ._lazy_njit import njit
 from ._nnls import _lstsq_columns, nnls
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _lu_solve3(A: np.ndarray, i: int, j: int, k: int, b: np.ndarray, B: np.ndarray,
                sol: np.ndarray) -> float:
     """sol ← B⁻¹ b for B = A[:, (i, j, k)] (3 × 3) by Gaussian elimination with partial
@@ -48,7 +48,7 @@ def _lu_solve3(A: np.ndarray, i: int, j: int, k: int, b: np.ndarray, B: np.ndarr
     return det
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def small_lp_max(w: np.ndarray, A: np.ndarray, b: np.ndarray) -> np.ndarray:
     """max wᵀx s.t. A x = b (A: 3 × L, first row all ones so the feasible set is bounded),
     x ≥ 0; returns x (L,).

@@ -10,9 +10,9 @@ to the general NumPy clip there.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ._dense import cross, dot, matvec
+from ._lazy_njit import njit
 from ._volume_hull import _convex_polygon_kernel
 
 

@@ -8,9 +8,9 @@ contact paths (:mod:`._volume_fast`).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ._dense import matvec
+from ._lazy_njit import njit
 
 
 @njit(cache=True)

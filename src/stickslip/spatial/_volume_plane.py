@@ -7,9 +7,9 @@ contact path of :mod:`._volume` (general, ground, body pair).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ._dense import cross, dot, matmul, matmul_nt
+from ._lazy_njit import njit
 from ._volume_hull import _tangent_basis_kernel
 
 
