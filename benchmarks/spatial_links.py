@@ -381,9 +381,9 @@ def cart_lines(quick: bool) -> list[str]:
               "per step, each a λ-problem of the 37 rows, then the projection); "
               "*moreau_jean*: the exact time-stepping route (`method=\"moreau_jean\"`, θ = ½: "
               "one impulse problem of the 12 contact rows on the joints' projected inverse "
-              "mass per step, then the projection: its position step on that step's factor of "
-              "the joints' Schur complement at the predicted end pose, its velocity step on "
-              "a factor at the corrected pose), the like-for-like "
+              "mass per step, then the projection: its position and velocity steps on that "
+              "step's factor of the joints' Schur complement at the predicted end pose), the "
+              "like-for-like "
               "comparison with MuJoCo's semi-implicit time stepping."), "",
              ("| method | load | per step [µs] | CPU per step [µs] | steps/s | issue target | "
               "compile cold [s] | first call warm [s] | unsolved λ time [s] | min f_n [N] |"),

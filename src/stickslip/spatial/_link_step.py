@@ -64,10 +64,10 @@ matrix at the start pose (m I, R I Rᵀ):
    map of the *world-frame* rotation vector φ = h (θ ω⁺ + (1 − θ) ω): q⁺ = exp(φ/2) ⊗ q
    (:func:`._rigid.rotate_quat`, the package's world-frame convention q̇ = ½ (0, ω) ⊗ q), the
    revolute angles by the same rule; then :meth:`LinkSystem.project` at t + h (unit
-   quaternions, one Newton step onto Φ = 0 — on step 3's rows G_e and factor of S at the
-   predicted end pose where step 3 made them: a simplified Newton step, one factorisation
-   fewer —, the velocities onto Φ̇ = 0 with S factored at the corrected pose, whole turns
-   of the angles);
+   quaternions, one Newton step onto Φ = 0, then the velocities onto Φ̇ = 0 at the corrected
+   pose — both on step 3's rows G_e and factor of S at the predicted end pose where step 3
+   made them: simplified Newton steps, no factorisation of their own; whole turns of the
+   angles);
 5. the channels report mean forces over the step, impulse / h (the joint reactions from the
    rows' impulses G_θᵀλ + G_eᵀλ_c of the step, the contacts' p/h, the frictions' P_f/h).
 

@@ -39,7 +39,6 @@ Newton's method (``_link_dynamics.NEWTON_ITERATIONS`` steps, Jacobian by forward
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, ClassVar, cast
 
 import equinox as eqx
@@ -140,7 +139,6 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
     beta: jnp.ndarray = eqx.field(converter=as_parameter)
     s0: jnp.ndarray = eqx.field(converter=as_parameter)
     layout: LinkLayout = eqx.field(static=True)
-    exact_projection: bool = eqx.field(static=True, default=False)  # see project
 
     # --- stage 1: poses ----------------------------------------------------------------------
     def poses(self, X):
@@ -332,12 +330,6 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
         """Joint `jk`'s reaction on its body j (:func:`._link_dynamics.joint_reactions`)."""
         return joint_reactions(self, X, jk, J, lam)
 
-    def moreau_jean_step(self, t, x, h, theta):
-        """One Moreau–Jean step (:func:`._link_step.moreau_jean_step`) with the exact
-        projection (``exact_projection``: its position step leaves nanometres to close)."""
-        return LinkTimeStepping.moreau_jean_step(
-            dataclasses.replace(self, exact_projection=True), t, x, h, theta)
-
     # --- energy, projection -------------------------------------------------------------------
     def energy(self, X):
         """Kinetic + gravitational + spring potential energy [J]."""
@@ -360,19 +352,24 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
 
         S = J M⁻¹ Jᵀ is factored once, before the step onto Φ = 0, and serves the step onto
         Φ̇ = 0 (Φ̇ at the corrected pose) too: it leaves (relative correction) × Φ̇, after a
-        Runge–Kutta step ~1e-13 × 1e-10. With ``exact_projection`` (the Moreau–Jean route:
-        nanometres to close) S is factored again at the corrected pose.
+        Runge–Kutta step ~1e-13 × 1e-10.
 
         `position_rows` (optional, every kept row holonomic): ``(J, M⁻¹Jᵀ, solve)`` of the
         rows at a nearby pose, ``solve`` applying (J M⁻¹ Jᵀ)⁻¹ — the Moreau–Jean step's own,
-        at the pose it predicts for the step's end — for the step onto Φ = 0 instead of a
-        factor at x (a simplified Newton step: it leaves (relative change of J between the
-        poses, ~h² |ν̇|) × Φ, and the next step projects again — measured on a cart rolling
-        on four wheels, the joints' largest residual over 2 s 4.2e-15 m against 1.6e-16 m
-        with a factor at x;
-        one factorisation fewer a step: the 6-body cart's Moreau–Jean step 145 → 128 µs,
-        both compiled in one process and timed alternately, 2026-11-26). The step onto
-        Φ̇ = 0 still factors S at the corrected pose when ``exact_projection``."""
+        at the pose it predicts for the step's end — for both steps instead of a factor at
+        x (simplified Newton steps: each leaves (relative change of J between the poses,
+        ~h² |ν̇|) × its residual, and the next step projects again). Measured on the
+        Moreau–Jean route over 2 s at h = 1 ms, against factoring S again at the corrected
+        pose for the step onto Φ̇ = 0 (as this did until 2026-11-27): the joints' largest
+        velocity residual 4.9e-13 against 1.7e-16 m/s on the cart of
+        ``benchmarks/spatial_links.py``, 7.2e-12 against 8.9e-16 on its double pendulum, the
+        position residual ~4e-15 m either way, the states 3e-7 / 3e-9 apart (far inside
+        the route's own O(h²) error: the double pendulum's angles are 1.8e-5 rad off RK4),
+        its energy change over 2 s the same to four digits; one constraint build and one
+        25 × 25 factorisation fewer a step: the cart's step 16 % faster (both compiled in one
+        process and timed alternately, paired median of 6 rounds). With a factor at x
+        (no `position_rows`) the joints' largest position residual over 2 s on the cart was
+        1.6e-16 m against 4.2e-15 m with the end pose's, and its step 145 → 128 µs."""
         layout = self.layout
         n_b = layout.n_bodies
         X = x[:13 * n_b].reshape(n_b, 13)
@@ -384,8 +381,7 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
         apply_minv = inverse_mass_operator(self, X)
         phi, Jl, rate, _, bi, bj = self.joint_rows_local(t, X, derivatives=False)
         hol = np.nonzero(layout.holonomic)[0]
-        if (position_rows is not None and hol.size == Jl.shape[0]
-                and self.exact_projection):   # S is factored again at the corrected pose
+        if position_rows is not None and hol.size == Jl.shape[0]:
             J, MJt, solve = position_rows
         else:
             J = self._scatter_rows(Jl, bi, bj)
@@ -402,11 +398,7 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
             dxi = dxi.reshape(n_b, 6)
             X = X.at[:, 0:3].add(dxi[:, :3])
             X = X.at[:, 3:7].set(jax.vmap(rotate_quat)(X[:, 3:7], dxi[:, 3:]))
-            _, Jl, rate, _, bi, bj = self.joint_rows_local(t, X, derivatives=False)
-            if self.exact_projection:
-                J = self._scatter_rows(Jl, bi, bj)
-                MJt = apply_minv(J).T
-                solve = spd_factor(constraint_matrix(self, X, Jl, bi, bj, J, MJt.T))
+            rate = self.joint_rows_local(t, X, derivatives=False)[2]
         dnu = -MJt @ solve(rate)
         X = X.at[:, 7:13].add(dnu.reshape(n_b, 6))
         n_s = layout.n_law_states
