@@ -197,8 +197,11 @@ def _fresh(code: str, cache: Path) -> str:
 
 def test_a_stored_program_that_calls_lapack_runs_in_a_new_process(tmp_path):
     """jaxlib binds its LAPACK kernels on first use; a loaded executable that calls them (an
-    LU solve here) must find them bound, or the process would crash instead of answering."""
+    LU solve here) must find them bound, or the process would crash instead of answering.
+    The store binds them from SciPy's two LAPACK/BLAS extension modules alone, without
+    ``scipy.linalg``'s package (0.24 s), and a later ``import scipy.linalg`` still works."""
     code = """
+        import sys
         import jax.numpy as jnp, numpy as np
         import stickslip as ss
         from stickslip.integrate import _program_store
@@ -208,12 +211,19 @@ def test_a_stored_program_that_calls_lapack_runs_in_a_new_process(tmp_path):
 
         a = jnp.asarray([[4.0, 1.0, 0.0], [2.0, 5.0, 1.0], [0.0, 1.0, 3.0]])
         x = _program_store.call(lu_solve, (), (a, jnp.ones(3)))
-        print(ss.integrate.traces("lu_solve"), float(np.max(np.abs(a @ x - 1.0))))
+        package = "scipy.linalg" in sys.modules
+        import scipy.linalg
+        y = scipy.linalg.solve(np.asarray(a), np.ones(3))
+        same = scipy.linalg.cython_lapack is sys.modules["scipy.linalg.cython_lapack"]
+        print(ss.integrate.traces("lu_solve"), float(np.max(np.abs(a @ x - 1.0))), package,
+              float(np.max(np.abs(y - x))), same)
     """
     first = _fresh(code, tmp_path).split()
     second = _fresh(code, tmp_path).split()
     assert first[0] == "1" and float(first[1]) < 1e-14
     assert second[0] == "0" and float(second[1]) < 1e-14      # loaded, run, right
+    assert second[2] == "False"                               # scipy.linalg not run
+    assert float(second[3]) < 1e-14 and second[4] == "True"   # and still importable
     assert len(list((tmp_path / "stickslip-programs").glob("lu_solve-*.jaxexec"))) == 1
 
 

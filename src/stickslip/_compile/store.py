@@ -49,6 +49,9 @@ import collections
 import contextlib
 import functools
 import hashlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import logging
 import math
 import os
@@ -368,14 +371,87 @@ def _initialize_lapack() -> None:
     """Make jaxlib bind its LAPACK kernels (it takes them from SciPy on first use), as the
     lowering of any LAPACK-backed op does: a loaded program that calls LAPACK needs them.
     jaxlib's own initializer where this jaxlib has it (the lowering it replaces cost 0.06 s
-    of a warm first call, measured 2026-11-26), else that lowering."""
+    of a warm first call, measured 2026-11-26), else that lowering.
+
+    jaxlib imports ``scipy.linalg.cython_blas`` and ``scipy.linalg.cython_lapack`` for the
+    kernels' addresses, and importing them runs ``scipy.linalg``'s package first: 0.24 s
+    of the 3-D arm example's warm first call (``examples.arm_pushes_box``, cProfile,
+    2026-11-26), for two extension modules that load in 0.011 s. :func:`_preload_scipy_lapack`
+    loads the two on their own first, so jaxlib finds them imported; a later ``import
+    scipy.linalg`` binds them as its attributes (:class:`_BindPreloaded`). Where that fails
+    (another SciPy layout), jaxlib imports them itself, as before."""
     try:
         from jaxlib.cpu import _lapack
 
-        _lapack.initialize()
+        initialize = _lapack.initialize
     except (ImportError, AttributeError):   # another jaxlib: lower a LAPACK op instead
         jax.jit(jax.numpy.linalg.cholesky).lower(np.eye(1))
+        return
+    try:
+        _preload_scipy_lapack()
+    except Exception as exc:                # noqa: BLE001 — jaxlib's own import then
+        _log.debug("stickslip: SciPy's LAPACK modules not preloaded (%s)", exc)
+    initialize()
 
+
+_PRELOADED = ("cython_blas", "cython_lapack")
+
+
+def _preload_scipy_lapack() -> None:
+    """Import SciPy's ``linalg.cython_blas`` and ``linalg.cython_lapack`` extension modules
+    from their files, under their own names, without running ``scipy.linalg``'s package
+    (:func:`_initialize_lapack`). Nothing where ``scipy.linalg`` is already imported."""
+    if "scipy.linalg" in sys.modules or any(isinstance(f, _BindPreloaded)
+                                            for f in sys.meta_path):
+        return
+    import scipy
+
+    folders = [os.path.join(folder, "linalg") for folder in scipy.__path__]
+    finder = importlib.machinery.FileFinder(
+        folders[0], (importlib.machinery.ExtensionFileLoader,
+                     importlib.machinery.EXTENSION_SUFFIXES))
+    for name in _PRELOADED:
+        spec = finder.find_spec(f"scipy.linalg.{name}")
+        if spec is None or spec.loader is None:
+            raise ImportError(f"no {name} extension in {folders[0]}")
+        if spec.name in sys.modules:
+            continue
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[spec.name]
+            raise
+        if not any(isinstance(f, _BindPreloaded) for f in sys.meta_path):
+            sys.meta_path.insert(0, _BindPreloaded())
+
+
+
+class _BindPreloaded(importlib.abc.MetaPathFinder):
+    """Waits for ``import scipy.linalg`` after :func:`_preload_scipy_lapack`, then sets the
+    preloaded modules as the package's attributes, as importing them through the package
+    would have (``scipy.linalg.cython_lapack``); it leaves ``sys.meta_path`` at that import.
+    It finds nothing itself: the package is found and loaded by the finders after it."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "scipy.linalg":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        loader = spec.loader
+        run_package = loader.exec_module
+
+        def exec_module(module):
+            run_package(module)
+            for name in _PRELOADED:
+                child = sys.modules.get(f"{fullname}.{name}")
+                if child is not None and not hasattr(module, name):
+                    setattr(module, name, child)
+        loader.exec_module = exec_module      # type: ignore[method-assign]  # this spec's own
+        return spec
 
 # --- the key's environment ----------------------------------------------------------------
 
