@@ -7,6 +7,7 @@ instances: tests/constraints/test_lambda_bank.py.
 """
 
 import jax
+import jax.extend.core
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -52,3 +53,34 @@ def test_unknown_formulation_names_the_choices():
     F = C.ProductSet([C.PlanarContact(mu=0.5)])
     with pytest.raises(ss.ParameterError, match="contact_formulation"):
         C.solve_lambda(F, jnp.eye(2), jnp.zeros(2), "moreau")
+
+
+def _while_loops(jaxpr) -> int:
+    """The while loops of a jaxpr, nested ones included."""
+    count = 0
+    for eqn in jaxpr.eqns:
+        count += eqn.primitive.name == "while"
+        for sub in jax.extend.core.jaxprs_in_params(eqn.params):
+            count += _while_loops(sub)
+    return count
+
+
+def test_without_the_safeguard_the_spatial_solve_is_the_same_and_smaller():
+    # a solve whose λ only starts another (a link step's first proximal solve) leaves the
+    # Gauss–Seidel safeguard out of its program: the same λ where the Newton rounds converge
+    F, A, b, _ = _random_problem(7, 3, 2, spatial=True)
+    A, b = jnp.asarray(A), jnp.asarray(b)
+
+    def solve(bb, safeguard):
+        sol = C.solve_lambda(F, A, bb, certify="none", fallback=False, safeguard=safeguard)
+        return sol.lam, sol.residual
+    with_it, without = jax.jit(lambda bb: solve(bb, True)), jax.jit(lambda bb: solve(bb, False))
+    for k in range(4):
+        bb = b * (1.0 + 0.3 * k)
+        (lam_a, res_a), (lam_b, res_b) = with_it(bb), without(bb)
+        assert float(res_a) < 1e-12 and float(res_b) < 1e-12
+        scale = float(jnp.max(jnp.abs(lam_a)))
+        np.testing.assert_allclose(lam_b, lam_a, rtol=0, atol=1e-12 * scale)
+    loops = [_while_loops(jax.make_jaxpr(lambda bb, s=s: solve(bb, s))(b).jaxpr)
+             for s in (True, False)]
+    assert loops[1] < loops[0], loops

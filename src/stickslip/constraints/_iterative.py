@@ -463,5 +463,6 @@ def _solve_loops(blocks, offsets, A, b, formulation, sweeps=SWEEPS, init=None, w
         lam, res = rounds(swept, lam, res)
         return done + CHUNK, lam, res
 
-    _, lam, res = jax.lax.while_loop(unfinished, safeguard, (0, lam, res))
+    if sweeps > 0:         # none: the loop is left out of the program (solve_lambda's doc)
+        _, lam, res = jax.lax.while_loop(unfinished, safeguard, (0, lam, res))
     return lam, A @ lam - b, res

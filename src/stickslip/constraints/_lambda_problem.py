@@ -126,7 +126,8 @@ def check_uniqueness(certify: str, owner: str = "certify") -> str:
 def solve_lambda(fset: ProductSet, A: ArrayLike, b: ArrayLike,
                  formulation: str = "kikuuwe", certify: str = "auto",
                  fallback: bool = True, init=None, warm: float | None = None,
-                 refine: int = 0, tolerance: float | None = None) -> LambdaSolution:
+                 refine: int = 0, tolerance: float | None = None,
+                 safeguard: bool = True) -> LambdaSolution:
     """Solve λ − A⁻¹b ∈ −lim A⁻¹ N_F^{U_ε}(λ) (SPEC §6) for the admissible set `fset`.
 
     Parameters
@@ -176,6 +177,11 @@ def solve_lambda(fset: ProductSet, A: ArrayLike, b: ArrayLike,
         spatial cones: the natural residual at which the Newton rounds stop (default
         ``_iterative.CONVERGED`` = 1e-13). A looser one suits a solve whose λ only starts
         another solve of a nearby problem (the status still reads ``RESIDUAL_TOLERANCE``).
+    safeguard : bool, optional
+        spatial cones: whether Gauss–Seidel sweeps take over where the Newton rounds stop
+        short of `tolerance` (default). ``False`` leaves them out of the program altogether:
+        for a solve whose λ only starts another solve that keeps them (the first of a link
+        step's proximal solves), where they would be compiled and loaded for nothing.
 
     Returns
     -------
@@ -260,7 +266,8 @@ def solve_lambda(fset: ProductSet, A: ArrayLike, b: ArrayLike,
         status, n_feasible = jnp.asarray(STATUS_UNIQUE), jnp.asarray(1)
         residual, verified = jnp.zeros(()), jnp.asarray(True)
     elif any(blk.kind == "spatial_contact" for blk in blocks):
-        options = {"refine": refine, **({} if warm is None else {"warm": warm}),
+        options = {"refine": refine, **({} if safeguard else {"sweeps": 0}),
+                   **({} if warm is None else {"warm": warm}),
                    **({} if tolerance is None else {"tolerance": tolerance})}
         lam_c, _, residual = solve_iteratively(blocks, offsets, A_r, b_r, formulation,
                                                init=_contact_guess(init, m, perm, k),
