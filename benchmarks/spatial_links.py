@@ -44,6 +44,7 @@ import json
 import math
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -74,6 +75,35 @@ def _since(start):
     return time.perf_counter() - start[0], time.process_time() - start[1]
 
 
+_PHASES = {"trace": re.compile(r"Finished tracing .* in ([0-9.e-]+) sec"),
+           "lower": re.compile(r"Finished jaxpr to MLIR module conversion .* in ([0-9.e-]+) sec"),
+           "xla": re.compile(r"Finished XLA compilation of .* in ([0-9.e-]+) sec")}
+
+
+def _count_compile_phases(out: dict) -> None:
+    """Sum JAX's own timings of tracing, lowering and XLA's compile over every program the
+    process compiles (``jax_log_compiles``) into out["trace"], out["lower"], out["xla"]."""
+    import logging
+
+    import jax
+
+    for phase in _PHASES:
+        out[phase] = 0.0
+
+    class Phases(logging.Handler):
+        def emit(self, record):
+            message = record.getMessage()
+            for phase, pattern in _PHASES.items():
+                found = pattern.search(message)
+                if found:
+                    out[phase] += float(found.group(1))
+
+    jax.config.update("jax_log_compiles", True)
+    logger = logging.getLogger("jax")
+    logger.addHandler(Phases())
+    logger.propagate = False          # the log lines themselves would flood stderr
+
+
 def _child(case: str, params: dict) -> dict:
     """One case in this (fresh) process; returns what the parent tabulates."""
     out = {"load": os.getloadavg()[0]}
@@ -83,6 +113,7 @@ def _child(case: str, params: dict) -> dict:
     import stickslip as ss
     import jax  # noqa: F401  (the import is part of what a user waits for)
     out["import"] = _since(start)[0]
+    _count_compile_phases(out)
     out["src"] = str(Path(ss.__file__).parents[1])
     repeats = params.get("repeats", 0)
     if case in ("chain", "cart"):
@@ -307,7 +338,7 @@ def chain_lines(quick: bool) -> list[str]:
               f"{', '.join(map(str, ns))}; between neighbours: " + ", ".join(
                   f"{a}→{b}: {math.log(tb / ta) / math.log(b / a):.2f}"
                   for (a, ta), (b, tb) in zip(zip(ns, per_step), zip(ns[1:], per_step[1:])))
-              + f". Per step and body: " + ", ".join(
+              + ". Per step and body: " + ", ".join(
                   f"n={n}: {t / n * 1e6:.0f} µs" for n, t in zip(ns, per_step)) + "."]
     # the dense solve alone at the chains' sizes
     solve = _run_child("solve", {"sizes": [5 * n for n in ns]}, "0")
@@ -436,15 +467,19 @@ def first_lines(quick: bool) -> list[str]:
              "the example as `stickslip examples run arm_pushes_box` runs it "
              "(`examples.arm_pushes_box()`: 5 bodies, 2 revolute joints on position "
              "drivers, 2 welds, 9 point contacts; 1.2 s at dt = 1 ms). Issue targets: cold "
-             "≤ 10 s, warm ≤ 1 s.", "",
-             "| model | cache | load | import [s] | first call [s] | CPU [s] | second call "
-             "[s] | process wall [s] |", "|---|---|---|---|---|---|---|---|"]
+             "≤ 10 s, warm ≤ 1 s. *trace / lower / XLA*: JAX's own timings "
+             "(`jax_log_compiles`) of tracing, lowering to MLIR and XLA's compile, summed "
+             "over the programs the process compiled (the first call's share of it).", "",
+             "| model | cache | load | import [s] | first call [s] | CPU [s] | trace / lower / "
+             "XLA [s] | second call [s] | process wall [s] |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for model in ("double_pendulum", "sphere_on_ground", "arm_pushes_box"):
         cold, fill, warm = _cold_writing_warm("first", {"model": model})
         for label, r in (("off (cold)", cold), ("empty dir (cold, writing)", fill),
                          ("warm", warm)):
             lines.append(f"| {model} | {label} | {r['load']:.1f} | {r['import']:.2f} | "
-                         f"{r['first']:.2f} | {r['first_cpu']:.2f} | {r['second']:.3f} | "
+                         f"{r['first']:.2f} | {r['first_cpu']:.2f} | {r['trace']:.1f} / "
+                         f"{r['lower']:.1f} / {r['xla']:.1f} | {r['second']:.3f} | "
                          f"{r['process']:.1f} |")
     return lines
 
