@@ -59,7 +59,7 @@ class ContactGeometry:
     Q: np.ndarray            # (6, 6) [m^2], eq. 9
     c: np.ndarray            # (3, 6) [m^3], eq. 9
     edge_normals: np.ndarray  # (L, 3) in-plane outward normals of S's edges
-    edge_offsets: np.ndarray  # (L,) distances of S's edges from p_ig [m] (>= 0)
+    edge_offsets: np.ndarray  # (L,) signed offsets of S's edges from p_ig: S = {m·r ≤ offset} [m]
     Qn: np.ndarray            # (6, 6) [m^2], ∫ J_nᵀ J_n dA with J_n = nᵀ J (normal part of Q)
 
     @property

@@ -97,7 +97,7 @@ class GroundContact(NamedTuple):
     nc: jnp.ndarray            # (6,) nᵀc [m^3] eq. 8–9
     Qn: jnp.ndarray            # (6, 6) the normal part of Q
     edge_normals: jnp.ndarray  # (Lmax, 3) in-plane outward normals of S's edges
-    edge_offsets: jnp.ndarray  # (Lmax,) their distances from p_g (>= 0) [m]
+    edge_offsets: jnp.ndarray  # (Lmax,) their signed offsets from p_g: S = {m·r ≤ offset} [m]
     overflow: jnp.ndarray      # bool: S had more corners than the buffer (result invalid)
 
 
@@ -161,7 +161,10 @@ def plane_quantities(n, pg, poly, valid, vol_c, cen_c):
     m = _cross(edge, jnp.broadcast_to(n, edge.shape))
     norm = jnp.sqrt(jnp.sum(m * m, axis=1))
     m = jnp.where(valid[:, None], m / jnp.where(valid, norm, 1.0)[:, None], 0.0)
-    offsets = jnp.where(valid, jnp.maximum(jnp.sum(m * r, axis=1), 0.0), 0.0)
+    # signed, not clamped at 0, as in the numba `_plane_kernel` (whose comment says why: on
+    # a sliver S, p_g's round-off puts it outside S, and a clamped row let the QP's centre
+    # of pressure leave S, so that the static LP rejected a wrench well inside the cone)
+    offsets = jnp.where(valid, jnp.sum(m * r, axis=1), 0.0)
     mom = vol_c * (cen_c - pg)
     mom = mom - (mom @ n) * n
     c = jnp.concatenate([vol_c * jnp.eye(3), -_skew(mom)], axis=1)

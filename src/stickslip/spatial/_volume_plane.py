@@ -58,7 +58,7 @@ def _plane_kernel(n, pg, poly, vol_c, cen_c):
     """The plane quantities of SPEC §7 eq. 8–9 and 24–25 for the plane (n, p_g), polygon S
     (`poly`, CCW about n) and the volume C' over S (`vol_c`, centroid `cen_c`):
     Q = ∫_S JᵀJ dA, c = ∫_S h J dA = [V′1, −[m′×]], Qn = ∫_S J_nᵀJ_n dA, S's in-plane edge
-    normals and their distances from p_g (clamped at 0)."""
+    normals and their signed offsets from p_g (S = {r : m·r ≤ offset}; see below)."""
     e1, e2 = _tangent_basis_kernel(n)
     L = poly.shape[0]
     r = np.empty((L, 3))
@@ -90,7 +90,13 @@ def _plane_kernel(n, pg, poly, vol_c, cen_c):
         norm = np.sqrt(dot(mi, mi))
         for j in range(3):
             m[i, j] = mi[j] / norm
-        offsets[i] = max(dot(m[i], r[i]), 0.0)
+        # signed, not clamped at 0: p_g lies in S exactly (C's centroid is in the hull of
+        # C's vertices), but on a sliver S its round-off does not (a box on its edge: S
+        # 1.55e-7 m wide, p_g 5e-8 to 3e-7 m outside it, ±1 ulp of the box's z moving S by
+        # 3e-7 m). Clamped, the QP's rows (eq. 24–25) admitted a centre of pressure at p_g,
+        # outside S; the static LP (eq. 28–31, the true vertices) then rejected the wrench
+        # (residual 1.1e-6 against 1e-9) and a wrench with |f_t|/f_n = 0.15 < μ_s slipped
+        offsets[i] = dot(m[i], r[i])
     mom = np.empty(3)                              # ∫ proj(x - p_g) dV
     for j in range(3):
         mom[j] = vol_c * (cen_c[j] - pg[j])
