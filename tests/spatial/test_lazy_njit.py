@@ -51,3 +51,21 @@ def test_the_first_kernel_call_binds_every_kernel_to_numba():
         print(*sorted(kinds))
     """)
     assert out.split() == ["False", "True", "False", "True", "CPUDispatcher"]
+
+
+def test_a_users_numba_function_calls_a_kernel_imported_before_numba_was():
+    # numba types the record by its _numba_type_ (the dispatcher's), binding the kernels
+    out = _run("""
+        import numba
+        import numpy as np
+        from stickslip.spatial._qp import solve_cone_qp
+
+        @numba.njit
+        def twice(H, g, G):
+            return 2.0 * solve_cone_qp(H, g, G)
+
+        H, g, G = np.eye(3), np.array([1.0, -2.0, 0.5]), -np.eye(3)
+        print(np.array_equal(twice(H, g, G), 2.0 * solve_cone_qp(H, g, G)),
+              type(solve_cone_qp).__name__)
+    """)
+    assert out.split() == ["True", "_Kernel"]

@@ -15,7 +15,10 @@ the record, when numba types it. Functions decorated after that are compiled by 
 directly. The kernels' results and numba's cache are those of plain ``numba.njit``.
 
 A caller outside numba that kept a record (a local alias, a default argument) still works:
-the record forwards its calls to the dispatcher.
+the record forwards its calls to the dispatcher. A numba function of the user's own that
+calls a record it imported before (``from stickslip.spatial._qp import solve_cone_qp`` at
+the top of its module) works too: numba types the record by its ``_numba_type_``, which
+binds the kernels and answers with the dispatcher's type.
 """
 
 from __future__ import annotations
@@ -51,6 +54,15 @@ class _Kernel:
 
     def _dispatcher(self) -> Callable[..., Any]:
         return self.dispatcher
+
+    @property
+    def _numba_type_(self) -> Any:
+        """numba's type for this kernel where a user's own numba function calls it (numba
+        reads ``_numba_type_`` of a global it cannot type otherwise): that of the
+        dispatcher, after binding every kernel."""
+        if self.dispatcher is None:
+            _bind_all()
+        return _NUMBA.core.types.Dispatcher(self.dispatcher)
 
     def __repr__(self) -> str:
         state = "compiled" if self.dispatcher is not None else "numba not yet imported"
