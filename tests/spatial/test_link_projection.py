@@ -165,3 +165,34 @@ def test_point_force_and_torque_land_on_their_bodies():
     np.testing.assert_allclose(Q[1, 3:], np.cross(arm, [1.0, 2.0, 0.5]), atol=1e-15)
     np.testing.assert_allclose(Q[0, 3:], [0.0, 0.0, 0.3], atol=1e-15)
 
+
+
+def test_a_moreau_jean_step_traces_the_joint_rows_once():
+    # the step evaluates the rows at its θ-point and end poses and the projection twice more,
+    # all of the same shapes: one trace (LinkSystem.joint_rows_local), dropped with the system
+    import gc
+
+    from stickslip.spatial import _link_system
+
+    system = _chain(3).link_system()
+    traces = []
+    direct = _link_system.LinkSystem._joint_rows_local
+
+    def counted(self, t, X, derivatives=True):
+        traces.append(derivatives)
+        return direct(self, t, X, derivatives)
+
+    x0 = system.initial_state()
+    try:
+        _link_system.LinkSystem._joint_rows_local = counted
+        jaxpr = jax.make_jaxpr(lambda x, s=system: s.moreau_jean_step(0.0, x, 1e-3, 0.5))(x0)
+    finally:
+        _link_system.LinkSystem._joint_rows_local = direct
+    assert traces == [False]
+    stepped = jax.core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, x0)[0]
+    phi, rate = _residuals(system, 1e-3, stepped)
+    assert phi < 1e-12 and rate < 1e-10
+    assert any(key[0] == id(system) for key in _link_system._ROWS_ONCE)
+    del jaxpr, system
+    gc.collect()
+    assert not _link_system._ROWS_ONCE
