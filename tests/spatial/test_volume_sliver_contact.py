@@ -18,8 +18,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from test_volume_jax_route import _tip_model
 
-import stickslip as ss
 from stickslip.spatial._volume_jax import VolumeContactSystem
 from stickslip.spatial._volume_jax_geometry import plane_quantities
 from stickslip.spatial._volume_plane import _plane_kernel
@@ -38,16 +38,6 @@ STATE_8MS = np.array([float.fromhex(h) for h in (
 # z nudged by this many ulp: before the fix the numba verdicts were stick, slip, slip,
 # slip, slip for -2, -1, 0, +1, +2 (S at 2.6e-7 … 4.9e-7 m from p_g, or straddling it at -2)
 ULPS = (-2, -1, 0, 1, 2)
-
-
-def _tip_model():
-    theta, hx, hz = np.radians(30), 0.05, 0.15
-    model = ss.spatial.Model(gravity=(0, 0, -9.81))
-    model.add_body("box", mass=1.0, shape=ss.spatial.Box(2 * hx, 0.1, 2 * hz),
-                   position=(0, 0, hx * np.sin(theta) + hz * np.cos(theta)),
-                   orientation=(np.cos(theta / 2), 0, np.sin(theta / 2), 0))
-    model.add_ground(mu_s=0.5, mu_k=0.3)
-    return model
 
 
 def _nudged(ulps):
