@@ -30,8 +30,8 @@ same run.
 
     python benchmarks/spatial_links.py [--quick] [--out PATH] [--only chains cart batch first]
 
-``--quick``: chains n = 2, 6, 12 over 0.2 s, 100 boxes, no writing/warm chain rows; prints
-the table (writes it only with ``--out``). The full run writes
+``--quick``: chains n = 2, 6, 12 over 0.2 s, 100 boxes, no writing/warm chain rows. A quick
+or partial (``--only``) run prints its tables and writes them only with ``--out``. The full run writes
 ``benchmarks/results/spatial_links.md`` (about 8 minutes on the 2-core machine at load 2).
 The models (and the MuJoCo peer's chain) are in ``benchmarks/_spatial_links_models.py``.
 """
@@ -526,7 +526,10 @@ def main(argv=None):
     import shutil
 
     shutil.rmtree(Path(SRC["path"]).parent, ignore_errors=True)
-    out = args.out if args.out is not None else (None if args.quick else OUT)
+    # the results file holds every section: a partial run (--only) or a quick one only
+    # prints, unless told where to write (--out)
+    whole = not args.quick and len(args.only) == 4
+    out = args.out if args.out is not None else (OUT if whole else None)
     if out is None:
         print("\n".join(lines))
     else:
