@@ -32,7 +32,8 @@ same run.
 
 ``--quick``: chains n = 2, 6, 12 over 0.2 s, 100 boxes, no writing/warm chain rows. A
 quick or partial (``--only``) run prints its tables and writes them only with ``--out``.
-The full run writes ``benchmarks/results/spatial_links.md`` (about 8 minutes on the 2-core machine at load 2).
+The full run writes ``benchmarks/results/spatial_links.md`` (about 8 minutes on the 2-core
+machine at load 2).
 The models (and the MuJoCo peer's chain) are in ``benchmarks/_spatial_links_models.py``.
 """
 
