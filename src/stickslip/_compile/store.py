@@ -427,7 +427,6 @@ def _preload_scipy_lapack() -> None:
             sys.meta_path.insert(0, _BindPreloaded())
 
 
-
 class _BindPreloaded(importlib.abc.MetaPathFinder):
     """Waits for ``import scipy.linalg`` after :func:`_preload_scipy_lapack`, then sets the
     preloaded modules as the package's attributes, as importing them through the package
@@ -452,6 +451,7 @@ class _BindPreloaded(importlib.abc.MetaPathFinder):
                     setattr(module, name, child)
         loader.exec_module = exec_module      # type: ignore[method-assign]  # this spec's own
         return spec
+
 
 # --- the key's environment ----------------------------------------------------------------
 

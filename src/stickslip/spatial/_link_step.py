@@ -121,9 +121,9 @@ from ._rigid import rotate_quat
 # second solve, whose round from there removes that error with the shift ε p (the bias
 # ε (p₂ − p₁) changes by ε times that error, ~1e-20). The first solve also runs without
 # the solver's Gauss–Seidel safeguard (``safeguard=False``), which the second keeps: where
-# the first stops short, the second, from its p, still has it. The safeguard's loops were compiled
-# and loaded twice: without the first copy the arm example's stored Moreau–Jean programs
-# take 3.21 instead of 3.47 MB (2026-11-26)
+# the first stops short, the second, from its p, still has it. The safeguard's loops were
+# compiled and loaded twice: without the first copy the arm example's stored Moreau–Jean
+# programs take 3.21 instead of 3.47 MB (2026-11-26)
 PROXIMAL_WEIGHT = 1e-8
 PROXIMAL_SOLVES = 2
 PROXIMAL_REFINE = 1
