@@ -9,6 +9,9 @@ fingerprint of models, is :data:`stickslip.integrate._program_store.STORE`.
 compilation cache, which ``import stickslip`` leaves alone unless ``STICKSLIP_JAX_CACHE_ALL=1``
 opts in.
 
+:mod:`.packed` — a run's output samples packed one row per sample (:class:`~.packed.Packed`),
+written in one update per sample and unpacked as NumPy views where the result arrives.
+
 :mod:`.options` — the XLA options of every program stickslip compiles itself (XLA's
 elemental CPU emitters: about half the compile time), passed per program, never process-wide.
 

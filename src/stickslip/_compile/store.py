@@ -69,6 +69,7 @@ import numpy as np
 from jax.experimental import serialize_executable
 
 from .options import compiler_options
+from .packed import unpacked
 
 __all__ = ["ProgramStore", "split_system"]
 
@@ -123,8 +124,9 @@ class ProgramStore:
         """``kernel(*static, *arrays)``, compiled once per static part and array structure.
 
         kernel: a plain (not jitted) function of static arguments then traced arrays,
-        returning a pytree of arrays.   static: hashable (compared as ``jax.jit`` compares
-        static arguments).   arrays: a tuple (pytree) of JAX arrays.
+        returning a pytree of arrays (a :class:`~.packed.Packed` in it comes back as its
+        channels: :func:`~.packed.unpacked`).   static: hashable (compared as ``jax.jit``
+        compares static arguments).   arrays: a tuple (pytree) of JAX arrays.
         """
         leaves, treedef = jax.tree_util.tree_flatten(arrays)
         avals = tuple((np.shape(x), _dtype(x), _weak(x)) for x in leaves)
@@ -137,7 +139,7 @@ class ProgramStore:
                 self.memo.popitem(last=False)
         else:
             self.memo.move_to_end(key)
-        return compiled(*leaves)
+        return unpacked(compiled(*leaves))
 
     def call_with_system(self, kernel: Callable, system, *arrays, **options):
         """``kernel(system, *arrays, **options)`` through :meth:`call` (see

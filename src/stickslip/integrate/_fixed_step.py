@@ -16,8 +16,8 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.flatten_util import ravel_pytree
 
+from .._compile.packed import Packed, SampleLayout, unpacked
 from .._compile.traced_once import traced_once
 from ._grid import StepGrid
 from ._rk_step import rk_step, rk_step_sampled, tableau_of
@@ -99,9 +99,8 @@ def segment(grid: StepGrid, done: int, keep: int) -> Segment:
 
 def _samples(system, ts, xs, n_valid=None):
     """The system's extra channels and its energy (None unless it reports one) at samples;
-    with `n_valid`, only the first ``n_valid + 1`` are computed, by a loop of that many
-    iterations (the padding slots after them get zeros: a short run in a large compiled
-    capacity pays for its own samples only — no iteration, no branch per padding slot).
+    with `n_valid`, only the first ``n_valid + 1`` are computed (:func:`sample_loop`; the
+    channels then come packed).
 
     A loop, not a ``vmap``: a batched ``outputs`` compiles 25–40 % longer (friction
     slider–crank 9.6 → 7.1 s CPU for the whole first call) and turns every ``lax.cond``
@@ -113,16 +112,35 @@ def _samples(system, ts, xs, n_valid=None):
 
     if n_valid is None:
         return jax.lax.map(lambda tx: sample(*tx), (ts, xs))
-    shapes = jax.eval_shape(sample, ts[0], xs[0])
-    slots = jax.tree.map(lambda s: jnp.zeros((ts.shape[0], *s.shape), s.dtype), shapes)
+    return sample_loop(sample, (ts, xs), n_valid)
 
-    def one(k, slots):           # a loop over the samples computed only: no padding slots
-        values = sample(jax.lax.dynamic_index_in_dim(ts, k, keepdims=False),
-                        jax.lax.dynamic_index_in_dim(xs, k, keepdims=False))
-        return jax.tree.map(lambda slot, v: jax.lax.dynamic_update_slice_in_dim(
-            slot, v[None], k, 0), slots, values)
 
-    return jax.lax.fori_loop(0, n_valid + 1, one, slots)
+def sample_loop(sample, args, n_valid):
+    """``sample(*(a[k] for a in args))`` (each a pytree) for k = 0 … `n_valid`, by a loop of that many passes
+    into slots as long as the args (the padding slots after them hold zeros: a short run in
+    a large compiled capacity pays for its own samples only — no pass, no branch per padding
+    slot). `sample` returns ``(outputs, energy)``.
+
+    Returns ``(outputs, energy)``: the outputs as a :class:`~stickslip._compile.packed.Packed`
+    (each sample one row, written in one update a pass; the program store hands its caller
+    the channels), the energy (or None) in slots of its own."""
+    shapes = jax.eval_shape(sample, *jax.tree.map(lambda a: a[0], args))
+    layout = SampleLayout.of(shapes[0])
+    n = jax.tree.leaves(args)[0].shape[0]
+    rows = jnp.zeros((n, layout.width), layout.dtype)
+    energy = jax.tree.map(lambda s: jnp.zeros((n, *s.shape), s.dtype), shapes[1])
+
+    def one(k, slots):
+        rows, energy = slots
+        outputs, e = sample(*jax.tree.map(
+            lambda a: jax.lax.dynamic_index_in_dim(a, k, keepdims=False), args))
+        rows = jax.lax.dynamic_update_slice_in_dim(rows, layout.row(outputs)[None], k, 0)
+        energy = jax.tree.map(lambda slot, v: jax.lax.dynamic_update_slice_in_dim(
+            slot, v[None], k, 0), energy, e)
+        return rows, energy
+
+    rows, energy = jax.lax.fori_loop(0, n_valid + 1, one, (rows, energy))
+    return Packed(rows, layout), energy
 
 
 def _integrate_padded(dynamic, static, t0, x0, seg: Segment, rule: StepRule, capacity: int):
@@ -182,13 +200,14 @@ def _integrate_sampled(system, t0, x0, seg: Segment, rule: StepRule, capacity: i
     shapes = jax.eval_shape(evaluate_tree, t0, x0, jnp.asarray(True))[1]
     # a sample travels as one flat vector: the loops carry one array, not one per channel
     # (a loop carrying dozens of small arrays runs operation by operation on XLA's CPU
-    # runtime: +35–150 % per step measured on a box and a four-bar)
-    zeros, unravel = ravel_pytree(jax.tree.map(lambda v: np.zeros(v.shape, v.dtype), shapes))
-    flat = jax.ShapeDtypeStruct(zeros.shape, zeros.dtype)
+    # runtime: +35–150 % per step measured on a box and a four-bar); its outputs leave the
+    # program packed (stickslip._compile.packed: no slice per channel after the loop)
+    layout = SampleLayout.of(shapes)
+    flat = jax.ShapeDtypeStruct((layout.width,), layout.dtype)
 
     def evaluate(t, x, want):
         rates, sample = evaluate_tree(t, x, want)
-        return rates, ravel_pytree(sample)[0]
+        return rates, layout.row(sample)
 
     short = (seg.n_valid - 1) * seg.n_sub + seg.n_last      # the short final step's number
     n_steps = short + (seg.h_last > 0)
@@ -215,8 +234,8 @@ def _integrate_sampled(system, t0, x0, seg: Segment, rule: StepRule, capacity: i
     xs = xs[:capacity + 1]
     index = jnp.arange(capacity + 1)
     xs = jnp.where((index > seg.n_valid).reshape(-1, *(1,) * x0.ndim), x, xs)  # padding: last
-    outputs, energy = jax.vmap(unravel)(slots[:capacity + 1])
-    return xs, outputs, energy
+    slots = slots[:capacity + 1]
+    return xs, Packed(slots, layout.child(0)), layout.child(1).unpack(slots)
 
 
 def integrate_padded(static, rule: StepRule, capacity: int, dynamic, t0, x0, seg: Segment):
@@ -238,7 +257,7 @@ def solve_fixed_step_padded(dynamic, static, t0, x0, seg: Segment, *, rule: Step
     Times are ``t0 + k·n_sub·dt`` from the step index (no drift), the last `seg.t_last`.
     One compile serves every grid whose output count fits the capacity.
     """
-    return _integrate_padded(dynamic, static, t0, x0, seg, rule, capacity)
+    return unpacked(_integrate_padded(dynamic, static, t0, x0, seg, rule, capacity))
 
 
 def integrate_batch(static, rule: StepRule, capacity: int, dynamic, t0, x0, seg: Segment):
@@ -256,7 +275,7 @@ def solve_fixed_step_batch(dynamic, static, t0, x0, seg: Segment, *, rule: StepR
     has a leading member axis. One compile for the whole batch."""
     run = functools.partial(_integrate_padded, static=static, t0=t0, seg=seg, rule=rule,
                             capacity=capacity)
-    return jax.vmap(lambda d, x: run(d, x0=x))(dynamic, x0)
+    return unpacked(jax.vmap(lambda d, x: run(d, x0=x))(dynamic, x0))
 
 
 @functools.partial(jax.jit, static_argnames=("static", "rule", "grid"))

@@ -51,7 +51,7 @@ from ..errors import ParameterError
 from . import _program_store
 from ._arguments import as_real
 from ._event_host import check_step_in_span
-from ._fixed_step import Segment
+from ._fixed_step import Segment, sample_loop
 from ._grid import StepGrid, step_grid
 from ._moreau_jean_host import (
     ODE_METHODS,
@@ -156,16 +156,7 @@ def _integrate_padded(dynamic, static, t0, x0, seg: Segment, theta, capacity: in
     def sample(t, x, f):
         return system.moreau_jean_outputs(t, x, f), system.passive_energy(t, x)
 
-    shapes = jax.eval_shape(sample, ts[0], xs[0], zero_forces)
-    zeros = jax.tree.map(lambda a: jnp.zeros((capacity + 1, *a.shape), a.dtype), shapes)
-
-    def one(k, slots):        # a loop over the samples computed only (_fixed_step._samples)
-        take = lambda a: jax.lax.dynamic_index_in_dim(a, k, keepdims=False)  # noqa: E731
-        values = sample(take(ts), take(xs), jax.tree.map(take, forces))
-        return jax.tree.map(lambda slot, v: jax.lax.dynamic_update_slice_in_dim(
-            slot, v[None], k, 0), slots, values)
-
-    outputs, energy = jax.lax.fori_loop(0, seg.n_valid + 1, one, zeros)
+    outputs, energy = sample_loop(sample, (ts, xs, forces), seg.n_valid)
     return xs, outputs, energy
 
 

@@ -83,14 +83,24 @@ __all__ = ["LinkSystem"]
 
 def _take(x, idx):
     """x[idx] for static indices: a slice where they are consecutive, a broadcast where
-    they are all one (a gather otherwise): a gather is a step of its own in the compiled
-    program, a slice or broadcast fuses with its use."""
+    they are all one, the concatenation of a few such runs otherwise (a gather where there
+    are more than ``_TAKE_RUNS``): a gather is a step of its own in the compiled program, a
+    slice, broadcast or concatenation fuses with its use (the arm of
+    ``spatial.examples.arm_pushes_box``: 26 gathers in its Moreau–Jean program before)."""
     idx = np.asarray(idx)
-    if idx.size and np.all(idx == idx[0]):
+    if idx.size == 0:
+        return x[idx]
+    if np.all(idx == idx[0]):
         return jnp.broadcast_to(x[int(idx[0])], (idx.size,) + x.shape[1:])
-    if idx.size and np.all(np.diff(idx) == 1):
-        return x[int(idx[0]):int(idx[-1]) + 1]
-    return x[idx]
+    cuts = np.flatnonzero(np.diff(idx) != 1) + 1
+    if cuts.size >= _TAKE_RUNS:
+        return x[idx]
+    runs = np.split(idx, cuts)
+    parts = [x[int(run[0]):int(run[-1]) + 1] for run in runs]
+    return parts[0] if len(parts) == 1 else jnp.concatenate(parts)
+
+
+_TAKE_RUNS = 8       # at most this many runs of consecutive indices are concatenated
 
 
 def _driven(const, fn, t, derivatives):
