@@ -15,12 +15,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from stickslip.errors import ModelError, ParameterError
+from stickslip.errors import ModelError, ParameterError, SimulationError
+from stickslip.integrate import traces
 from stickslip.figures._spatial_fig8 import box_model
 from stickslip.spatial import (Box, BodyTorque, ContactPair, JointDriver, PointForce,
                                PrismaticJoint, RevoluteJoint, SpatialModel)
 from stickslip.spatial._volume_jax import BodyLoad, VolumeContactSystem, run_volume
-from stickslip.spatial._volume_links import (VolumeLinkSystem, constrained_motion,
+from stickslip.spatial._volume_links import (VolumeLinkSystem, _links_chunk, constrained_motion,
                                              run_volume_links)
 
 G = 9.81
@@ -267,3 +268,25 @@ def test_public_route_runs_the_arm_with_volume_contact():
         m.simulate(0.05, dt=1e-3, contact="volume", lp_solver="highs")
     with pytest.raises(ParameterError, match="unknown options"):
         m.simulate(0.05, dt=1e-3, contact="volume", max_polgon=8)
+
+
+def test_a_new_model_run_length_or_step_reuses_the_compiled_run():
+    """Each simulate(contact="volume") builds a new VolumeLinkSystem; the run is compiled
+    once per structure (the program store), not once per call (14 s a call before,
+    2026-11-27), and a longer run repeats a shorter one's samples exactly."""
+    short = rail_model().simulate(0.05, dt=DT, dt_out=0.01, contact="volume")
+    before = traces(_links_chunk)
+    long = rail_model().simulate(0.12, dt=DT, dt_out=0.01, contact="volume")
+    fine = rail_model().simulate(0.03, dt=DT / 2, dt_out=0.01, contact="volume")
+    assert traces(_links_chunk) == before
+    for name in ("box.z", "ground-box.fn", "ground-box.volume"):
+        np.testing.assert_array_equal(long[name][:len(short.t)], short[name], err_msg=name)
+    assert np.isfinite(fine.final_state).all() and fine.t[-1] == pytest.approx(0.03)
+
+
+def test_a_state_that_is_not_finite_stops_the_run_by_name():
+    system = VolumeLinkSystem(rail_model())
+    x0 = np.array(system.link.initial_state())
+    x0[0] = np.nan
+    with pytest.raises(SimulationError, match="carriage.x"):
+        run_volume_links(system, 0.02, dt=DT, dt_out=0.01, initial=x0)

@@ -33,6 +33,7 @@ __all__ = ["QPDual", "cone_qp", "lstsq_columns", "lstsq_columns_qr", "nnls", "qp
            "qp_primal"]
 
 _EPS = 2.220446049250313e-16        # float64 machine epsilon
+UNROLLED_MAX = 6
 
 
 def lstsq_columns(M, y, S, k):
@@ -133,7 +134,7 @@ def nnls(M, y, max_iter):
     cmax = jnp.max(jnp.sqrt(jnp.sum(M * M, axis=0)))
     tol = 16 * _EPS * cmax * jnp.sqrt(jnp.sum(y * y))
     q_idx = jnp.arange(kmax)
-    solve = lstsq_columns if kmax <= 6 else lstsq_columns_qr
+    solve = lstsq_columns if kmax <= UNROLLED_MAX else lstsq_columns_qr
 
     def all_positive(z, k):
         return jnp.all(jnp.where(q_idx < k, z > 0.0, True))

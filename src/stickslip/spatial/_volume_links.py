@@ -11,7 +11,8 @@ S = Φ_q M⁻¹ Φ_qᵀ) gives ν̇ = ν̇_free + W Jᵀ f̂ with
 so eq. 13–15 read A = J W Jᵀ Δt and b = J(ν + Δt ν̇_free): the free-body inverse mass and
 free motion of `_volume_jax` are replaced by W's diagonal block and ν̇_free of the body.
 
-Per step (one jitted ``lax.scan`` over the whole run), from the state at the step's start:
+Per step (a compiled run of `run_volume_links`, one program per structure), from the state at
+the step's start:
 
 1. the link system's stages without contact (`LinkSystem.dynamics`): ν̇_free, the kept joint
    and driver rows Φ_q, and M⁻¹ → W;
@@ -69,10 +70,12 @@ import numpy as np
 from jax import lax
 
 from ..errors import ModelError, ParameterError
-from ..integrate import FIXED_STEP_METHODS, step_grid
-from ._volume_jax import (CONTACT_FIELDS, VolumeContactSystem, VolumeParams, compiler_options,
-                          runge_kutta, semi_implicit_pose, step_table)
+from ..integrate import (FIXED_STEP_METHODS, call_with_system, check_divergence,
+                         check_run_memory, step_grid)
+from ._volume_jax import (CONTACT_FIELDS, VolumeContactSystem, VolumeParams, runge_kutta,
+                          semi_implicit_pose)
 from ._volume_jax_contact import body_contact
+from ._volume_jax_route import CHUNK
 
 __all__ = ["VolumeLinkSystem", "run_volume_links", "constrained_motion", "screw_position"]
 
@@ -209,7 +212,6 @@ class VolumeLinkSystem:
         for (_, kind, i, j) in layout.joints:
             if kind != "FreeJoint":
                 self.jointed[[b for b in (i, j) if b < n_b]] = True
-        self._runs: dict = {}
 
     def params(self, **changes) -> VolumeParams:
         """The volume contact's traced parameters (k, λ, μ_s, μ_d, …) with `changes`."""
@@ -278,60 +280,74 @@ class VolumeLinkSystem:
         xn = jnp.concatenate([Xn.reshape(-1), xn[13 * n_b:]])
         return loaded.project(t + h, xn), record
 
-    def run_function(self, grid, method: str = "rk_gill"):
-        """The pure run ``f(t0, x0, link, params) -> (states (n_out+1, n_x), records
-        (n_out+1, n_c, 16))`` on `grid`'s steps (``stickslip.integrate.step_grid``; its t0
-        is not used — `t0` is traced, so a run continued from another reuses the compile):
-        one ``lax.scan`` over the samples, each a loop over its steps."""
+    def __stickslip_key__(self):
+        """What the traced run reads from this object (the program store's key across
+        processes, :mod:`stickslip.integrate._fingerprint`; the link system is an argument
+        of the run and fingerprinted as one): the contact bodies, their chains, the shape
+        tables and the contact's static settings."""
+        v = self.volume
+        return (len(self.names), self.index, self.chain, self.jointed, v.tables, v.P,
+                v.eps_v, v.kinetic_iterations)
+
+    def run_function(self, method: str = "rk_gill"):
+        """The pure run of one chunk of samples, ``f(carry, link, params, grid, o0) ->
+        (carry, states (CHUNK, n_x), records (CHUNK, n_c, 16))``: a ``lax.scan`` over the
+        samples o0 … o0 + CHUNK − 1, each a loop over its steps (none past the run's last
+        sample). ``carry = (t, x, records)``; ``grid = (dt, n_sub, n_out, n_last, h_last)``
+        traced (the run's step pattern: :func:`stickslip.integrate.step_grid`), so a new
+        `t_end`, `dt` or `t0` reuses the compiled run, as on the free bodies' JAX route
+        (:mod:`._volume_jax_route`)."""
         tableau = FIXED_STEP_METHODS[method]
-        table, uniform = step_table(grid)
-        slots = table.shape[1]
-        n_c = len(self.names)
 
-        def f(t0, x0, link, params):
-            rec0 = jnp.zeros((n_c, 16)).at[:, 2:8].set(jnp.nan)
+        def f(carry, link, params, grid, o0):
+            dt, n_sub, n_out, n_last, h_last = grid
 
-            def one_step(carry, h):
-                t, x, rec = carry
+            def sample(c, o):
+                last = o == n_out - 1
+                count = jnp.where(o < n_out - 1, n_sub,
+                                  jnp.where(last, n_last + (h_last > 0), 0))
 
-                def go(c):
-                    xn, r = self.step(link, c[0], c[1], h, params, tableau)
-                    return c[0] + h, xn, r
-                if uniform:
-                    return go(carry)
-                return lax.cond(h > 0, go, lambda c: c, carry)
+                def one(i, c):
+                    h = jnp.where(last & (i == n_last), h_last, dt)
+                    t, x, _ = c
+                    xn, rec = self.step(link, t, x, h, params, tableau)
+                    return t + h, xn, rec
 
-            def sample(carry, row):
-                carry = lax.fori_loop(0, slots, lambda i, c: one_step(c, row[i]), carry)
-                return carry, carry[1:]
+                c = lax.fori_loop(0, count, one, c)
+                return c, c[1:]
 
-            _, (xs, recs) = lax.scan(sample, (jnp.asarray(t0, dtype=float), x0, rec0),
-                                     jnp.asarray(table))
-            return jnp.concatenate([x0[None], xs]), jnp.concatenate([rec0[None], recs])
+            carry, (xs, recs) = lax.scan(sample, carry, o0 + jnp.arange(CHUNK))
+            return carry, xs, recs
 
         return f
 
-    def jitted_run(self, grid, method: str = "rk_gill"):
-        """`run_function` under `eqx.filter_jit` (with `_volume_jax.compiler_options`), kept
-        per step pattern and method."""
-        key = (grid.dt, grid.n_sub, grid.n_out, grid.n_last, grid.h_last, method)
-        if key not in self._runs:
-            # equinox's overloads leave out the **jitkwargs filter_jit passes to jax.jit
-            self._runs[key] = eqx.filter_jit(  # pyright: ignore[reportCallIssue]
-                self.run_function(grid, method), compiler_options=compiler_options())
-        return self._runs[key]
+
+def _links_chunk(pair, carry, params, grid, o0, *, method):
+    """One chunk of a volume link system's run (the program store's kernel): `pair` is
+    ``(VolumeLinkSystem, LinkSystem)``, split by the store into its static part and the
+    link system's arrays."""
+    system, link = pair
+    return system.run_function(method)(carry, link, params, grid, o0)
 
 
 def run_volume_links(system: VolumeLinkSystem, t_end: float, *, dt: float = 1e-3,
                      dt_out: float | None = None, method: str = "rk_gill", link=None,
                      params: VolumeParams | None = None, initial=None, t0: float = 0.0):
-    """Simulate a `VolumeLinkSystem` from `t0` to `t_end` [s] with step `dt` [s] in one jitted
-    scan and return a `stickslip.Results` with the link system's states (``<body>.x`` …,
-    ``<joint>.angle``) and ``ground-<body>.active … .stick`` (CONTACT_FIELDS).
+    """Simulate a `VolumeLinkSystem` from `t0` to `t_end` [s] with step `dt` [s] and return a
+    `stickslip.Results` with the link system's states (``<body>.x`` …, ``<joint>.angle``)
+    and ``ground-<body>.active … .stick`` (CONTACT_FIELDS).
+
+    One compiled run per structure (contact bodies, shapes, the link system's structure,
+    method), called once per CHUNK samples and kept across processes by stickslip's program
+    store (`stickslip.integrate.call_with_system`): a new system of the same structure, a new
+    `t_end`, `dt`, `t0`, load, driver value or parameter reuses it.
 
     link: the `LinkSystem` to run (default ``system.link``; e.g. ``system.with_drivers(...)``
     — the same compiled run); params: the volume contact's `VolumeParams`; initial: a state
-    vector (default the link system's initial state, joint-consistent)."""
+    vector (default the link system's initial state, joint-consistent).
+
+    Raises `SimulationError` at the first sample whose state is not finite (the core's
+    divergence guard, :func:`stickslip.integrate.check_divergence`)."""
     from ..results import Results
 
     if method not in FIXED_STEP_METHODS:
@@ -341,16 +357,34 @@ def run_volume_links(system: VolumeLinkSystem, t_end: float, *, dt: float = 1e-3
     params = system.params() if params is None else params
     x0 = link.initial_state() if initial is None else jnp.asarray(initial, dtype=float)
     grid = step_grid(t0, t_end, dt, dt_out, owner="run_volume_links")
-    xs, recs = system.jitted_run(grid, method)(jnp.asarray(float(t0)), x0, link, params)
-    xs, recs = np.asarray(xs), np.asarray(recs)
-    channels = {name: xs[:, k] for k, name in enumerate(link.layout.state_names())}
+    state_names = link.layout.state_names()
+    n_c = len(system.names)
+    check_run_memory("run_volume_links", samples=grid.n_out + 1,
+                     channels=len(state_names) + 16 * n_c, span=t_end - t0, dt=dt,
+                     every_step=dt_out is None)
+    traced_grid = (np.float64(grid.dt), np.int64(grid.n_sub), np.int64(grid.n_out),
+                   np.int64(grid.n_last), np.float64(grid.h_last))
+    rec0 = np.zeros((n_c, 16))
+    rec0[:, 2:8] = np.nan
+    carry = (np.float64(t0), x0, rec0)
+    xs, recs = [], []
+    for o0 in range(0, grid.n_out, CHUNK):
+        carry, xc, rc = call_with_system(_links_chunk, (system, link), carry, params,
+                                         traced_grid, np.int64(o0), method=method)
+        xs.append(np.asarray(xc))
+        recs.append(np.asarray(rc))
+    xs = np.concatenate([np.asarray(x0)[None], *xs])[:grid.n_out + 1]
+    recs = np.concatenate([rec0[None], *recs])[:grid.n_out + 1]
+    times = grid.times()
+    check_divergence("the volume link system", state_names, times, xs)
+    channels = {name: xs[:, k] for k, name in enumerate(state_names)}
     for i, name in enumerate(system.names):
         for j, field in enumerate(CONTACT_FIELDS):
             channels[f"ground-{name}.{field}"] = recs[:, i, j]
     units = {k: v for k, v in link.layout.units().items() if k in channels}
     meta = {"system": "VolumeLinkSystem", "method": method, "dt": dt, "dt_out": grid.dt_out,
             "t0": t0, "t_end": t_end, "steps": grid.n_steps, "contact_bodies": system.names}
-    return Results(grid.times(), channels, units=units, meta=meta, final_state=xs[-1])
+    return Results(times, channels, units=units, meta=meta, final_state=xs[-1])
 
 
 def simulate_model(model, t_end, dt, method, forces, friction, dt_out, lp_solver, initial, t0,
