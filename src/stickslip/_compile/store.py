@@ -157,9 +157,6 @@ class ProgramStore:
             return kernel(*static, *jax.tree_util.tree_unflatten(treedef, flat_leaves))
 
         flat.__name__ = name
-        directory = self.directory()
-        if directory is None:
-            return _jit(flat)
         try:
             digest = self.key(kernel, static, treedef, leaves)
         except self._unkeyable as exc:
@@ -169,6 +166,10 @@ class ProgramStore:
         if held is not None:               # compiled or loaded already in this process
             self.by_digest.move_to_end(digest)
             return held
+        directory = self.directory()
+        if directory is None:              # the store is off: kept in this process only (a
+            # model rebuilt with new closures of the same code reuses it, as with the store)
+            return self._hold(digest, _jit(flat))
         path = directory / f"{name}-{digest[:40]}{_SUFFIX}"
         loaded = self.load(path, len(leaves), digest)
         if loaded is not None:
