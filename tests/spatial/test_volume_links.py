@@ -10,7 +10,10 @@ joints with link 2 a box pressing on the ground."""
 
 from __future__ import annotations
 
+import logging
+
 import equinox as eqx
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -270,13 +273,17 @@ def test_public_route_runs_the_arm_with_volume_contact():
         m.simulate(0.05, dt=1e-3, contact="volume", max_polgon=8)
 
 
-def test_a_new_model_run_length_or_step_reuses_the_compiled_run():
+def test_a_new_model_run_length_or_step_reuses_the_compiled_run(caplog):
     """Each simulate(contact="volume") builds a new VolumeLinkSystem; the run is compiled
     once per structure (the program store), not once per call (14 s a call before,
-    2026-11-27), and a longer run repeats a shorter one's samples exactly."""
+    2026-11-27), and a longer run repeats a shorter one's samples exactly. Nothing else
+    compiles either (the initial state's revolute angles, eagerly: ~45 small programs)."""
     short = rail_model().simulate(0.05, dt=DT, dt_out=0.01, contact="volume")
     before = traces(_links_chunk)
-    long = rail_model().simulate(0.12, dt=DT, dt_out=0.01, contact="volume")
+    with jax.log_compiles(True), caplog.at_level(logging.WARNING):
+        caplog.clear()
+        long = rail_model().simulate(0.12, dt=DT, dt_out=0.01, contact="volume")
+    assert [r.getMessage() for r in caplog.records if "Compiling" in r.getMessage()] == []
     fine = rail_model().simulate(0.03, dt=DT / 2, dt_out=0.01, contact="volume")
     assert traces(_links_chunk) == before
     for name in ("box.z", "ground-box.fn", "ground-box.volume"):

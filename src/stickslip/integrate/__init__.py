@@ -39,6 +39,7 @@ _NAMES = {
     "simulate": "._simulate",
     "simulate_batch": "._simulate",
     "stack_systems": "._simulate",
+    "initial_state_of": "._simulate",
     "trajectory": "._simulate",
     "event_trajectory": "._event_gradient",
     "EventTrajectory": "._event_gradient",
@@ -95,6 +96,7 @@ if TYPE_CHECKING:              # for static tools (documentation, type checkers)
     from ._event_gradient import EventTrajectory as EventTrajectory
     from ._tableaus import FIXED_STEP_METHODS as FIXED_STEP_METHODS
     from ._tableaus import ButcherTableau as ButcherTableau
+    from ._simulate import initial_state_of as initial_state_of
     from ._grid import StepGrid as StepGrid
     from ._grid import output_times as output_times
     from ._grid import step_grid as step_grid

@@ -33,7 +33,7 @@ from ._system import AbstractSystem
 from ._tableaus import FIXED_STEP_METHODS
 
 __all__ = ["simulate", "simulate_batch", "trajectory", "stack_systems", "largest_stable_step",
-           "METHODS"]
+           "initial_state_of", "METHODS"]
 
 METHODS = (tuple(FIXED_STEP_METHODS) + tuple(ADAPTIVE_METHODS) + EVENT_METHODS
            + TIME_STEPPING_METHODS)
@@ -477,7 +477,7 @@ def _initial(system, options):
                                  f"Results; got {type(initial).__name__} "
                                  f"{initial!r:.60}.") from None
     else:
-        x0 = _initial_state(system)
+        x0 = initial_state_of(system)
     t0 = 0.0 if t0 is None else t0
     n = len(system.state_names)
     if x0.shape != (n,):
@@ -489,9 +489,10 @@ def _initial(system, options):
     return t0, x0
 
 
-def _initial_state(system):
-    """The system's initial state, through the program store (one small compiled program per
-    system structure, loaded in a new process; eager dispatch would compile op by op)."""
+def initial_state_of(system):
+    """``system.initial_state()`` through the program store: one small compiled program per
+    system structure, loaded in a new process (eager dispatch would compile op by op: a 3-D
+    link system's revolute angles, ~45 small programs, 1.2 s of a warm first call)."""
     return _program_store.call_with_system(_initial_state_kernel, system)
 
 

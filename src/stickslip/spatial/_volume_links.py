@@ -71,7 +71,7 @@ from jax import lax
 
 from ..errors import ModelError, ParameterError
 from ..integrate import (FIXED_STEP_METHODS, call_with_system, check_divergence,
-                         check_run_memory, step_grid)
+                         check_run_memory, initial_state_of, step_grid)
 from ._volume_jax import (CONTACT_FIELDS, VolumeContactSystem, VolumeParams, runge_kutta,
                           semi_implicit_pose)
 from ._volume_jax_contact import body_contact
@@ -355,7 +355,7 @@ def run_volume_links(system: VolumeLinkSystem, t_end: float, *, dt: float = 1e-3
                              f"{sorted(FIXED_STEP_METHODS)}; got {method!r}.")
     link = system.link if link is None else link
     params = system.params() if params is None else params
-    x0 = link.initial_state() if initial is None else jnp.asarray(initial, dtype=float)
+    x0 = initial_state_of(link) if initial is None else jnp.asarray(initial, dtype=float)
     grid = step_grid(t0, t_end, dt, dt_out, owner="run_volume_links")
     state_names = link.layout.state_names()
     n_c = len(system.names)
