@@ -238,17 +238,21 @@ def moreau_jean_step(system, t, x, h, theta):
     # 2. the joint impulse acts along the rows at the θ-point of the step, the rows hold at
     # its end: G_e ν⁺ + τ = 0 (both poses predicted from the start twist)
     Xe = _predicted(X, h)
-    _, Jel, rate, _, bi, bj = system.joint_rows_local(t + h, Xe, derivatives=False)
-    Ge = system._scatter_rows(Jel, bi, bj)
-    m = Ge.shape[0]
-    if m:
-        _, Jml, _, _, _, _ = system.joint_rows_local(t + theta * h, Xm, derivatives=False)
+    m = layout.kept.size
+    if m:      # both poses' rows in one batched evaluation (one set of kernels, not two)
+        _, Jl2, rate2, _, bi, bj = system.joint_rows_each(
+            jnp.stack([t + h, t + theta * h]).astype(X.dtype), jnp.stack([Xe, Xm]),
+            derivatives=False)
+        Jel, Jml, rate = Jl2[0], Jl2[1], rate2[0]
+        Ge = system._scatter_rows(Jel, bi, bj)
         Gm = system._scatter_rows(Jml, bi, bj)
         MGm = apply_minv(Gm).T                                               # M⁻¹G_θᵀ
         lam = _general_solve(Ge @ MGm, -(rate - Ge @ nu + Ge @ nu_free))     # τ = Φ̇ − Gν
         nu_free = nu_free + MGm @ lam
         rows = lam[:, None] * Gm
     else:
+        _, Jel, _, _, bi, bj = system.joint_rows_local(t + h, Xe, derivatives=False)
+        Ge = system._scatter_rows(Jel, bi, bj)
         rows = jnp.zeros((0, 6 * n_b), X.dtype)
     nu_plus, rows, contact, friction, normal, status, converged, end_rows = _impulses(
         system, t, X, Xe, nu_free, apply_minv, (Ge, Jel, bi, bj, rows), h, theta)

@@ -206,6 +206,20 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
             return _rows_once(self, derivatives)(t, X)
         return self._joint_rows_local(t, X, derivatives)
 
+    def joint_rows_each(self, ts, Xs, derivatives: bool = True):
+        """:meth:`joint_rows_local` at each (ts[k], Xs[k]) in one batched evaluation:
+        (Φ, J_l, Φ̇, J̇ν) with a leading axis over k, and b_i, b_j. Where a program needs
+        the rows at several poses known together, this is one set of kernels instead of one
+        per pose (the Moreau–Jean step's θ-point and end poses:
+        ``benchmarks/program_census.py``)."""
+        bodies = {}
+
+        def one(t, X):
+            phi, Jl, rate, second, bi, bj = self.joint_rows_local(t, X, derivatives)
+            bodies["b"] = (bi, bj)
+            return phi, Jl, rate, second
+        return (*jax.vmap(one)(ts, Xs), *bodies["b"])
+
     def _joint_rows_local(self, t, X, derivatives: bool = True):
         """:meth:`joint_rows_local`, evaluated directly."""
         layout = self.layout
