@@ -12,7 +12,8 @@ program, and reports for its largest program:
   call stacks reach the functions it wraps (the compiled program is the same:
   :mod:`stickslip._compile.traced_once`);
 * in a second fresh process (``traced_once`` as shipped), the first call's wall time and
-  JAX's own tracing, lowering and XLA seconds (``jax_log_compiles``).
+  JAX's own tracing, lowering and XLA seconds (``jax_log_compiles``); then in a third, on
+  the program store the second filled, the warm first call.
 
 ``--baseline DIR`` runs each case also on another checkout's ``src`` (e.g. a ``git
 worktree`` of the commit before), alternating, and tabulates both.
@@ -201,6 +202,13 @@ def _run(case: str, src: str, top: int) -> dict:
                 out["program"] = modules[-1].name.split(".")[1]
             else:
                 out.update(timing, load=os.getloadavg()[0])
+                # a third process on the store the timed one filled: the warm first call
+                proc = subprocess.run([sys.executable, __file__, "--child", case, "false"],
+                                      env=env, capture_output=True, text=True, cwd=ROOT,
+                                      check=False)
+                if proc.returncode:
+                    raise RuntimeError(f"{case} on {src} (warm) failed:\n{proc.stderr[-3000:]}")
+                out["warm"] = json.loads(proc.stdout.strip().splitlines()[-1])["first"]
     return out
 
 
@@ -223,16 +231,18 @@ def main(argv=None) -> None:
               "each case in fresh processes, empty program store. Kernels: top-level "
               "operations of the largest program after XLA's optimisations (loops counted by "
               "their bodies). Seconds: the first call (import excluded) and JAX's tracing, "
-              "lowering and XLA compile, from a second process.\n"),
+              "lowering and XLA compile, from a second process; the warm first call from a third, "
+              "on the store the second filled.\n"),
              ("| case | tree | program | kernels | HLO [MB] | first [s] | trace | lower | XLA "
-              "| load |"), "|---|---|---|---|---|---|---|---|---|---|"]
+              "| warm first [s] | load |"), "|---|---|---|---|---|---|---|---|---|---|---|"]
     details = []
     for case in args.cases:
         for label, src in trees:
             r = _run(case, src, args.top)
             lines.append(f"| {case} | {label} | {r['program']} | {r['kernels']} | "
                          f"{r['hlo_bytes'] / 1e6:.1f} | {r['first']:.1f} | {r['trace']:.1f} | "
-                         f"{r['lower']:.1f} | {r['xla']:.1f} | {r['load']:.1f} |")
+                         f"{r['lower']:.1f} | {r['xla']:.1f} | {r['warm']:.2f} | "
+                         f"{r['load']:.1f} |")
             print(lines[-1], file=sys.stderr, flush=True)
             if label == "this tree":
                 kinds = ", ".join(f"{k} {n}" for k, n in list(r["by_kind"].items())[:8])

@@ -70,10 +70,21 @@ import numpy as np
 from jax import lax
 
 from ..errors import ModelError, ParameterError
-from ..integrate import (FIXED_STEP_METHODS, call_with_system, check_divergence,
-                         check_run_memory, initial_state_of, step_grid)
-from ._volume_jax import (CONTACT_FIELDS, VolumeContactSystem, VolumeParams, runge_kutta,
-                          semi_implicit_pose)
+from ..integrate import (
+    FIXED_STEP_METHODS,
+    call_with_system,
+    check_divergence,
+    check_run_memory,
+    initial_state_of,
+    step_grid,
+)
+from ._volume_jax import (
+    CONTACT_FIELDS,
+    VolumeContactSystem,
+    VolumeParams,
+    runge_kutta,
+    semi_implicit_pose,
+)
 from ._volume_jax_contact import body_contact
 from ._volume_jax_route import CHUNK
 
@@ -284,7 +295,9 @@ class VolumeLinkSystem:
         """What the traced run reads from this object (the program store's key across
         processes, :mod:`stickslip.integrate._fingerprint`; the link system is an argument
         of the run and fingerprinted as one): the contact bodies, their chains, the shape
-        tables and the contact's static settings."""
+        tables and the contact's static settings. An attribute that `step` or `contact`
+        comes to read must be added here: a key that misses it would hand a later system
+        the program compiled for another (its value baked in as a constant)."""
         v = self.volume
         return (len(self.names), self.index, self.chain, self.jointed, v.tables, v.P,
                 v.eps_v, v.kinetic_iterations)
@@ -347,7 +360,8 @@ def run_volume_links(system: VolumeLinkSystem, t_end: float, *, dt: float = 1e-3
     vector (default the link system's initial state, joint-consistent).
 
     Raises `SimulationError` at the first sample whose state is not finite (the core's
-    divergence guard, :func:`stickslip.integrate.check_divergence`)."""
+    divergence guard, :func:`stickslip.integrate.check_divergence`), after the chunk that
+    holds it (no later chunk is run)."""
     from ..results import Results
 
     if method not in FIXED_STEP_METHODS:
@@ -373,10 +387,12 @@ def run_volume_links(system: VolumeLinkSystem, t_end: float, *, dt: float = 1e-3
                                          traced_grid, np.int64(o0), method=method)
         xs.append(np.asarray(xc))
         recs.append(np.asarray(rc))
+        if not np.all(np.isfinite(xs[-1])):     # diverged: stop here, the guard says where
+            break
     xs = np.concatenate([np.asarray(x0)[None], *xs])[:grid.n_out + 1]
     recs = np.concatenate([rec0[None], *recs])[:grid.n_out + 1]
     times = grid.times()
-    check_divergence("the volume link system", state_names, times, xs)
+    check_divergence("the volume link system", state_names, times[:len(xs)], xs)
     channels = {name: xs[:, k] for k, name in enumerate(state_names)}
     for i, name in enumerate(system.names):
         for j, field in enumerate(CONTACT_FIELDS):
