@@ -89,9 +89,11 @@ def spd_factor(S):
 
 def inverse3(A):
     """The inverse of a 3×3 matrix by its adjugate (a handful of multiplications to
-    compile, where ``jnp.linalg.inv`` brings an LU factorisation)."""
-    c0, c1, c2 = jnp.cross(A[1], A[2]), jnp.cross(A[2], A[0]), jnp.cross(A[0], A[1])
-    return jnp.stack([c0, c1, c2], axis=1) / (A[0] @ c0)
+    compile, where ``jnp.linalg.inv`` brings an LU factorisation); A (..., 3, 3)."""
+    a0, a1, a2 = A[..., 0, :], A[..., 1, :], A[..., 2, :]
+    c0, c1, c2 = jnp.cross(a1, a2), jnp.cross(a2, a0), jnp.cross(a0, a1)
+    det = jnp.einsum("...i,...i->...", a0, c0)
+    return jnp.stack([c0, c1, c2], axis=-1) / det[..., None, None]
 
 
 def inverse_mass_operator(system, X):

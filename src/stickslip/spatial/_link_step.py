@@ -187,7 +187,7 @@ def _predicted(X, s):
     """The pose reached from X after a time s [s] at X's own twist (r + s v, exp(s ω) ⊗ q;
     the velocities kept): where the step's joint rows are evaluated (step 2)."""
     r = X[:, 0:3] + s * X[:, 7:10]
-    q = jax.vmap(rotate_quat)(X[:, 3:7], s * X[:, 10:13])
+    q = rotate_quat(X[:, 3:7], s * X[:, 10:13])
     return jnp.concatenate([r, q, X[:, 7:13]], axis=1)
 
 
@@ -260,7 +260,7 @@ def moreau_jean_step(system, t, x, h, theta):
     new = nu_plus.reshape(n_b, 6)
     v, w = X[:, 7:10], X[:, 10:13]
     r = X[:, 0:3] + h * (theta * new[:, :3] + (1.0 - theta) * v)
-    q = jax.vmap(rotate_quat)(X[:, 3:7], h * (theta * new[:, 3:] + (1.0 - theta) * w))
+    q = rotate_quat(X[:, 3:7], h * (theta * new[:, 3:] + (1.0 - theta) * w))
     X_new = jnp.concatenate([r, q, new], axis=1)
     n_s, n_r = layout.n_law_states, len(layout.revolutes)
     rest = x[13 * n_b:]

@@ -157,7 +157,7 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
         """(r, R, v, ω) of every body with the ground appended at index n_b."""
         zero = jnp.zeros((1, 3), X.dtype)
         r = jnp.concatenate([X[:, 0:3], zero])
-        R = jnp.concatenate([jax.vmap(rotation)(X[:, 3:7]), jnp.eye(3)[None]])
+        R = jnp.concatenate([rotation(X[:, 3:7]), jnp.eye(3)[None]])
         v = jnp.concatenate([X[:, 7:10], zero])
         w = jnp.concatenate([X[:, 10:13], zero])
         return r, R, v, w
@@ -275,9 +275,9 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
     def inverse_inertias(self, X):
         """(R I⁻¹ Rᵀ, R I Rᵀ) (n_b, 3, 3) of every body: world-frame inverse inertia and
         inertia."""
-        R = jax.vmap(rotation)(X[:, 3:7])
+        R = rotation(X[:, 3:7])
         Rt = jnp.swapaxes(R, 1, 2)
-        Iinv = jax.vmap(inverse3)(self.inertias)
+        Iinv = inverse3(self.inertias)
         return mm(mm(R, Iinv), Rt), mm(mm(R, self.inertias), Rt)
 
     def applied(self, t, X):
@@ -438,7 +438,7 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
                                       apply_minv(Jh)), _take(phi, hol))
             dxi = dxi.reshape(n_b, 6)
             X = X.at[:, 0:3].add(dxi[:, :3])
-            X = X.at[:, 3:7].set(jax.vmap(rotate_quat)(X[:, 3:7], dxi[:, 3:]))
+            X = X.at[:, 3:7].set(rotate_quat(X[:, 3:7], dxi[:, 3:]))
             rate = self.joint_rows_local(t, X, derivatives=False)[2]
         dnu = -MJt @ solve(rate)
         X = X.at[:, 7:13].add(dnu.reshape(n_b, 6))
@@ -508,7 +508,7 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
         return self._rates(x, X, d), computed_where(want, self._channels, x, X, d)
 
     def _rates(self, x, X, d):
-        qd = jax.vmap(quat_rate)(X[:, 3:7], X[:, 10:13])
+        qd = quat_rate(X[:, 3:7], X[:, 10:13])
         Xd = jnp.concatenate([X[:, 7:10], qd, d["nud"].reshape(-1, 6)], axis=1)
         angle_rate = self.revolute_rates(X)
         unsolved = ((d["status"] != 0).astype(x.dtype)[None] if self.layout.contacts

@@ -17,34 +17,39 @@ __all__ = ["rotation", "quat_rate", "quat_multiply", "rotate_quat", "skew", "vex
 
 
 def rotation(q):
-    """Rotation matrix (3, 3) of a quaternion (w, x, y, z); normalised first."""
-    w, x, y, z = q / jnp.sqrt(jnp.sum(q * q))
-    return jnp.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                      [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    """Rotation matrix (..., 3, 3) of quaternions (..., 4) (w, x, y, z); normalised first.
+    Written for any leading axes, so a set of bodies is one evaluation, not a ``vmap``."""
+    q = q / jnp.sqrt(jnp.sum(q * q, axis=-1, keepdims=True))
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    return jnp.stack([
+        jnp.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+        jnp.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+        jnp.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)],
+        -2)
 
 
 def quat_multiply(a, b):
-    """Hamilton product a ⊗ b of quaternions (w, x, y, z)."""
-    aw, av = a[0], a[1:]
-    bw, bv = b[0], b[1:]
-    return jnp.concatenate([jnp.array([aw * bw - av @ bv]),
-                            aw * bv + bw * av + jnp.cross(av, bv)])
+    """Hamilton product a ⊗ b of quaternions (..., 4) (w, x, y, z)."""
+    aw, av = a[..., :1], a[..., 1:]
+    bw, bv = b[..., :1], b[..., 1:]
+    return jnp.concatenate([aw * bw - jnp.einsum("...i,...i->...", av, bv)[..., None],
+                            aw * bv + bw * av + jnp.cross(av, bv)], axis=-1)
 
 
 def quat_rate(q, w):
-    """q̇ = ½ (0, ω) ⊗ q for the world-frame angular velocity ω [rad/s]."""
-    return 0.5 * quat_multiply(jnp.concatenate([jnp.zeros(1, q.dtype), w]), q)
+    """q̇ = ½ (0, ω) ⊗ q for the world-frame angular velocity ω (..., 3) [rad/s]."""
+    return 0.5 * quat_multiply(jnp.concatenate([jnp.zeros_like(w[..., :1]), w], axis=-1), q)
 
 
 def rotate_quat(q, dtheta):
-    """q rotated by the world-frame rotation vector δθ [rad] (exact exponential map)."""
-    angle = jnp.sqrt(jnp.sum(dtheta * dtheta) + 1e-300)
+    """q (..., 4) rotated by the world-frame rotation vector δθ (..., 3) [rad] (exact
+    exponential map)."""
+    angle = jnp.sqrt(jnp.sum(dtheta * dtheta, axis=-1, keepdims=True) + 1e-300)
     half = 0.5 * angle
     axis_scale = jnp.where(angle > 1e-12, jnp.sin(half) / angle, 0.5)
-    dq = jnp.concatenate([jnp.array([jnp.cos(half)]), axis_scale * dtheta])
+    dq = jnp.concatenate([jnp.cos(half), axis_scale * dtheta], axis=-1)
     out = quat_multiply(dq, q)
-    return out / jnp.sqrt(jnp.sum(out * out))
+    return out / jnp.sqrt(jnp.sum(out * out, axis=-1, keepdims=True))
 
 
 def skew(a):
