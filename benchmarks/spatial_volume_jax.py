@@ -244,8 +244,9 @@ def main(argv=None):
                + (" --skip-grid" if args.skip_grid else "")
                + (" --before <previous commit's tree>" if args.before else ""))
     lines = ["# JAX volume contact vs numba host loop (SPEC §7)", "",
-             f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores "
-             f"(shared), Python {platform.python_version()}, JAX {jax.__version__} (CPU, "
+             f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+             f"Python {platform.python_version()}, JAX {jax.__version__} "
+             f"({jax.default_backend()}: {jax.devices()[0].device_kind}; "
              f"float64). Command: `{command}` (contact-polygon buffer {mp or 'bound, 20'}; an "
              "overflow would turn the run to NaN). Compiles are cold (persistent cache off).",
              "", f"## First call of a one-box run, {args.t_end:g} s at Δt = 1 ms (rk_gill)", "",
