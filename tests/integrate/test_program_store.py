@@ -8,6 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -270,3 +271,27 @@ def test_files_of_the_first_store_version_are_removed(store):
     run(block(force=lambda t: 0.25 * jnp.cos(3.0 * t)))       # a new program: one save
     assert not old.exists()
     assert list(store.glob("integrate_padded-*.jaxexec"))
+
+
+def test_a_program_marked_run_once_is_compiled_for_compile_speed_only(store, monkeypatch):
+    # the build's kinematics and a run's initial state run once per program: they take
+    # XLA's optimisation level 0 (half the compile); the step programs keep the defaults
+    from stickslip._compile import store as store_module
+    from stickslip._compile.options import compiler_options, is_run_once
+    from stickslip.integrate._simulate import _initial_state_kernel
+
+    assert is_run_once(_initial_state_kernel) and not is_run_once(integrate_padded)
+    seen = []
+    jit = store_module._jit
+    monkeypatch.setattr(store_module, "_jit",
+                        lambda flat, once=False: seen.append(
+                            (flat.__name__.rsplit("_", 1)[0], once)) or jit(flat, once))
+    system = block()
+    x0 = np.asarray(ss.integrate.initial_state_of(system))
+    result = run(system)
+    assert ("_initial_state_kernel", True) in seen and ("integrate_padded", False) in seen
+    np.testing.assert_array_equal(x0, np.asarray(system.initial_state()))
+    np.testing.assert_allclose(result["p"][0], x0[0])
+    if jax.default_backend() == "cpu":
+        assert compiler_options(True).get("xla_backend_optimization_level") == 0
+        assert "xla_backend_optimization_level" not in compiler_options(False)

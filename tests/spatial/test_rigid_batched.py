@@ -7,7 +7,6 @@ vector, the 3×3 inverse)."""
 from __future__ import annotations
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -68,7 +68,7 @@ import jax
 import numpy as np
 from jax.experimental import serialize_executable
 
-from .options import compiler_options
+from .options import compiler_options, is_run_once, runs_once
 from .packed import unpacked
 
 __all__ = ["ProgramStore", "split_system"]
@@ -157,11 +157,12 @@ class ProgramStore:
             return kernel(*static, *jax.tree_util.tree_unflatten(treedef, flat_leaves))
 
         flat.__name__ = name
+        once = is_run_once(kernel)
         try:
             digest = self.key(kernel, static, treedef, leaves)
         except self._unkeyable as exc:
             _log.debug("stickslip: %s traced (not stored): %s", name, exc)
-            return _jit(flat)
+            return _jit(flat, once)
         held = self.by_digest.get(digest)
         if held is not None:               # compiled or loaded already in this process
             self.by_digest.move_to_end(digest)
@@ -169,16 +170,16 @@ class ProgramStore:
         directory = self.directory()
         if directory is None:              # the store is off: kept in this process only (a
             # model rebuilt with new closures of the same code reuses it, as with the store)
-            return self._hold(digest, _jit(flat))
+            return self._hold(digest, _jit(flat, once))
         path = directory / f"{name}-{digest[:40]}{_SUFFIX}"
         loaded = self.load(path, len(leaves), digest)
         if loaded is not None:
             return self._hold(digest, loaded)
         try:
-            compiled = _compile_afresh(flat, leaves)
+            compiled = _compile_afresh(flat, leaves, once)
         except Exception as exc:           # noqa: BLE001 — the plain call raises it again, named
             _log.debug("stickslip: %s not compiled ahead (%s); traced", name, exc)
-            return _jit(flat)
+            return _jit(flat, once)
         try:
             blob = _entry(digest, compiled)
         except Exception as exc:           # noqa: BLE001 — not serializable: run, store nothing
@@ -278,6 +279,8 @@ def _split(kernel: Callable) -> Callable:
 
     split.__name__, split.__qualname__ = kernel.__name__, kernel.__qualname__
     split.__module__ = kernel.__module__
+    if is_run_once(kernel):
+        runs_once(split)
     return split
 
 
@@ -327,7 +330,7 @@ def _read_entry(blob: bytes) -> tuple[tuple | None, str]:
 
 # --- compiling ----------------------------------------------------------------------------
 
-def _compile_afresh(flat, leaves):
+def _compile_afresh(flat, leaves, once: bool = False):
     """``flat`` compiled by XLA, never taken from (nor written to) JAX's persistent cache.
 
     An executable that JAX loaded from its cache cannot be serialized again: XLA's CPU
@@ -342,7 +345,7 @@ def _compile_afresh(flat, leaves):
 
     fresh.__name__ = fresh.__qualname__ = f"{flat.__name__}_{secrets.token_hex(6)}"
     with _no_jax_cache_write():
-        return _jit(fresh).lower(*leaves).compile()
+        return _jit(fresh, once).lower(*leaves).compile()
 
 
 def _no_jax_cache_write():
@@ -360,12 +363,13 @@ def _no_jax_cache_write():
         return contextlib.nullcontext()
 
 
-def _jit(flat):
+def _jit(flat, once: bool = False):
     """``jax.jit(flat)`` with stickslip's XLA options (:func:`.options.compiler_options`:
-    XLA's elemental CPU emitters, about half the compile time) where this XLA takes them.
+    XLA's elemental CPU emitters, about half the compile time; `once`: a program marked
+    :func:`~.options.runs_once`, compiled for compile speed) where this XLA takes them.
     Used for every program the store compiles, stored or not (a kernel it cannot
     fingerprint, the store off)."""
-    options = compiler_options()
+    options = compiler_options(once)
     return jax.jit(flat, compiler_options=options) if options else jax.jit(flat)
 
 

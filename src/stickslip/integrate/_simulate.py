@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._compile.options import runs_once
 from ..errors import ParameterError
 from ..results import Results
 from ._adaptive import ADAPTIVE_METHODS, is_diffrax_solver, solver_label
@@ -496,6 +497,7 @@ def initial_state_of(system):
     return _program_store.call_with_system(_initial_state_kernel, system)
 
 
+@runs_once
 def _initial_state_kernel(system):
     return system.initial_state()
 
@@ -507,5 +509,6 @@ def _initial_states(stacked):
     return _program_store.call_with_system(_initial_states_kernel, stacked)
 
 
+@runs_once
 def _initial_states_kernel(stacked):
     return eqx.filter_vmap(lambda s: s.initial_state())(stacked)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._compile.options import runs_once
 from ..errors import ModelError, ParameterError
 from ._elements import (
     JOINT_ROW_COUNTS,
@@ -365,6 +366,7 @@ def _kinematics(system, X):
     return call_with_system(_kinematics_kernel, system, X)
 
 
+@runs_once
 def _kinematics_kernel(system, X):
     phi, J, rate, _ = system.joint_terms(0.0, X, derivatives=False)
     return phi, J, rate

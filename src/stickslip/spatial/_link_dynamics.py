@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import jax.scipy.linalg
 import numpy as np
 
+from .._compile.options import runs_once
 from ..constraints import (
     Bilateral,
     ProductSet,
@@ -163,6 +164,7 @@ def slide_rows_at(system, X):
     return call_with_system(slide_rows_kernel, system, X)
 
 
+@runs_once
 def slide_rows_kernel(system, X):
     return system.slide_rows(X, [jk for jk, _ in system.layout.frictions])
 
