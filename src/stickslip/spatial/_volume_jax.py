@@ -243,12 +243,12 @@ class VolumeContactSystem:
         self.P, self.eps_v = int(P), float(eps_v)
         self.kinetic_iterations = int(kinetic_iterations)
         inertia = np.array(inertias, dtype=float)
-        self._params = VolumeParams(
-            jnp.asarray(np.array(masses, dtype=float)), jnp.asarray(inertia),
-            jnp.asarray(np.linalg.inv(inertia)), jnp.asarray(np.array(gravity, dtype=float)),
-            jnp.asarray(float(k)), jnp.asarray(float(lam)), jnp.asarray(float(mu_s)),
-            jnp.asarray(float(mu_d)), jnp.asarray(float(height)),
-            jnp.asarray(0.0 if restitution is None else float(restitution)))
+        # device_put, not jnp.asarray: the same arrays (Python floats stay weakly typed)
+        # without a small conversion program compiled per shape in each new process
+        self._params = VolumeParams(*jax.device_put((
+            np.array(masses, dtype=float), inertia, np.linalg.inv(inertia),
+            np.array(gravity, dtype=float), float(k), float(lam), float(mu_s), float(mu_d),
+            float(height), 0.0 if restitution is None else float(restitution))))
         self._states = None if states is None else np.asarray(states, dtype=float)
         self._runs: dict = {}
 
