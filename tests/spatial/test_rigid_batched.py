@@ -25,17 +25,20 @@ def _stack(seed, n=5):
     return q, w, A
 
 
+# compiled once for every example (a jit made inside the test compiles at each one)
+_ONE_BY_ONE = jax.jit(lambda q, w, A: (
+    jax.vmap(rotation)(q), jax.vmap(rotate_quat)(q, 0.1 * w), jax.vmap(quat_rate)(q, w),
+    jax.vmap(quat_multiply)(q, q[::-1]), jax.vmap(inverse3)(A)))
+_STACKED = jax.jit(lambda q, w, A: (
+    rotation(q), rotate_quat(q, 0.1 * w), quat_rate(q, w), quat_multiply(q, q[::-1]),
+    inverse3(A)))
+
+
 @settings(max_examples=20, deadline=None)
 @given(st.integers(0, 2**31 - 1))
 def test_a_stack_gives_what_each_body_gives_alone(seed):
     q, w, A = _stack(seed)
-    one_by_one = jax.jit(lambda q, w, A: (
-        jax.vmap(lambda a: rotation(a))(q), jax.vmap(rotate_quat)(q, 0.1 * w),
-        jax.vmap(quat_rate)(q, w), jax.vmap(quat_multiply)(q, q[::-1]), jax.vmap(inverse3)(A)))
-    stacked = jax.jit(lambda q, w, A: (
-        rotation(q), rotate_quat(q, 0.1 * w), quat_rate(q, w), quat_multiply(q, q[::-1]),
-        inverse3(A)))
-    for a, b in zip(one_by_one(q, w, A), stacked(q, w, A)):
+    for a, b in zip(_ONE_BY_ONE(q, w, A), _STACKED(q, w, A)):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-15, atol=1e-15)
 
 
