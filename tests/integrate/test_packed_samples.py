@@ -75,3 +75,21 @@ def test_an_empty_or_single_sample_packs(sample):
     assert back.keys() == sample.keys()
     for k in sample:
         np.testing.assert_array_equal(back[k], np.ones(3))
+
+
+def test_outputs_computed_where_a_sample_is_taken_come_back_exactly_or_as_zeros():
+    # computed_where packs the branch's channels in one row (one zeros kernel where no
+    # sample is taken instead of one per channel); every dtype and shape comes back
+    from stickslip._compile.traced_once import computed_where
+
+    run = jax.jit(lambda want, t: computed_where(want, _sample, t))
+    for t in (0.1, 0.3, 0.7):
+        got, want = run(True, t), _sample(jnp.asarray(t))
+        for k, v in want.items():
+            assert got[k].dtype == v.dtype and got[k].shape == v.shape, k
+            np.testing.assert_array_equal(np.asarray(got[k]), np.asarray(v))
+        for k, v in run(False, t).items():
+            assert v.dtype == want[k].dtype and not np.any(np.asarray(v)), k
+    # and the branch with no sample sets the channels in one kernel, not one each
+    text = run.lower(True, 0.1).compile().as_text()
+    assert text.count(" copy(") <= 1
