@@ -6,8 +6,10 @@ Everything here has static shapes (padded buffers, MJX style) and no Python bran
 traced value: the Lawson–Hanson active set is one `lax.while_loop` (its two nested loops
 flattened: one traced least-squares solve, not two) whose iteration limit is the numba
 kernel's; the Householder least-squares solves are unrolled over the (static) number of
-rows (a loop over masked full-size arrays compiles smaller but ran 1.3× slower under
-`vmap`); the Cholesky factor and the triangular solves are `fori_loop`s (one traced row,
+columns (a loop over them compiles smaller but ran 1.3× slower under `vmap`), each step
+updating the whole buffer under masks (updating the sub-block in place made XLA copy the
+buffer at each step: 70 of the 1131 kernels of a link system's volume-contact run); the
+Cholesky factor and the triangular solves are `fori_loop`s (one traced row,
 not one per row: compile time); columns that do not exist (padding of a polygon with fewer
 vertices than the buffer, or of a smaller problem sharing the solver) are zero columns,
 which NNLS never selects. The arithmetic follows the
@@ -27,6 +29,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 __all__ = ["QPDual", "cone_qp", "lstsq_columns", "lstsq_columns_qr", "nnls", "qp_dual",
@@ -56,26 +59,29 @@ def lstsq_columns(M, y, S, k):
     b = y
     ratio = jnp.asarray(1.0, M.dtype)
     bad = jnp.asarray(False)
+    rows, cols = np.arange(m), np.arange(kmax)
     for j in range(kmax):                       # unrolled: kmax ≤ 6
+        # step j on the whole (m, kmax) buffer, rows above j and columns left of it masked
+        # (selects, not sub-block updates: those made XLA copy the buffer at every step)
         act = j < k
-        col = A[j:, j]
+        below = rows >= j
+        col = jnp.where(below, A[:, j], 0.0)
         normx = jnp.sqrt(jnp.sum(col * col))
         bad = bad | (act & ((cn[j] == 0.0) | (normx == 0.0)))
         ratio = jnp.where(act, jnp.minimum(ratio, normx / jnp.where(cn[j] == 0.0, 1.0, cn[j])),
                           ratio)
         alpha = jnp.where(A[j, j] >= 0, -normx, normx)
-        v = col.at[0].add(-alpha)
+        v = jnp.where(rows == j, col + (-alpha), col)
         vv = jnp.sum(v * v)
         use = act & (vv > 0)
         scale = 2.0 / jnp.where(use, vv, 1.0)
         if j + 1 < kmax:
-            sub = A[j:, j + 1:]
-            d = (v @ sub) * scale
-            A = A.at[j:, j + 1:].set(jnp.where(use, sub - v[:, None] * d[None, :], sub))
-        bj = b[j:]
-        db = (v @ bj) * scale
-        b = b.at[j:].set(jnp.where(use, bj - db * v, bj))
-        A = A.at[j, j].set(jnp.where(act, alpha, A[j, j]))
+            d = (v @ A) * scale
+            A = jnp.where(use & below[:, None] & (cols > j)[None, :],
+                          A - v[:, None] * d[None, :], A)
+        db = (v @ b) * scale
+        b = jnp.where(use & below, b - db * v, b)
+        A = jnp.where(act & (rows == j)[:, None] & (cols == j)[None, :], alpha, A)
     z = jnp.zeros(kmax, M.dtype)
     for j in range(kmax - 1, -1, -1):           # back substitution
         s = b[j] - jnp.sum(A[j, j + 1:] * z[j + 1:]) if j + 1 < kmax else b[j]
