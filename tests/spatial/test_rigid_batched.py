@@ -42,10 +42,15 @@ def test_a_stack_gives_what_each_body_gives_alone(seed):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-15, atol=1e-15)
 
 
+_ROTATION, _ROTATE, _RATE, _INVERSE = (jax.jit(f) for f in (rotation, rotate_quat, quat_rate,
+                                                             inverse3))
+
+
 @settings(max_examples=20, deadline=None)
 @given(st.integers(0, 2**31 - 1))
 def test_the_helpers_keep_their_meaning_on_a_stack(seed):
     q, w, A = _stack(seed)
+    rotation, rotate_quat, quat_rate, inverse3 = _ROTATION, _ROTATE, _RATE, _INVERSE
     R = np.asarray(rotation(q))
     np.testing.assert_allclose(R @ np.swapaxes(R, 1, 2), np.broadcast_to(np.eye(3), R.shape),
                                atol=1e-14)
