@@ -2,16 +2,18 @@
 joints, a 6-body mechanism with 4 point contacts, 1000 boxes in one vmap, and the first call
 of a new model (cold and warm).
 
-1. *Chains* of n = 2, 6, 12, 30 rods (0.1 m, 0.1 kg each) on revolute joints, hanging
+1. *Chains* of n = 2, 6, 12, 30, 45 rods (0.1 m, 0.1 kg each) on revolute joints, hanging
    straight at 45° from the vertical, gravity, no contact; RK4, dt = 1 ms, 2 s, dt_out =
    10 ms. Run time per step after compile, the fitted exponent of time per step against n
-   (the joints' λ is a dense Schur-complement solve), and the first call in fresh processes:
+   (the joints' rows in local form, their Schur complement factored densely or, from 200
+   rows, block by block), and the first call in fresh processes:
    *cold* with ``STICKSLIP_JAX_CACHE=0``, *cold, writing* with an empty cache directory
    (it fills it), *warm* on that directory. Peer: the same chains in MuJoCo (hinge chain in
    MJCF, RK4, same dt, ``mj_step(nstep=10)`` per output sample) when ``mujoco`` imports.
-   Also the dense solve alone at the chains' sizes (m = 5n rows): the engine's pure-JAX
-   elimination (:func:`stickslip.constraints.spd_solve`) against LAPACK's Cholesky; and the
-   two routes to A = J M⁻¹ Jᵀ (dense product, body by body) on the chains and the cart.
+   Also the solve alone at the chains' sizes (m = 5n rows): the pure-JAX elimination
+   (:func:`stickslip.constraints.spd_solve`), LAPACK's Cholesky and the block factor; the
+   dense and block factors in whole runs (n ≥ 30); and the two routes to A = J M⁻¹ Jᵀ
+   (dense product, body by body) on the chains and the cart.
 2. *Cart*: a chassis on four spherical wheels (revolute axles) with a pendulum — 6 bodies,
    5 revolute joints, exactly 4 point contacts — pushed by 1 N; steps/s after compile
    (issue target: ≥ 10⁴) on RK4 and on the exact time-stepping route (``moreau_jean``).
@@ -121,6 +123,9 @@ def _child(case: str, params: dict) -> dict:
         if "fraction" in params:          # force the dense (0) or body-by-body (inf) route
             from stickslip.spatial import _link_dynamics
             _link_dynamics.SPARSE_FRACTION = params["fraction"]
+        if "block_rows" in params:        # force the block (0) or dense (inf) factor
+            from stickslip.spatial import _link_dynamics
+            _link_dynamics.BLOCK_ROWS = params["block_rows"]
         t_end = params["t_end"]
         start = _clock()
         system = (chain(params["n"]) if case == "chain" else cart()).link_system()
@@ -207,9 +212,13 @@ def _child(case: str, params: dict) -> dict:
         import jax.scipy.linalg as jsl
 
         from stickslip.constraints import spd_solve
+        from stickslip.constraints._block_factor import block_factor, row_block_plan
         rng = np.random.default_rng(0)
         rows = []
         for m in params["sizes"]:
+            n = m // 5                     # the chain's pattern: joint k on rods k − 1, k
+            plan = row_block_plan(np.repeat([n] + list(range(n - 1)), 5),
+                                  np.repeat(np.arange(n), 5), ground=n)
             A = rng.normal(size=(m, m))
             S = jnp.asarray(A @ A.T + m * np.eye(m))
             b = jnp.asarray(rng.normal(size=m))
@@ -220,7 +229,8 @@ def _child(case: str, params: dict) -> dict:
             times = {}
             for name, solve in (("elimination", spd_solve),
                                 ("cholesky", lambda S, b: jsl.cho_solve(
-                                    jsl.cho_factor(S), b))):
+                                    jsl.cho_factor(S), b)),
+                                ("block", lambda S, b, plan=plan: block_factor(S, plan)(b))):
                 f = loop(solve)
                 f(S, b).block_until_ready()
                 best = math.inf
@@ -240,7 +250,8 @@ def _child(case: str, params: dict) -> dict:
                 start = _clock()
                 f(J, J.T).block_until_ready()
                 best = min(best, _since(start)[0])
-            rows.append((m, times["elimination"], times["cholesky"], best / 100))
+            rows.append((m, times["elimination"], times["cholesky"], best / 100,
+                         times["block"]))
         out["rows"] = rows
     out["load_end"] = os.getloadavg()[0]
     return out
@@ -302,10 +313,10 @@ def _fit(ns, ts):
 
 
 def chain_lines(quick: bool) -> list[str]:
-    ns = (2, 6, 12) if quick else (2, 6, 12, 30)
+    ns = (2, 6, 12) if quick else (2, 6, 12, 30, 45)
     t_end = 0.2 if quick else 2.0
     repeats = 1 if quick else 2
-    lines = ["## 1. Chains of n rods on revolute joints (dense Schur solve)", "",
+    lines = ["## 1. Chains of n rods on revolute joints", "",
              f"RK4, dt = 1 ms, {t_end:g} s ({round(t_end / DT)} steps), dt_out = 10 ms. "
              "*per step* = the best of "
              f"{repeats} calls after the first, in the cold process, divided by the steps "
@@ -343,19 +354,22 @@ def chain_lines(quick: bool) -> list[str]:
                   f"n={n}: {t / n * 1e6:.0f} µs" for n, t in zip(ns, per_step)) + "."]
     # the dense solve alone at the chains' sizes
     solve = _run_child("solve", {"sizes": [5 * n for n in ns]}, "0")
-    lines += ["", f"The dense solve alone (load {solve['load']:.1f}; 100 solves in one compiled "
-              "loop, best of 5): the engine's pure-JAX elimination "
-              "(`constraints.spd_solve`, two `fori_loop`s of whole-matrix updates) against "
-              "LAPACK's Cholesky (`jax.scipy.linalg.cho_factor/cho_solve`). One RK4 step "
-              "does 4 such solves (one per stage) plus 2 in the projection "
-              "(position and velocity), each after forming S = J (M⁻¹Jᵀ) with a dense "
-              "(m, 6n) J (*product*).", "",
-              "| m | elimination [µs] | Cholesky [µs] | elimination / Cholesky | product "
-              "[µs] | 6 × elimination / per step | 6 × product / per step |",
+    lines += ["", f"The solve alone (load {solve['load']:.1f}; 100 factors and solves in one "
+              "compiled loop, best of 5): the pure-JAX elimination "
+              "(`constraints.spd_solve`, two `fori_loop`s of whole-matrix updates), "
+              "LAPACK's Cholesky (`jax.scipy.linalg.cho_factor/cho_solve`; the engine's "
+              "dense factor from 16 rows) and the block factor on the chain's pattern "
+              "(`constraints._block_factor`: ⌊log₂ n⌋ + 1 levels). One RK4 step factors 5 "
+              "times (one per stage, one in the projection). *product*: S = J (M⁻¹Jᵀ) with "
+              "a dense (m, 6n) J, which the engine no longer forms for joints alone (rows in "
+              "local form, `spatial._link_rows`; A by body).", "",
+              "| m | elimination [µs] | Cholesky [µs] | block [µs] | block / Cholesky | "
+              "product [µs] | 5 × Cholesky / per step |",
               "|---|---|---|---|---|---|---|"]
-    for (m, el, ch, prod), step in zip(solve["rows"], per_step):
-        lines.append(f"| {m} | {el * 1e6:.1f} | {ch * 1e6:.1f} | {el / ch:.2f} | "
-                     f"{prod * 1e6:.1f} | {6 * el / step:.0%} | {6 * prod / step:.0%} |")
+    for (m, el, ch, prod, bl), step in zip(solve["rows"], per_step):
+        lines.append(f"| {m} | {el * 1e6:.1f} | {ch * 1e6:.1f} | {bl * 1e6:.1f} | "
+                     f"{bl / ch:.2f} | {prod * 1e6:.1f} | {5 * ch / step:.0%} |")
+    lines += factor_lines([n for n in ns if n >= 30], t_end)
     lines += route_lines(ns, t_end)
     try:
         import mujoco
@@ -375,6 +389,42 @@ def chain_lines(quick: bool) -> list[str]:
         lines.append(f"| {n} | {load:.1f} | {run / steps * 1e6:.1f} | "
                      f"{step / (run / steps):.0f} | {comp:.4f} | {drift:.1e} |")
     lines += ["", f"MuJoCo's exponent over the same n: {_fit(ns, mj):.2f}."]
+    return lines
+
+
+def factor_lines(ns, t_end) -> list[str]:
+    """The joints' Schur complement by the dense Cholesky against the block factor, whole
+    runs in fresh processes (cache off), alternating."""
+    lines = ["", "The factor of S in whole runs (issue item 2: an O(n) factorisation against "
+             "the dense solve): *dense* = LAPACK's Cholesky of S (m, m); *block* = the block "
+             "factor (`constraints._block_factor`, unrolled levels). The engine takes the "
+             "block factor from `_link_dynamics.BLOCK_ROWS` = 200 rows (chains of 40 rods): "
+             "below, its longer compile outweighs the faster step for runs of a few "
+             "seconds. Two fresh processes per route, alternating, cache off; per step as "
+             "above; *XLA* = XLA's compile seconds of the first call (`jax_log_compiles`).",
+             "", "| n | m | route | load | per step [µs] | first call [s] | XLA [s] | "
+             "steps to repay the compile |", "|---|---|---|---|---|---|---|---|"]
+    for n in ns:
+        runs = {"dense": [], "block": []}
+        for _ in range(2):
+            for route, rows in (("dense", math.inf), ("block", 0)):
+                runs[route].append(_run_child("chain", {"n": n, "t_end": t_end,
+                                                        "repeats": 2, "block_rows": rows},
+                                              "0"))
+        best = {route: min(r["run"] / r["steps"] for r in rs) for route, rs in runs.items()}
+        compile_ = {route: min(r["first"] - r["run"] for r in rs)
+                    for route, rs in runs.items()}
+        gain = best["dense"] - best["block"]
+        repay = ((compile_["block"] - compile_["dense"]) / gain if gain > 0 else math.inf)
+        for route, rs in runs.items():
+            lines.append(
+                f"| {n} | {5 * n} | {route} | "
+                + " / ".join(f"{r['load']:.1f}" for r in rs) + " | "
+                + " / ".join(f"{r['run'] / r['steps'] * 1e6:.0f}" for r in rs) + " | "
+                + " / ".join(f"{r['first']:.1f}" for r in rs) + " | "
+                + " / ".join(f"{r['xla']:.1f}" for r in rs) + " | "
+                + (f"{repay:.0f}" if route == "block" and math.isfinite(repay) else "–")
+                + " |")
     return lines
 
 

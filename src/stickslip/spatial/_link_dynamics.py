@@ -6,6 +6,8 @@ the normal forces the friction laws see; and the mass-matrix helpers these need.
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import jax.scipy.linalg
@@ -19,8 +21,10 @@ from ..constraints import (
     eliminate_solve,
 )
 from ..constraints import lambda_stage as prepare_lambda_stage
+from ..constraints._block_factor import BlockPlan, block_factor, row_block_plan
 from ..laws import friction_curve
 from ._link_kinematics import mv
+from ._link_rows import LocalRows, rows_by_body
 
 __all__ = [
     "CHOLESKY_ROWS",
@@ -31,6 +35,7 @@ __all__ = [
     "inverse3",
     "inverse_mass",
     "inverse_mass_operator",
+    "joint_factor",
     "joint_reactions",
     "lambda_stage",
     "loop_needed",
@@ -60,6 +65,43 @@ CHOLESKY_ROWS = 16
 # faster for chains (p = 10: 6 bodies, m = 30, 1.2×; 12 bodies 1.3×; 30 bodies 1.3–1.5×)
 # and 2.5× slower for the 6-body cart, whose chassis carries 25 of its 37 rows
 SPARSE_FRACTION = 0.4
+
+
+# The joints' Schur complement is factored block by block (:mod:`stickslip.constraints.
+# _block_factor`: O(n) for a chain or tree) instead of by the dense Cholesky where it has at
+# least BLOCK_ROWS rows and its elimination takes at most BLOCK_LEVELS of its blocks in levels
+# (a chain of 40 joints: 40 blocks in 6 levels; the 6-body cart's chassis couples its five
+# joints: 5 levels for 5 blocks, dense). What a user waits for is compile + run, and the
+# block factor's unrolled levels compile longer than one LAPACK call. Measured on chains of
+# n rods (RK4, 1 ms; benchmarks/results/spatial_links.md; fresh processes, cache off):
+# n = 30 (150 rows), step 1.03–1.24 ms dense against 0.82–0.90 ms block, XLA's compile
+# 6.0–7.1 against 10.0–10.1 s: the block factor pays after ~15 000 steps; n = 45 (225 rows),
+# 2.2–3.4 against 0.98–1.47 ms, first call 14.1–15.0 against 17.3–20.4 s: it pays after
+# 2 000–5 000 steps. Per factor and solve alone (one compiled loop): 30 rows 6 against 10
+# µs, 60 rows 32 against 31 µs, 150 rows 180–295 against 35–70 µs.
+BLOCK_ROWS = 200
+BLOCK_LEVELS = 0.5
+
+
+def joint_factor(system, X, Jl, bi, bj, J=None, MJ=None):
+    """``solve(b)`` of the joints' Schur complement S = J M⁻¹ Jᵀ (rows in local form as in
+    :func:`constraint_matrix`), factored block by block where that pays (``BLOCK_ROWS``),
+    else by :func:`spd_factor`."""
+    S = constraint_matrix(system, X, Jl, bi, bj, J, MJ)
+    plan = _block_plan(np.asarray(bi, int).tobytes(), np.asarray(bj, int).tobytes(),
+                       system.layout.n_bodies)
+    return block_factor(S, plan) if plan is not None else spd_factor(S)
+
+
+@functools.lru_cache(maxsize=64)
+def _block_plan(bi: bytes, bj: bytes, n_b: int) -> BlockPlan | None:
+    """The block plan of rows on bodies (bi, bj) (int64 bytes), or None where the dense
+    factor is the faster (``BLOCK_ROWS``, ``BLOCK_LEVELS``)."""
+    rows_i, rows_j = np.frombuffer(bi, int), np.frombuffer(bj, int)
+    if rows_i.size < BLOCK_ROWS:
+        return None
+    plan = row_block_plan(rows_i, rows_j, ground=n_b)
+    return plan if len(plan.levels) <= BLOCK_LEVELS * len(plan.rows) else None
 
 
 def spd_solve(S, b):
@@ -116,21 +158,6 @@ def _apply_minv(n_b, minv, Minv_rot):
     return apply_minv
 
 
-def _rows_by_body(bi, bj, n_b):
-    """Static (n_b, p) row indices and sides (0: the row's body i, 1: its body j) of the rows
-    that touch each body, padded with row m (a zero row) to the largest count p."""
-    m = len(bi)
-    lists = [[(k, 0) if bi[k] == b else (k, 1) for k in range(m) if b in (bi[k], bj[k])]
-             for b in range(n_b)]
-    p = max(1, max(len(rows) for rows in lists))
-    rows = np.full((n_b, p), m)
-    sides = np.zeros((n_b, p), int)
-    for b, pairs in enumerate(lists):
-        for q, (k, side) in enumerate(pairs):
-            rows[b, q], sides[b, q] = k, side
-    return rows, sides
-
-
 def constraint_matrix(system, X, Jl, bi, bj, J=None, MJ=None):
     """A = J M⁻¹ Jᵀ (m, m) of rows given in local form (J_l (m, 12) over [body b_i; body
     b_j], :meth:`LinkSystem.joint_rows_local`). Where no body carries ``SPARSE_FRACTION`` of
@@ -142,7 +169,7 @@ def constraint_matrix(system, X, Jl, bi, bj, J=None, MJ=None):
     n_b = system.layout.n_bodies
     Minv_rot, _ = system.inverse_inertias(X)
     minv = 1.0 / system.masses
-    rows, sides = _rows_by_body(np.asarray(bi), np.asarray(bj), n_b)
+    rows, sides = rows_by_body(bi, bj, n_b)
     if rows.shape[1] >= SPARSE_FRACTION * m:
         if J is None:
             J = system._scatter_rows(Jl, bi, bj)
@@ -153,7 +180,8 @@ def constraint_matrix(system, X, Jl, bi, bj, J=None, MJ=None):
     Jb = padded[rows, sides]                                             # (n_b, p, 6)
     Gb = jnp.concatenate([Jb[..., :3] * minv[:, None, None],
                           mv(Minv_rot[:, None], Jb[..., 3:])], axis=-1)  # J_b M_b⁻¹
-    Ab = jnp.einsum("bpi,bqi->bpq", Gb, Jb)
+    # a sum of six outer products (XLA's CPU backend runs a batched dot block by block)
+    Ab = sum(Gb[:, :, i, None] * Jb[:, None, :, i] for i in range(6))
     A = jnp.zeros((m + 1, m + 1), Jl.dtype).at[rows[:, :, None], rows[:, None, :]].add(Ab)
     return A[:m, :m]
 
@@ -196,11 +224,12 @@ def lambda_stage(system, t, X, s):
     Q, lengths, tensions = system.applied(t, X)
     Q = Q.reshape(-1)
     phi, Jl, rate, second, bi, bj = system.joint_rows_local(t, X)
-    J = system._scatter_rows(Jl, bi, bj)
+    joint_rows = LocalRows(Jl, bi, bj, layout.n_bodies)
     c_joint = -second - 2.0 * system.alpha * rate - system.beta ** 2 * phi
-    m = J.shape[0]
+    m = Jl.shape[0]
     n_c = len(layout.contacts)
     if n_c:
+        J = system._scatter_rows(Jl, bi, bj)
         psi, Jcl, uc, udc, ba, bb = system.contact_rows_local(X)
         Jc = system._scatter_rows(Jcl, ba, bb)
         Jl, bi, bj = jnp.concatenate([Jl, Jcl]), np.concatenate([bi, ba]), \
@@ -219,23 +248,26 @@ def lambda_stage(system, t, X, s):
         fset = ProductSet(blocks)
     else:
         psi = jnp.zeros(0)
-        J_all, c_all = J, c_joint
-    MJt = apply_minv(J_all).T                       # (6 n_b, rows)
-    A = constraint_matrix(system, X, Jl, bi, bj, J_all, MJt.T)
+        c_all = c_joint
     if n_c:                                         # the λ-stage every contact host shares
+        MJt = apply_minv(J_all).T                   # (6 n_b, rows)
+        A = constraint_matrix(system, X, Jl, bi, bj, J_all, MJt.T)
         stage = prepare_lambda_stage(fset, J_all, MJt.T, c_all, apply_minv,
                                      layout.formulation, A=A, certify="none", fallback=False)
+    elif m:                 # the joints alone: their rows in local form, S by joint_factor
+        solve_joints = joint_factor(system, X, Jl, bi, bj)
 
     def solve(Qt):
         """(λ of all rows, ν̇) for the generalised forces Qt."""
-        if J_all.shape[0] == 0:
-            return jnp.zeros(0), apply_minv(Qt), jnp.zeros((), int)
         if n_c:
             sol, nud = stage(Qt)
             # unsolved: a normalised residual above UNSOLVED_RESIDUAL (module docstring)
             return sol.lam, nud, (sol.residual > UNSOLVED_RESIDUAL).astype(int)
-        lam = spd_solve(A, c_all - MJt.T @ Qt)
-        return lam, apply_minv(Qt + J_all.T @ lam), jnp.zeros((), int)
+        free = apply_minv(Qt)
+        if not m:
+            return jnp.zeros(0), free, jnp.zeros((), int)
+        lam = solve_joints(c_all - joint_rows.times(free))
+        return lam, free + apply_minv(joint_rows.transpose_times(lam)), jnp.zeros((), int)
 
     frictions = layout.frictions
     if frictions:
@@ -246,7 +278,7 @@ def lambda_stage(system, t, X, s):
 
         def g(f):
             lam, _, _ = solve(Q + Wf.T @ f)
-            N = normal_of(J_all[:m], lam[:m])
+            N = normal_of(joint_rows, lam[:m])
             forces, rates = [], []
             for k, (law, (_, sl)) in enumerate(zip(system.laws, frictions)):
                 force, rate_k = law.force_and_rate(s[sl[0]:sl[1]], vf[k], N[k])
@@ -271,7 +303,7 @@ def lambda_stage(system, t, X, s):
         s_rate = jnp.zeros(0)
         Qt = Q
     lam, nud, status = solve(Qt)
-    return {"nud": nud, "lam": lam[:m], "contact": lam[m:], "J": J_all[:m], "phi": phi,
+    return {"nud": nud, "lam": lam[:m], "contact": lam[m:], "rows": joint_rows, "phi": phi,
             "status": status,
             "rate": rate, "friction": f, "normal": normals, "slip": vf, "s_rate": s_rate,
             "psi": psi, "lengths": lengths, "tensions": tensions, "Q": Q}
@@ -285,7 +317,8 @@ def loop_needed(system) -> bool:
 
 def joint_reactions(system, X, jk, J, lam):
     """The reaction of joint `jk` on its body j: force F [N] and torque about its centre
-    of mass T [N·m], world frame, from its rows' generalised force Jᵀλ."""
+    of mass T [N·m], world frame, from its rows' generalised force Jᵀλ. `J`: the kept rows,
+    dense (m, 6 n_b) or a :class:`LocalRows`."""
     layout = system.layout
     lo, hi = layout.rows[jk]
     kept = layout.kept
@@ -293,13 +326,17 @@ def joint_reactions(system, X, jk, J, lam):
     if not mask.any():
         return jnp.zeros(3), jnp.zeros(3)
     rows = np.nonzero(mask)[0]
-    G = J[rows].T @ lam[rows]
     i, j = layout.joints[jk][2], layout.joints[jk][3]
     n_b = layout.n_bodies
+    if isinstance(J, LocalRows):       # the joint's rows all act on (i, j): their halves
+        G = J.Jl[rows].T @ lam[rows]
+        return (G[6:9], G[9:12]) if j < n_b else (-G[0:3], -G[3:6])
+    G = J[rows].T @ lam[rows]
     if j < n_b:
         return G[6 * j:6 * j + 3], G[6 * j + 3:6 * j + 6]
     # body j is the ground: the reaction on j is minus the one on body i (moved to r_i)
     return -G[6 * i:6 * i + 3], -G[6 * i + 3:6 * i + 6]
+
 
 def normal_forces(system, X, joints):
     """``normal_of(J, lam)``: the normal force each friction law sees (module

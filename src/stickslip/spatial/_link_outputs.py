@@ -31,7 +31,7 @@ def link_channels(system, x, X, d):
             if kind == "PrismaticJoint":         # a revolute's angle is a state
                 out[f"{name}.position"] = coord(r[i], R[i], r[j], R[j])
             out[f"{name}.rate"] = W @ X[:, 7:13].reshape(-1)
-        F, T = system.joint_reactions(X, jk, d["J"], d["lam"])
+        F, T = system.joint_reactions(X, jk, d["rows"], d["lam"])
         # torque about the joint point instead of body j's centre of mass
         point = r[i] + R[i] @ a["s_i"]
         body = r[j] if j < layout.n_bodies else r[i]

@@ -82,7 +82,6 @@ stable here — use an ODE method for it.
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 
 from ..constraints import ProductSet, SpatialContact, eliminate_solve, solve_lambda
@@ -91,10 +90,9 @@ from ..laws import friction_curve
 from ._link_dynamics import (
     CHOLESKY_ROWS,
     UNSOLVED_RESIDUAL,
-    constraint_matrix,
     inverse_mass_operator,
+    joint_factor,
     normal_forces,
-    spd_factor,
 )
 from ._link_outputs import link_channels
 from ._link_step_friction import REST, friction_refusal, solve_with_friction
@@ -310,8 +308,7 @@ def _impulses(system, t, X, Xe, nu_free, apply_minv, joint_rows, h, theta):
     WRt = apply_minv(R).T                                                    # M⁻¹Rᵀ
     if m:
         MGe = apply_minv(Ge).T
-        Se = constraint_matrix(system, X, Jel, bi, bj, Ge, MGe.T)
-        solve_e = spd_factor(Se)
+        solve_e = joint_factor(system, X, Jel, bi, bj, Ge, MGe.T)
         Y = solve_e(Ge @ WRt)                                                # S⁻¹ G M⁻¹ Rᵀ
         WRt = WRt - MGe @ Y
         end_rows = (Ge, MGe, solve_e)
@@ -361,7 +358,7 @@ def moreau_jean_outputs(system, t, x, forces):
     # the reactions (joint_reactions: Σ over a joint's rows of J_rᵀ λ_r) from each row's
     # generalised force of the step, λ_r J_r summed over the step's two row poses
     rows = forces["rows"]
-    d = {"J": rows, "lam": jnp.ones(rows.shape[0], X.dtype), "contact": forces["contact"],
+    d = {"rows": rows, "lam": jnp.ones(rows.shape[0], X.dtype), "contact": forces["contact"],
          "status": forces["status"], "phi": phi, "rate": rate, "psi": psi,
          "lengths": lengths, "tensions": tensions, "friction": forces["friction"],
          "normal": forces["normal"], "slip": slip,

@@ -57,10 +57,10 @@ from ._link_dynamics import (
     inverse3,
     inverse_mass,
     inverse_mass_operator,
+    joint_factor,
     joint_reactions,
     lambda_stage,
     slide_rows_at,
-    spd_factor,
     spd_solve,
 )
 from ._link_kinematics import (
@@ -75,6 +75,7 @@ from ._link_kinematics import (
 )
 from ._link_layout import ContactArrays, JointArrays, LinkLayout, SpringArrays
 from ._link_outputs import link_channels
+from ._link_rows import LocalRows
 from ._link_step import LinkTimeStepping
 from ._rigid import quat_rate, rotate_quat, rotation
 
@@ -422,25 +423,27 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
         apply_minv = inverse_mass_operator(self, X)
         phi, Jl, rate, _, bi, bj = self.joint_rows_local(t, X, derivatives=False)
         hol = np.nonzero(layout.holonomic)[0]
+        rows = LocalRows(Jl, bi, bj, n_b)
         if position_rows is not None and hol.size == Jl.shape[0]:
-            J, MJt, solve = position_rows
-        else:
-            J = self._scatter_rows(Jl, bi, bj)
-            MJt = apply_minv(J).T
-            solve = spd_factor(constraint_matrix(self, X, Jl, bi, bj, J, MJt.T))
+            _, MJt, solve = position_rows
+        else:                                  # the rows in local form (._link_rows)
+            MJt, solve = None, joint_factor(self, X, Jl, bi, bj)
+
+        def back(y):                           # M⁻¹Jᵀy
+            return MJt @ y if MJt is not None else apply_minv(rows.transpose_times(y))
         if hol.size:
-            if hol.size == J.shape[0]:
-                dxi = -MJt @ solve(phi)
+            if hol.size == Jl.shape[0]:
+                dxi = -back(solve(phi))
             else:                              # velocity drivers: a block of their own
-                Jh = _take(J, hol)
-                dxi = -_take(MJt.T, hol).T @ spd_solve(
-                    constraint_matrix(self, X, _take(Jl, hol), bi[hol], bj[hol], Jh,
-                                      apply_minv(Jh)), _take(phi, hol))
+                held = LocalRows(_take(Jl, hol), bi[hol], bj[hol], n_b)
+                dxi = -apply_minv(held.transpose_times(spd_solve(
+                    constraint_matrix(self, X, _take(Jl, hol), bi[hol], bj[hol]),
+                    _take(phi, hol))))
             dxi = dxi.reshape(n_b, 6)
             X = X.at[:, 0:3].add(dxi[:, :3])
             X = X.at[:, 3:7].set(rotate_quat(X[:, 3:7], dxi[:, 3:]))
             rate = self.joint_rows_local(t, X, derivatives=False)[2]
-        dnu = -MJt @ solve(rate)
+        dnu = -back(solve(rate))
         X = X.at[:, 7:13].add(dnu.reshape(n_b, 6))
         n_s = layout.n_law_states
         if layout.revolutes:

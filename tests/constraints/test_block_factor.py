@@ -1,0 +1,175 @@
+"""The joints' Schur complement factored block by block (stickslip.constraints._block_factor)
+and the rows in local form (stickslip.spatial._link_rows): the same solution as the dense
+solve for any joint topology (trees, loops, bodies between several joints), O(n) storage
+and O(log n) levels for chains and trees (the reason it exists), and J ν, Jᵀλ equal to the
+dense J's."""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from stickslip.constraints._block_factor import block_factor, row_block_plan
+from stickslip.spatial._link_rows import LocalRows
+
+jax.config.update("jax_enable_x64", True)
+
+
+def _topology(rng, n, loops, rows_max):
+    """Rows (b_i, b_j) of a random tree of n bodies (body k hangs from an earlier one or the
+    ground, index n) plus `loops` joints closing loops, each joint 1…rows_max rows."""
+    joints = [(int(rng.integers(-1, k)) % (n + 1) if k else n, k) for k in range(n)]
+    for _ in range(loops):
+        a, b = rng.choice(n + 1, size=2, replace=False)
+        joints.append((int(a), int(b)))
+    bi, bj = [], []
+    for a, b in joints:
+        count = int(rng.integers(1, rows_max + 1))
+        bi += [a] * count
+        bj += [b] * count
+    return np.array(bi), np.array(bj)
+
+
+def _schur(rng, bi, bj, n):
+    """S = J M⁻¹ Jᵀ with random rows and random SPD body blocks, and J (dense)."""
+    m = bi.size
+    J = np.zeros((m, 6 * n))
+    for k in range(m):
+        for b in (bi[k], bj[k]):
+            if b < n:
+                J[k, 6 * b:6 * b + 6] = rng.normal(size=6)
+    Minv = np.zeros((6 * n, 6 * n))
+    for b in range(n):
+        G = rng.normal(size=(6, 6))
+        Minv[6 * b:6 * b + 6, 6 * b:6 * b + 6] = G @ G.T + np.eye(6)
+    return J @ Minv @ J.T + 1e-3 * np.eye(m), J
+
+
+@settings(max_examples=5, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 9), st.integers(0, 2), st.integers(1, 6))
+def test_the_block_factor_solves_like_the_dense_solve(seed, n, loops, rows_max):
+    rng = np.random.default_rng(seed)
+    bi, bj = _topology(rng, n, loops, rows_max)
+    S, _ = _schur(rng, bi, bj, n)
+    b = rng.normal(size=(bi.size, 2))
+    plan = row_block_plan(bi, bj, ground=n)
+
+    def both(S, b):                         # one compile: a matrix and a vector right side
+        solve = block_factor(S, plan)
+        return solve(b), solve(b[:, 0])
+    x, x1 = (np.asarray(v) for v in jax.jit(both)(S, b))
+    exact = np.linalg.solve(S, b)
+    # backward error of the size the dense Cholesky leaves
+    scale = np.abs(S).max() * np.abs(x).max()
+    assert np.abs(S @ x - b).max() <= 1e-13 * scale
+    np.testing.assert_allclose(x, exact, rtol=0, atol=1e-12 * np.linalg.cond(S)
+                               * np.abs(exact).max())
+    # a vector right-hand side gives the same as the matrix one's first column
+    np.testing.assert_allclose(x1, x[:, 0], rtol=0, atol=1e-12 * np.abs(x).max())
+
+
+def test_the_plan_of_a_chain_is_cyclic_reduction():
+    """A chain of n joints: ⌊log₂ n⌋ + 1 levels, and the stored blocks stay O(n) (each
+    eliminated link adds at most one fill block)."""
+    for n in range(1, 65):
+        bi = np.repeat([n] + list(range(n - 1)), 5)
+        bj = np.repeat(np.arange(n), 5)
+        plan = row_block_plan(bi, bj, ground=n)
+        assert len(plan.levels) == math.floor(math.log2(n)) + 1
+        couplings = 2 * (n - 1)
+        assert len(plan.slot_rows) <= n + 2 * couplings
+        assert sorted(np.concatenate([level.pivots for level in plan.levels])) == \
+            list(range(n))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(2, 80))
+def test_a_binary_tree_takes_logarithmic_levels_and_linear_storage(seed, n):
+    """Body k hangs from body (k − 1) // 2: at most 2 ⌊log₂ n⌋ + 2 levels, and the stored
+    blocks at most a constant times the tree's own couplings (no dense fill)."""
+    bi = np.array([n] + [(k - 1) // 2 for k in range(1, n)])
+    bj = np.arange(n)
+    rows = np.random.default_rng(seed).integers(1, 6, size=n)
+    plan = row_block_plan(np.repeat(bi, rows), np.repeat(bj, rows), ground=n)
+    assert len(plan.levels) <= 2 * math.floor(math.log2(n)) + 2
+    assert len(plan.slot_rows) <= 12 * n
+
+
+def test_a_singular_matrix_gives_non_finite_values_not_a_silent_answer():
+    n = 3
+    bi, bj = np.repeat([3, 0, 1], 2), np.repeat([0, 1, 2], 2)
+    S = np.eye(6)
+    S[4:, 4:] = 0.0                                        # the last joint's block vanishes
+    plan = row_block_plan(bi, bj, ground=n)
+    x = np.asarray(jax.jit(lambda S, b: block_factor(S, plan)(b))(S, np.ones(6)))
+    assert not np.all(np.isfinite(x))
+
+
+@settings(max_examples=4, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_rows_in_local_form_apply_like_the_dense_rows(seed):
+    rng = np.random.default_rng(seed)
+    n = 5
+    bi, bj = _topology(rng, n, 1, 6)
+    _, J = _schur(rng, bi, bj, n)
+    Jl = np.stack([np.concatenate([J[k, 6 * a:6 * a + 6] if a < n else np.zeros(6),
+                                   J[k, 6 * b:6 * b + 6] if b < n else np.zeros(6)])
+                   for k, (a, b) in enumerate(zip(bi, bj))])
+    nu, lam = rng.normal(size=6 * n), rng.normal(size=bi.size)
+
+    def apply(Jl, nu, lam):
+        rows = LocalRows(Jl, bi, bj, n)
+        return rows.times(nu), rows.transpose_times(lam)
+    Jnu, Jtlam = jax.jit(apply)(Jl, nu, lam)
+    np.testing.assert_allclose(np.asarray(Jnu), J @ nu, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(np.asarray(Jtlam), J.T @ lam, rtol=1e-13, atol=1e-13)
+
+
+def _chain(n):
+    """n rods on z-axis hinges, at 45° from the vertical (gravity −y)."""
+    import stickslip as ss
+
+    sp = ss.spatial
+    m = sp.SpatialModel(gravity=(0, -9.81, 0))
+    d = np.array([np.sin(np.pi / 4), -np.cos(np.pi / 4), 0.0])
+    angle = np.arctan2(d[1], d[0])
+    quat = (np.cos(angle / 2), 0.0, 0.0, np.sin(angle / 2))
+    previous = "ground"
+    for k in range(n):
+        a, b = 0.1 * k * d, 0.1 * (k + 1) * d
+        m.add_body(f"rod{k}", mass=0.1, inertia=(1e-7, 1e-4, 1e-4), shape=None,
+                   position=(a + b) / 2, orientation=quat)
+        m.add(sp.RevoluteJoint(previous, f"rod{k}", point=a, axis=(0, 0, 1), name=f"J{k}"))
+        previous = f"rod{k}"
+    return m.link_system()
+
+
+def test_a_link_system_on_the_block_factor_moves_as_on_the_dense_one(monkeypatch):
+    """The vector field and the projection of a chain of 8 rods (40 rows) with the block
+    factor forced on give the dense route's values (the route itself is taken from
+    ``BLOCK_ROWS`` rows on: benchmarks/results/spatial_links.md)."""
+    from stickslip.spatial import _link_dynamics
+
+    system = _chain(8)
+    x = jnp.asarray(system.initial_state())
+    x = x.at[7:13].set(0.3)                    # off the velocity manifold: a real projection
+
+    def evaluate():
+        _link_dynamics._block_plan.cache_clear()
+        return [np.asarray(v) for v in jax.jit(
+            lambda x: (system.vector_field(0.0, x), system.project(0.0, x)))(x)]
+    dense = evaluate()
+    monkeypatch.setattr(_link_dynamics, "BLOCK_ROWS", 1)
+    _link_dynamics._block_plan.cache_clear()
+    plan = _link_dynamics._block_plan(*(np.repeat(v, 5).tobytes() for v in (
+        [8] + list(range(7)), list(range(8)))), 8)
+    assert plan is not None and len(plan.levels) == 4
+    block = evaluate()
+    _link_dynamics._block_plan.cache_clear()
+    for a, b in zip(dense, block):
+        np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-10 * np.abs(a).max())
