@@ -5,7 +5,7 @@ of a new model (cold and warm).
 1. *Chains* of n = 2, 6, 12, 30, 45 rods (0.1 m, 0.1 kg each) on revolute joints, hanging
    straight at 45° from the vertical, gravity, no contact; RK4, dt = 1 ms, 2 s, dt_out =
    10 ms. Run time per step after compile, the fitted exponent of time per step against n
-   (the joints' rows in local form, their Schur complement factored densely or, from 200
+   (the joints' rows in local form, their Schur complement factored densely or, from 150
    rows, block by block), and the first call in fresh processes:
    *cold* with ``STICKSLIP_JAX_CACHE=0``, *cold, writing* with an empty cache directory
    (it fills it), *warm* on that directory. Peer: the same chains in MuJoCo (hinge chain in
@@ -223,9 +223,13 @@ def _child(case: str, params: dict) -> dict:
             S = jnp.asarray(A @ A.T + m * np.eye(m))
             b = jnp.asarray(rng.normal(size=m))
             # 100 solves in one compiled call, so the dispatch does not count
+            # S moves with the loop's carry (by 1e-12 x₀ on its diagonal): a loop-invariant
+            # S would have XLA hoist the factor out of the loop (before 2026-11-27 this
+            # table timed the Cholesky's solves alone)
             def loop(solve):
                 return jax.jit(lambda S, b: jax.lax.fori_loop(
-                    0, 100, lambda _, x: solve(S, b + 1e-3 * x), b))
+                    0, 100, lambda _, x: solve(S + 1e-12 * x[0] * jnp.eye(S.shape[0]),
+                                               b + 1e-3 * x), b))
             times = {}
             for name, solve in (("elimination", spd_solve),
                                 ("cholesky", lambda S, b: jsl.cho_solve(
@@ -398,10 +402,11 @@ def factor_lines(ns, t_end) -> list[str]:
     lines = ["", "The factor of S in whole runs (issue item 2: an O(n) factorisation against "
              "the dense solve): *dense* = LAPACK's Cholesky of S (m, m); *block* = the block "
              "factor (`constraints._block_factor`, unrolled levels). The engine takes the "
-             "block factor from `_link_dynamics.BLOCK_ROWS` = 200 rows (chains of 40 rods): "
-             "below, its longer compile outweighs the faster step for runs of a few "
-             "seconds. Two fresh processes per route, alternating, cache off; per step as "
-             "above; *XLA* = XLA's compile seconds of the first call (`jax_log_compiles`).",
+             "block factor from `_link_dynamics.BLOCK_ROWS` = 150 rows (chains of 30 rods; "
+             "below, it is no faster per step). Two fresh processes per route, alternating, "
+             "cache off; per step as above; *XLA* = XLA's compile seconds of the first call "
+             "(`jax_log_compiles`); *steps to repay* = (best compile difference) / (best "
+             "per-step difference).",
              "", "| n | m | route | load | per step [µs] | first call [s] | XLA [s] | "
              "steps to repay the compile |", "|---|---|---|---|---|---|---|---|"]
     for n in ns:

@@ -70,16 +70,15 @@ SPARSE_FRACTION = 0.4
 # The joints' Schur complement is factored block by block (:mod:`stickslip.constraints.
 # _block_factor`: O(n) for a chain or tree) instead of by the dense Cholesky where it has at
 # least BLOCK_ROWS rows and its elimination takes at most BLOCK_LEVELS of its blocks in levels
-# (a chain of 40 joints: 40 blocks in 6 levels; the 6-body cart's chassis couples its five
-# joints: 5 levels for 5 blocks, dense). What a user waits for is compile + run, and the
-# block factor's unrolled levels compile longer than one LAPACK call. Measured on chains of
-# n rods (RK4, 1 ms; benchmarks/results/spatial_links.md; fresh processes, cache off):
-# n = 30 (150 rows), step 1.03–1.24 ms dense against 0.82–0.90 ms block, XLA's compile
-# 6.0–7.1 against 10.0–10.1 s: the block factor pays after ~15 000 steps; n = 45 (225 rows),
-# 2.2–3.4 against 0.98–1.47 ms, first call 14.1–15.0 against 17.3–20.4 s: it pays after
-# 2 000–5 000 steps. Per factor and solve alone (one compiled loop): 30 rows 6 against 10
-# µs, 60 rows 32 against 31 µs, 150 rows 180–295 against 35–70 µs.
-BLOCK_ROWS = 200
+# (a chain of 30 joints: 30 blocks in 5 levels; the 6-body cart's chassis couples its five
+# joints: 5 levels for 5 blocks, dense). Measured on chains of n rods (RK4, 1 ms, fresh
+# processes, cache off; benchmarks/results/spatial_links.md §1, two runs on 2026-11-27):
+# n = 30 (150 rows) 1.41–1.69 ms per step dense (its LAPACK factor on two threads: CPU 2 ×
+# wall) against 0.70–0.94 ms block (one thread); n = 45 (225 rows) 1.9–2.8 against
+# 1.05–1.30 ms. The block factor's unrolled levels compile longer (first call +0–3.4 s at
+# n = 30): a first call repays it after 2 000–6 600 steps, a call on the program store at
+# once. Below 150 rows it is no faster per factor (60 rows: 1.6× slower; the cart: 3×).
+BLOCK_ROWS = 150
 BLOCK_LEVELS = 0.5
 
 
