@@ -173,3 +173,29 @@ def test_a_link_system_on_the_block_factor_moves_as_on_the_dense_one(monkeypatch
     _link_dynamics._block_plan.cache_clear()
     for a, b in zip(dense, block):
         np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-10 * np.abs(a).max())
+
+
+def test_gradients_through_the_block_factor_are_the_dense_solves():
+    """d(cᵀx)/dS and d(cᵀx)/db for x = S⁻¹b: the block factor differentiates (its Cholesky,
+    triangular solves, gathers and scatters) to the dense solve's gradient. It reads each
+    coupled pair of S's entries once (S is symmetric), so along a symmetric change δS the
+    gradient's (i, j) and (j, i) together give the dense −(x̄ᵢxⱼ + x̄ⱼxᵢ), x̄ = S⁻¹c, on
+    every block it stores (couplings and fill); entries outside them do not move it."""
+    rng = np.random.default_rng(7)
+    n = 5
+    bi, bj = np.repeat([n, 0, 1, 2, 3], 3), np.repeat(np.arange(n), 3)
+    S, _ = _schur(rng, bi, bj, n)
+    b, c = rng.normal(size=bi.size), rng.normal(size=bi.size)
+    plan = row_block_plan(bi, bj, ground=n)
+    dS, db = (np.asarray(v) for v in jax.jit(jax.grad(
+        lambda S, b: c @ block_factor(S, plan)(b), argnums=(0, 1)))(S, b))
+    x, xbar = np.linalg.solve(S, b), np.linalg.solve(S, c)
+    # the blocks the factor stores: the couplings and the fill of its elimination
+    read = np.zeros((bi.size + 1, bi.size + 1), bool)
+    read[plan.slot_rows[:, :, None], plan.slot_cols[:, None, :]] = True
+    read = read[:-1, :-1]
+    np.testing.assert_allclose((dS + dS.T)[read],
+                               -(np.outer(xbar, x) + np.outer(x, xbar))[read],
+                               rtol=1e-9, atol=1e-12)
+    assert np.all(dS[~read] == 0.0) and (~read).any()
+    np.testing.assert_allclose(db, xbar, rtol=1e-10, atol=1e-12)
