@@ -73,3 +73,23 @@ class Growth(ss.systems.AbstractSystem):
 
     def linear_modes(self):
         return []
+
+
+def rod_chain(n, tilt=0.7):
+    """A `SpatialModel` of n rods (0.1 m, 0.1 kg) on revolute joints (z axes), hanging
+    straight at `tilt` [rad] from the vertical under gravity −y."""
+    import numpy as np
+
+    sp = ss.spatial
+    m = sp.SpatialModel(gravity=(0, -9.81, 0))
+    d = np.array([np.sin(tilt), -np.cos(tilt), 0.0])
+    angle = np.arctan2(d[1], d[0])
+    quat = (np.cos(angle / 2), 0.0, 0.0, np.sin(angle / 2))
+    previous = "ground"
+    for k in range(n):
+        a, b = 0.1 * k * d, 0.1 * (k + 1) * d
+        m.add_body(f"rod{k}", mass=0.1, inertia=(1e-7, 1e-4, 1e-4), shape=None,
+                   position=(a + b) / 2, orientation=quat)
+        m.add(sp.RevoluteJoint(previous, f"rod{k}", point=a, axis=(0, 0, 1), name=f"J{k}"))
+        previous = f"rod{k}"
+    return m

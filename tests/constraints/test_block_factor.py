@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from models import rod_chain
 
 from stickslip.constraints._block_factor import block_factor, row_block_plan
 from stickslip.spatial._link_rows import LocalRows
@@ -130,32 +131,13 @@ def test_rows_in_local_form_apply_like_the_dense_rows(seed):
     np.testing.assert_allclose(np.asarray(Jtlam), J.T @ lam, rtol=1e-13, atol=1e-13)
 
 
-def _chain(n):
-    """n rods on z-axis hinges, at 45° from the vertical (gravity −y)."""
-    import stickslip as ss
-
-    sp = ss.spatial
-    m = sp.SpatialModel(gravity=(0, -9.81, 0))
-    d = np.array([np.sin(np.pi / 4), -np.cos(np.pi / 4), 0.0])
-    angle = np.arctan2(d[1], d[0])
-    quat = (np.cos(angle / 2), 0.0, 0.0, np.sin(angle / 2))
-    previous = "ground"
-    for k in range(n):
-        a, b = 0.1 * k * d, 0.1 * (k + 1) * d
-        m.add_body(f"rod{k}", mass=0.1, inertia=(1e-7, 1e-4, 1e-4), shape=None,
-                   position=(a + b) / 2, orientation=quat)
-        m.add(sp.RevoluteJoint(previous, f"rod{k}", point=a, axis=(0, 0, 1), name=f"J{k}"))
-        previous = f"rod{k}"
-    return m.link_system()
-
-
 def test_a_link_system_on_the_block_factor_moves_as_on_the_dense_one(monkeypatch):
     """The vector field and the projection of a chain of 8 rods (40 rows) with the block
     factor forced on give the dense route's values (the route itself is taken from
     ``BLOCK_ROWS`` rows on: benchmarks/results/spatial_links.md)."""
     from stickslip.spatial import _link_dynamics
 
-    system = _chain(8)
+    system = rod_chain(8, np.pi / 4).link_system()
     x = jnp.asarray(system.initial_state())
     x = x.at[7:13].set(0.3)                    # off the velocity manifold: a real projection
 

@@ -6,6 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from models import rod_chain
 
 import stickslip as ss
 from stickslip.spatial._link_dynamics import (
@@ -21,19 +22,7 @@ sp = ss.spatial
 
 
 def _chain(n, tilt=0.7):
-    """n rods on revolute joints (z axes), straight at `tilt` from the vertical."""
-    m = sp.SpatialModel(gravity=(0, -9.81, 0))
-    d = np.array([np.sin(tilt), -np.cos(tilt), 0.0])
-    angle = np.arctan2(d[1], d[0])
-    quat = (np.cos(angle / 2), 0.0, 0.0, np.sin(angle / 2))
-    previous = "ground"
-    for k in range(n):
-        a, b = 0.1 * k * d, 0.1 * (k + 1) * d
-        m.add_body(f"rod{k}", mass=0.1, inertia=(1e-7, 1e-4, 1e-4), shape=None,
-                   position=(a + b) / 2, orientation=quat)
-        m.add(sp.RevoluteJoint(previous, f"rod{k}", point=a, axis=(0, 0, 1), name=f"J{k}"))
-        previous = f"rod{k}"
-    return m
+    return rod_chain(n, tilt)
 
 
 def _perturbed(system, scale, seed=0):
