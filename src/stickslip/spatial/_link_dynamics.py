@@ -157,9 +157,10 @@ def _apply_minv(n_b, minv, Minv_rot):
     return apply_minv
 
 
-def constraint_matrix(system, X, Jl, bi, bj, J=None, MJ=None):
+def constraint_matrix(system, X, Jl, bi, bj, J=None, MJ=None, right=None):
     """A = J M⁻¹ Jᵀ (m, m) of rows given in local form (J_l (m, 12) over [body b_i; body
-    b_j], :meth:`LinkSystem.joint_rows_local`). Where no body carries ``SPARSE_FRACTION`` of
+    b_j], :meth:`LinkSystem.joint_rows_local`); with `right` (local rows (m, 12) on the
+    same bodies, e.g. the same joints at another pose), A = J M⁻¹ J_rightᵀ. Where no body carries ``SPARSE_FRACTION`` of
     the rows it is assembled body by body, A = Σ_b J_b M_b⁻¹ J_bᵀ with J_b (p_b, 6) the rows that touch body b: work
     Σ_b p_b² against m²·6 n_b for the dense product (a chain of n bodies: O(n) against
     O(n³)); else the dense product J (M⁻¹Jᵀ) with J (m, 6 n_b) (`J`, or built from J_l),
@@ -172,15 +173,21 @@ def constraint_matrix(system, X, Jl, bi, bj, J=None, MJ=None):
     if rows.shape[1] >= SPARSE_FRACTION * m:
         if J is None:
             J = system._scatter_rows(Jl, bi, bj)
-        if MJ is None:
+        if right is not None:
+            MJ = _apply_minv(n_b, minv, Minv_rot)(system._scatter_rows(right, bi, bj))
+        elif MJ is None:
             MJ = _apply_minv(n_b, minv, Minv_rot)(J)
         return jnp.einsum("ri,si->rs", J, MJ)
-    padded = jnp.concatenate([Jl, jnp.zeros((1, 12), Jl.dtype)]).reshape(m + 1, 2, 6)
-    Jb = padded[rows, sides]                                             # (n_b, p, 6)
+
+    def by_body(rows_local):
+        padded = jnp.concatenate([rows_local, jnp.zeros((1, 12), Jl.dtype)])
+        return padded.reshape(m + 1, 2, 6)[rows, sides]                  # (n_b, p, 6)
+    Jb = by_body(Jl)
+    Rb = Jb if right is None else by_body(right)
     Gb = jnp.concatenate([Jb[..., :3] * minv[:, None, None],
                           mv(Minv_rot[:, None], Jb[..., 3:])], axis=-1)  # J_b M_b⁻¹
     # a sum of six outer products (XLA's CPU backend runs a batched dot block by block)
-    Ab = sum(Gb[:, :, i, None] * Jb[:, None, :, i] for i in range(6))
+    Ab = sum(Gb[:, :, i, None] * Rb[:, None, :, i] for i in range(6))
     A = jnp.zeros((m + 1, m + 1), Jl.dtype).at[rows[:, :, None], rows[:, None, :]].add(Ab)
     return A[:m, :m]
 

@@ -90,11 +90,13 @@ from ..laws import friction_curve
 from ._link_dynamics import (
     CHOLESKY_ROWS,
     UNSOLVED_RESIDUAL,
+    constraint_matrix,
     inverse_mass_operator,
     joint_factor,
     normal_forces,
 )
 from ._link_outputs import link_channels
+from ._link_rows import LocalRows
 from ._link_step_friction import REST, friction_refusal, solve_with_friction
 from ._rigid import rotate_quat
 
@@ -224,6 +226,9 @@ def moreau_jean_step(system, t, x, h, theta):
     where the joint frictions' fixed point did not converge."""
     layout = system.layout
     n_b, n_c = layout.n_bodies, len(layout.contacts)
+    # joints without contacts or joint frictions: step 3 adds nothing, and the joints'
+    # rows stay in local form (as on the ODE route: _link_dynamics.lambda_stage)
+    local = not (n_c or layout.frictions)
     X, _ = system._split(x)
     nu = X[:, 7:13].reshape(-1)
     apply_minv = inverse_mass_operator(system, X)
@@ -242,12 +247,19 @@ def moreau_jean_step(system, t, x, h, theta):
             jnp.stack([t + h, t + theta * h]).astype(X.dtype), jnp.stack([Xe, Xm]),
             derivatives=False)
         Jel, Jml, rate = Jl2[0], Jl2[1], rate2[0]
-        Ge = system._scatter_rows(Jel, bi, bj)
-        Gm = system._scatter_rows(Jml, bi, bj)
-        MGm = apply_minv(Gm).T                                               # M⁻¹G_θᵀ
-        lam = _general_solve(Ge @ MGm, -(rate - Ge @ nu + Ge @ nu_free))     # τ = Φ̇ − Gν
-        nu_free = nu_free + MGm @ lam
-        rows = lam[:, None] * Gm
+        if local:      # joints alone: their rows in local form (._link_rows), no dense G
+            Ge_rows, Gm_rows = (LocalRows(J, bi, bj, n_b) for J in (Jel, Jml))
+            S = constraint_matrix(system, X, Jel, bi, bj, right=Jml)         # G_e M⁻¹G_θᵀ
+            lam = _general_solve(S, -(rate - Ge_rows.times(nu) + Ge_rows.times(nu_free)))
+            nu_free = nu_free + apply_minv(Gm_rows.transpose_times(lam))
+            Ge, rows = None, lam[:, None] * Jml                              # (m, 12)
+        else:
+            Ge = system._scatter_rows(Jel, bi, bj)
+            Gm = system._scatter_rows(Jml, bi, bj)
+            MGm = apply_minv(Gm).T                                           # M⁻¹G_θᵀ
+            lam = _general_solve(Ge @ MGm, -(rate - Ge @ nu + Ge @ nu_free))  # τ = Φ̇ − Gν
+            nu_free = nu_free + MGm @ lam
+            rows = lam[:, None] * Gm
     else:
         _, Jel, _, _, bi, bj = system.joint_rows_local(t + h, Xe, derivatives=False)
         Ge = system._scatter_rows(Jel, bi, bj)
@@ -274,7 +286,8 @@ def moreau_jean_step(system, t, x, h, theta):
                            position_rows=end_rows)
     # a joint-friction fixed point that did not converge stops the run (the guard)
     x_new = jnp.where(converged, x_new, jnp.nan)
-    return x_new, {"rows": rows / h, "contact": contact / h, "status": status,
+    rows = LocalRows(rows / h, bi, bj, n_b) if local and m else rows / h
+    return x_new, {"rows": rows, "contact": contact / h, "status": status,
                    "friction": friction / h, "normal": normal}
 
 
@@ -285,7 +298,7 @@ def _impulses(system, t, X, Xe, nu_free, apply_minv, joint_rows, h, theta):
     ``end_rows``: (G_e, M⁻¹G_eᵀ, S_e⁻¹) where S_e was factored, else None."""
     layout = system.layout
     Ge, Jel, bi, bj, rows = joint_rows
-    m, n_c, n_f = Ge.shape[0], len(layout.contacts), len(layout.frictions)
+    m, n_c, n_f = Jel.shape[0], len(layout.contacts), len(layout.frictions)
     empty = jnp.zeros(0, X.dtype)
     if not (n_c or n_f):
         return (nu_free, rows, empty, empty, empty, jnp.zeros((), int), jnp.asarray(True),
@@ -358,7 +371,7 @@ def moreau_jean_outputs(system, t, x, forces):
     # the reactions (joint_reactions: Σ over a joint's rows of J_rᵀ λ_r) from each row's
     # generalised force of the step, λ_r J_r summed over the step's two row poses
     rows = forces["rows"]
-    d = {"rows": rows, "lam": jnp.ones(rows.shape[0], X.dtype), "contact": forces["contact"],
+    d = {"rows": rows, "lam": jnp.ones(layout.kept.size, X.dtype), "contact": forces["contact"],
          "status": forces["status"], "phi": phi, "rate": rate, "psi": psi,
          "lengths": lengths, "tensions": tensions, "friction": forces["friction"],
          "normal": forces["normal"], "slip": slip,
