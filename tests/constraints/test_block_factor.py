@@ -1,4 +1,5 @@
-"""The joints' Schur complement factored block by block (stickslip.constraints._block_factor)
+"""The joints' Schur complement factored block by block (stickslip.constraints._block_factor,
+and its LU for the nonsymmetric G_e M⁻¹ G_θᵀ)
 and the rows in local form (stickslip.spatial._link_rows): the same solution as the dense
 solve for any joint topology (trees, loops, bodies between several joints), O(n) storage
 and O(log n) levels for chains and trees (the reason it exists), and J ν, Jᵀλ equal to the
@@ -15,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from models import rod_chain
 
-from stickslip.constraints._block_factor import block_factor, row_block_plan
+from stickslip.constraints._block_factor import block_factor, block_lu, row_block_plan
 from stickslip.spatial._link_rows import LocalRows
 
 jax.config.update("jax_enable_x64", True)
@@ -36,8 +37,10 @@ def _topology(rng, n, loops, rows_max):
     return np.array(bi), np.array(bj)
 
 
-def _schur(rng, bi, bj, n):
-    """S = J M⁻¹ Jᵀ with random rows and random SPD body blocks, and J (dense)."""
+def _schur(rng, bi, bj, n, tilt=0.0):
+    """S = J M⁻¹ Jᵀ with random rows and random SPD body blocks, and J (dense); with `tilt`,
+    S = J M⁻¹ J'ᵀ, J' = J plus `tilt` times random entries where J has them (the same rows
+    at a nearby pose: nonsymmetric, the same pattern)."""
     m = bi.size
     J = np.zeros((m, 6 * n))
     for k in range(m):
@@ -48,7 +51,8 @@ def _schur(rng, bi, bj, n):
     for b in range(n):
         G = rng.normal(size=(6, 6))
         Minv[6 * b:6 * b + 6, 6 * b:6 * b + 6] = G @ G.T + np.eye(6)
-    return J @ Minv @ J.T + 1e-3 * np.eye(m), J
+    right = J + tilt * np.where(J != 0, rng.normal(size=J.shape), 0.0)
+    return J @ Minv @ right.T + 1e-3 * np.eye(m), J
 
 
 @settings(max_examples=5, deadline=None)
@@ -60,10 +64,14 @@ def test_the_block_factor_solves_like_the_dense_solve(seed, n, loops, rows_max):
     b = rng.normal(size=(bi.size, 2))
     plan = row_block_plan(bi, bj, ground=n)
 
-    def both(S, b):                         # one compile: a matrix and a vector right side
+    N, _ = _schur(rng, bi, bj, n, tilt=0.1)
+
+    def both(S, N, b):                 # one compile: matrix and vector right sides, and LU
         solve = block_factor(S, plan)
-        return solve(b), solve(b[:, 0])
-    x, x1 = (np.asarray(v) for v in jax.jit(both)(S, b))
+        return solve(b), solve(b[:, 0]), block_lu(N, plan)(b)
+    x, x1, y = (np.asarray(v) for v in jax.jit(both)(S, N, b))
+    # the block LU of the nonsymmetric N (no pivoting between blocks: N is near S)
+    assert np.abs(N @ y - b).max() <= 1e-11 * np.abs(N).max() * np.abs(y).max()
     exact = np.linalg.solve(S, b)
     # backward error of the size the dense Cholesky leaves
     scale = np.abs(S).max() * np.abs(x).max()

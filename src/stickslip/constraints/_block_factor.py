@@ -34,7 +34,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["BlockPlan", "block_factor", "row_block_plan"]
+__all__ = ["BlockPlan", "block_factor", "block_lu", "row_block_plan"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,6 +49,7 @@ class _Level:
     edge_pivot: np.ndarray
     edge_block: np.ndarray
     edge_slot: np.ndarray
+    edge_slot_t: np.ndarray
     update_a: np.ndarray
     update_b: np.ndarray
     update_slot: np.ndarray
@@ -127,7 +128,7 @@ def plan_elimination(groups, coupled, m: int) -> BlockPlan:
             if g not in blocked:
                 chosen.append(g)
                 blocked |= adjacency[g]
-        edge_pivot, edge_block, edge_slot = [], [], []
+        edge_pivot, edge_block, edge_slot, edge_slot_t = [], [], [], []
         update_a, update_b, update_slot = [], [], []
         for q, k in enumerate(chosen):
             first = len(edge_block)
@@ -136,6 +137,7 @@ def plan_elimination(groups, coupled, m: int) -> BlockPlan:
                 edge_pivot.append(q)
                 edge_block.append(i)
                 edge_slot.append(slot(i, k))
+                edge_slot_t.append(slot(k, i))
             for (a, i), (b, j) in itertools.product(enumerate(neighbours), repeat=2):
                 update_a.append(first + a)
                 update_b.append(first + b)
@@ -145,7 +147,7 @@ def plan_elimination(groups, coupled, m: int) -> BlockPlan:
                 adjacency[i].discard(k)
         levels.append(_Level(*(np.asarray(v, int) for v in (
             chosen, [slots[(k, k)] for k in chosen], edge_pivot, edge_block, edge_slot,
-            update_a, update_b, update_slot))))
+            edge_slot_t, update_a, update_b, update_slot))))
         remaining -= set(chosen)
     keys = sorted(slots, key=lambda key: slots[key])
     slot_rows = rows[[i for i, _ in keys]]
@@ -203,6 +205,46 @@ def block_factor(S, plan: BlockPlan):
     return solve
 
 
+def block_lu(S, plan: BlockPlan):
+    """``solve(b)``: x of S x = b (b (m,) or (m, k)) for S (m, m) with the sparsity of `plan`
+    but not symmetric — block Gaussian elimination S = L U in the plan's levels, L unit
+    block-lower with L_ik = S_ik D_k⁻¹, U block-upper with the pivot blocks D_k (inverted by
+    LAPACK's LU with partial pivoting inside each block) and U_kj = S_kj. No pivoting between
+    blocks: meant for matrices close to symmetric positive definite, such as a link system's
+    G_e M⁻¹ G_θᵀ (the same joints' rows at two nearby poses: ``spatial._link_step``). A
+    singular pivot block gives inf/NaN, which the divergence guard reports."""
+    m = plan.m
+    B = (jnp.pad(S, ((0, 1), (0, 1)))[plan.slot_rows[:, :, None], plan.slot_cols[:, None, :]]
+         + plan.slot_pad)
+    factors = []
+    for level in plan.levels:
+        Dinv = jnp.linalg.inv(B[level.diagonal])
+        if level.edge_slot.size:
+            W = _product(B[level.edge_slot], Dinv[level.edge_pivot])          # S_ik D_k⁻¹
+            U = B[level.edge_slot_t]                                          # S_ki
+            B = B.at[level.update_slot].add(-_product(W[level.update_a], U[level.update_b]))
+        else:
+            W = U = None
+        factors.append((Dinv, W, U))
+
+    def solve(b):
+        B_ = b[:, None] if b.ndim == 1 else b
+        Y = jnp.pad(B_, ((0, 1), (0, 0)))[plan.rows]                     # (n_g, P, k)
+        for level, (_, W, _) in zip(plan.levels, factors):                # L y = b
+            if W is not None:
+                y = Y[level.pivots]
+                Y = Y.at[level.edge_block].add(-_product(W, y[level.edge_pivot]))
+        for level, (Dinv, _, U) in zip(reversed(plan.levels), reversed(factors)):  # U x = y
+            z = Y[level.pivots]
+            if U is not None:
+                z = z - jax.ops.segment_sum(_product(U, Y[level.edge_block]),
+                                            level.edge_pivot, num_segments=len(level.pivots))
+            Y = Y.at[level.pivots].set(_product(Dinv, z))
+        X = jnp.zeros((m + 1, B_.shape[1]), B_.dtype).at[plan.rows].set(Y)[:m]
+        return X[:, 0] if b.ndim == 1 else X
+    return solve
+
+
 # The small dense operations on stacks of P × P blocks (P: a joint's row count, ≤ 6 and its
 # drivers). Products are written out as sums of outer products: XLA's CPU backend runs a
 # batched ``dot`` block by block (60 products of 5 × 5 blocks: 26 µs as a batched matmul,
@@ -216,7 +258,10 @@ def _swap(A):
 
 def _product(A, B):
     """A @ B for stacks A (..., p, r), B (..., r, q), as a sum of r outer products."""
-    return sum(A[..., :, r, None] * B[..., None, r, :] for r in range(A.shape[-1]))
+    out = A[..., :, 0, None] * B[..., None, 0, :]
+    for r in range(1, A.shape[-1]):
+        out = out + A[..., :, r, None] * B[..., None, r, :]
+    return out
 
 
 def _cholesky(A):

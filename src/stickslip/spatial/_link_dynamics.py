@@ -21,7 +21,7 @@ from ..constraints import (
     eliminate_solve,
 )
 from ..constraints import lambda_stage as prepare_lambda_stage
-from ..constraints._block_factor import BlockPlan, block_factor, row_block_plan
+from ..constraints._block_factor import BlockPlan, block_factor, block_lu, row_block_plan
 from ..laws import friction_curve
 from ._link_kinematics import mv
 from ._link_rows import LocalRows, rows_by_body
@@ -36,6 +36,7 @@ __all__ = [
     "inverse_mass",
     "inverse_mass_operator",
     "joint_factor",
+    "joint_general_solve",
     "joint_reactions",
     "lambda_stage",
     "loop_needed",
@@ -90,6 +91,15 @@ def joint_factor(system, X, Jl, bi, bj, J=None, MJ=None):
     plan = _block_plan(np.asarray(bi, int).tobytes(), np.asarray(bj, int).tobytes(),
                        system.layout.n_bodies)
     return block_factor(S, plan) if plan is not None else spd_factor(S)
+
+
+def joint_general_solve(system, S, bi, bj):
+    """``solve(b)`` of a joints' nonsymmetric S = G_e M⁻¹ G_θᵀ (the rows on bodies (bi, bj)
+    at two nearby poses): block LU on the joints' plan where :func:`joint_factor` would
+    factor block by block, else None (the caller's dense solve)."""
+    plan = _block_plan(np.asarray(bi, int).tobytes(), np.asarray(bj, int).tobytes(),
+                       system.layout.n_bodies)
+    return None if plan is None else block_lu(S, plan)
 
 
 @functools.lru_cache(maxsize=64)

@@ -93,6 +93,7 @@ from ._link_dynamics import (
     constraint_matrix,
     inverse_mass_operator,
     joint_factor,
+    joint_general_solve,
     normal_forces,
 )
 from ._link_outputs import link_channels
@@ -250,7 +251,9 @@ def moreau_jean_step(system, t, x, h, theta):
         if local:      # joints alone: their rows in local form (._link_rows), no dense G
             Ge_rows, Gm_rows = (LocalRows(J, bi, bj, n_b) for J in (Jel, Jml))
             S = constraint_matrix(system, X, Jel, bi, bj, right=Jml)         # G_e M⁻¹G_θᵀ
-            lam = _general_solve(S, -(rate - Ge_rows.times(nu) + Ge_rows.times(nu_free)))
+            rhs = -(rate - Ge_rows.times(nu) + Ge_rows.times(nu_free))
+            block = joint_general_solve(system, S, bi, bj)    # block LU from BLOCK_ROWS
+            lam = block(rhs) if block is not None else _general_solve(S, rhs)
             nu_free = nu_free + apply_minv(Gm_rows.transpose_times(lam))
             Ge, rows = None, lam[:, None] * Jml                              # (m, 12)
         else:
