@@ -13,7 +13,7 @@ bodies (:class:`BlockPlan`), and runs it with every row's value traced
 
 The plan eliminates in *levels*: each level a set of mutually uncoupled blocks of at most
 two remaining neighbours (or, where none is left, of the fewest), all factored at once by
-batched operations. A chain of n joints is then cyclic reduction: ⌈log₂ n⌉ + 1 levels, each
+batched operations. A chain of n joints is then cyclic reduction: ⌊log₂ n⌋ + 1 levels, each
 a handful of batched kernels, instead of n sequential block steps; a tree's leaves and its
 unbranched runs go the same way. A coupled cluster (a body carrying many joints: all of them
 couple) is eliminated one block per level, which is why the plan reports its levels and
@@ -22,7 +22,9 @@ the caller keeps the dense factor where it is faster (``stickslip.spatial._link_
 Blocks are padded to one size P with identity rows (solved to zero and dropped), so each
 level is one batched Cholesky, triangular solve and product over its blocks, and one
 scatter-add of the Schur updates; the block store keeps both (i, j) and (j, i) of each
-coupled pair (twice the update work of a triangle, no transposes to track).
+coupled pair (twice the update work of a triangle, no transposes to track). The same plan
+and store serve :func:`block_lu`, the block LU of a matrix with that pattern that is not
+symmetric (a link system's G_e M⁻¹ G_θᵀ: the joints' rows at two nearby poses).
 """
 
 from __future__ import annotations
