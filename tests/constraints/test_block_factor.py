@@ -140,9 +140,9 @@ def test_rows_in_local_form_apply_like_the_dense_rows(seed):
 
 
 def test_a_link_system_on_the_block_factor_moves_as_on_the_dense_one(monkeypatch):
-    """The vector field and the projection of a chain of 8 rods (40 rows) with the block
-    factor forced on give the dense route's values (the route itself is taken from
-    ``BLOCK_ROWS`` rows on: benchmarks/results/spatial_links.md)."""
+    """A chain of 8 rods (40 rows) with the block factor and block LU forced on gives the
+    dense route's vector field, projection and Moreau–Jean step (the route itself is taken
+    from ``BLOCK_ROWS`` rows on: benchmarks/results/spatial_links.md)."""
     from stickslip.spatial import _link_dynamics
 
     system = rod_chain(8, np.pi / 4).link_system()
@@ -150,17 +150,16 @@ def test_a_link_system_on_the_block_factor_moves_as_on_the_dense_one(monkeypatch
     x = x.at[7:13].set(0.3)                    # off the velocity manifold: a real projection
 
     def evaluate():
-        _link_dynamics._block_plan.cache_clear()
-        return [np.asarray(v) for v in jax.jit(
-            lambda x: (system.vector_field(0.0, x), system.project(0.0, x)))(x)]
+        return [np.asarray(v) for v in jax.jit(lambda x: (
+            system.vector_field(0.0, x), system.project(0.0, x),
+            system.moreau_jean_step(0.0, x, 1e-3, 0.5)[0]))(x)]
     dense = evaluate()
+    _, _, _, _, bi, bj = system.joint_rows_local(0.0, np.asarray(x[:13 * 8]).reshape(8, 13))
+    assert _link_dynamics._joint_plan(system, bi, bj) is None
     monkeypatch.setattr(_link_dynamics, "BLOCK_ROWS", 1)
-    _link_dynamics._block_plan.cache_clear()
-    plan = _link_dynamics._block_plan(*(np.repeat(v, 5).tobytes() for v in (
-        [8] + list(range(7)), list(range(8)))), 8)
+    plan = _link_dynamics._joint_plan(system, bi, bj)
     assert plan is not None and len(plan.levels) == 4
     block = evaluate()
-    _link_dynamics._block_plan.cache_clear()
     for a, b in zip(dense, block):
         np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-10 * np.abs(a).max())
 

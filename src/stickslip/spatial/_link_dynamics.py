@@ -88,8 +88,7 @@ def joint_factor(system, X, Jl, bi, bj, J=None, MJ=None):
     :func:`constraint_matrix`), factored block by block where that pays (``BLOCK_ROWS``),
     else by :func:`spd_factor`."""
     S = constraint_matrix(system, X, Jl, bi, bj, J, MJ)
-    plan = _block_plan(np.asarray(bi, int).tobytes(), np.asarray(bj, int).tobytes(),
-                       system.layout.n_bodies)
+    plan = _joint_plan(system, bi, bj)
     return block_factor(S, plan) if plan is not None else spd_factor(S)
 
 
@@ -97,20 +96,27 @@ def joint_general_solve(system, S, bi, bj):
     """``solve(b)`` of a joints' nonsymmetric S = G_e M⁻¹ G_θᵀ (the rows on bodies (bi, bj)
     at two nearby poses): block LU on the joints' plan where :func:`joint_factor` would
     factor block by block, else None (the caller's dense solve)."""
-    plan = _block_plan(np.asarray(bi, int).tobytes(), np.asarray(bj, int).tobytes(),
-                       system.layout.n_bodies)
+    plan = _joint_plan(system, bi, bj)
     return None if plan is None else block_lu(S, plan)
 
 
+def _joint_plan(system, bi, bj) -> BlockPlan | None:
+    """The block plan of the rows on bodies (bi, bj), or None where the dense factor is the
+    faster: read at each call with the thresholds of the moment (a benchmark or a test that
+    sets ``BLOCK_ROWS`` gets its choice, not one cached under the old value)."""
+    return _block_plan(np.asarray(bi, int).tobytes(), np.asarray(bj, int).tobytes(),
+                       system.layout.n_bodies, BLOCK_ROWS, BLOCK_LEVELS)
+
+
 @functools.lru_cache(maxsize=64)
-def _block_plan(bi: bytes, bj: bytes, n_b: int) -> BlockPlan | None:
-    """The block plan of rows on bodies (bi, bj) (int64 bytes), or None where the dense
-    factor is the faster (``BLOCK_ROWS``, ``BLOCK_LEVELS``)."""
+def _block_plan(bi: bytes, bj: bytes, n_b: int, min_rows: int,
+                max_levels: float) -> BlockPlan | None:
+    """:func:`_joint_plan` for rows given as int64 bytes, cached by everything it reads."""
     rows_i, rows_j = np.frombuffer(bi, int), np.frombuffer(bj, int)
-    if rows_i.size < BLOCK_ROWS:
+    if rows_i.size < min_rows:
         return None
     plan = row_block_plan(rows_i, rows_j, ground=n_b)
-    return plan if len(plan.levels) <= BLOCK_LEVELS * len(plan.rows) else None
+    return plan if len(plan.levels) <= max_levels * len(plan.rows) else None
 
 
 def spd_solve(S, b):
@@ -344,9 +350,12 @@ def joint_reactions(system, X, jk, J, lam):
     rows = np.nonzero(mask)[0]
     i, j = layout.joints[jk][2], layout.joints[jk][3]
     n_b = layout.n_bodies
-    if isinstance(J, LocalRows):       # the joint's rows all act on (i, j): their halves
-        G = J.Jl[rows].T @ lam[rows]
-        return (G[6:9], G[9:12]) if j < n_b else (-G[0:3], -G[3:6])
+    if isinstance(J, LocalRows):
+        if np.all(J.bi[rows] == i) and np.all(J.bj[rows] == j):
+            # the joint's rows all act on (i, j) in that order: their halves are the forces
+            G = J.Jl[rows].T @ lam[rows]
+            return (G[6:9], G[9:12]) if j < n_b else (-G[0:3], -G[3:6])
+        J = J.dense()                  # (not met by today's rows; checked, not assumed)
     G = J[rows].T @ lam[rows]
     if j < n_b:
         return G[6 * j:6 * j + 3], G[6 * j + 3:6 * j + 6]

@@ -65,6 +65,16 @@ class LocalRows:
         V = jnp.concatenate([nu.reshape(self.n_b, 6), jnp.zeros((1, 6), nu.dtype)])
         return jnp.sum(self.Jl[:, :6] * V[self.bi] + self.Jl[:, 6:] * V[self.bj], axis=1)
 
+    def dense(self):
+        """J (m, 6 n_b), the ground's columns dropped: one-hot columns (static) times the
+        rows, elementwise, so it fuses with what computes the rows (a place-by-index would
+        be a scatter)."""
+        eye = np.eye(self.n_b + 1)[:, :self.n_b]
+        oi = jnp.asarray(eye[self.bi], self.Jl.dtype)[:, :, None]
+        oj = jnp.asarray(eye[self.bj], self.Jl.dtype)[:, :, None]
+        full = oi * self.Jl[:, None, :6] + oj * self.Jl[:, None, 6:]
+        return full.reshape(self.Jl.shape[0], 6 * self.n_b)
+
     def transpose_times(self, lam):
         """Jᵀλ (6 n_b,) for λ (m,): each body's sum over the rows that touch it."""
         m = lam.shape[0]

@@ -184,11 +184,7 @@ class LinkSystem(AbstractSystem, LinkTimeStepping):
 
     def _scatter_rows(self, Jl, bi, bj):
         """Local rows (m, 12) over [body bi; body bj] into (m, 6 n_b) columns."""
-        n_b = self.layout.n_bodies
-        eye = np.eye(n_b + 1)[:, :n_b]
-        oi = jnp.asarray(eye[np.asarray(bi, int)], Jl.dtype)[:, :, None]
-        oj = jnp.asarray(eye[np.asarray(bj, int)], Jl.dtype)[:, :, None]
-        return (oi * Jl[:, None, :6] + oj * Jl[:, None, 6:]).reshape(Jl.shape[0], 6 * n_b)
+        return LocalRows(Jl, bi, bj, self.layout.n_bodies).dense()
 
     def joint_rows_local(self, t, X, derivatives: bool = True):
         """:meth:`joint_terms` with J in local form: (Φ, J_l (m, 12), Φ̇, J̇ν, b_i, b_j), row

@@ -123,8 +123,7 @@ def constrained_motion(link, t, x):
     for b in range(n_b):
         Minv = Minv.at[6 * b:6 * b + 3, 6 * b:6 * b + 3].set(jnp.eye(3) / link.masses[b])
         Minv = Minv.at[6 * b + 3:6 * b + 6, 6 * b + 3:6 * b + 6].set(Minv_rot[b])
-    rows = d["rows"]
-    phi_q = link._scatter_rows(rows.Jl, rows.bi, rows.bj)
+    phi_q = d["rows"].dense()
     if phi_q.shape[0]:
         MJt = Minv @ phi_q.T
         S = phi_q @ MJt
