@@ -25,7 +25,8 @@ Cases: ``arm`` (``spatial.examples.arm_pushes_box``, Moreau–Jean), ``gripper``
 ``four_bar`` (``four_bar_friction``), ``sphere`` (``sphere_slip_roll``), ``volume_arm`` (the
 arm and box of ``tests/spatial/test_volume_links.py``, built here, with ``contact="volume"``,
 0.02 s),
-``stack`` (two cubes stacked, ``engine="jax"``, 0.02 s).
+``stack`` (two cubes stacked, ``engine="jax"``, 0.02 s), ``box`` (one cube on the ground,
+``engine="jax"``, 0.02 s).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CASES = ("arm", "gripper", "four_bar", "sphere", "volume_arm", "stack")
+CASES = ("arm", "gripper", "four_bar", "sphere", "volume_arm", "stack", "box")
 # top-level HLO operations that are kernels of their own (the rest — parameters, tuples,
 # bitcasts, constants — are not)
 _KERNELS = {"fusion", "custom-call", "dot", "while", "conditional", "sort", "scatter",
@@ -76,6 +77,11 @@ def _run_case(case: str):
         m.add(sp.JointDriver("shoulder", effort=0.0))
         m.add(sp.JointDriver("elbow", effort=0.0))
         m.simulate(0.02, dt=1e-3, dt_out=1e-2, contact="volume")
+    elif case == "box":              # the volume route's one body on the JAX engine
+        m = ss.spatial.SpatialModel(gravity=(0, 0, -9.81))
+        m.add_body("box", mass=1.0, shape=ss.spatial.Box(0.1, 0.1, 0.1), position=(0, 0, 0.05))
+        m.add_ground(mu_s=0.5, mu_k=0.3)
+        m.simulate(0.02, dt=1e-3, method="rk_gill", dt_out=0.01, engine="jax")
     elif case == "stack":
         m = ss.spatial.SpatialModel(gravity=(0, 0, -9.81))
         for name, z in (("low", 0.05), ("top", 0.15)):

@@ -22,7 +22,10 @@ over the active contacts alone (to round-off):
 3. up to ``kinetic_iterations`` consistency passes as numba's: the slipping contacts'
    friction fixed, eq. 16 again with their normal parts (f_n, τ_1, τ_2) free and Qn (from the
    first pass's slipping set), the others free; the variables numba drops are decoupled
-   identity rows here; stop when the wrenches changed < 1e-10 of their size;
+   identity rows here; stop when the wrenches changed < 1e-10 of their size. Step 1's QP
+   and step 2's verdict are pass 0 of the same loop (every contact counted as sticking: Z = I,
+   f0 = 0, the same arithmetic), so the program holds one copy of the NNLS and of the friction
+   tests — the two-box stack's run 2697 → 2137 kernels (`benchmarks/program_census.py`);
 4. with a restitution, the position-only solve's pseudo-velocities.
 
 Used by `_volume_jax_route` for models with 2 bodies or more. A step with more active
@@ -216,8 +219,6 @@ class JointContactSystem:
         keep = jnp.concatenate([act[:, None], valid], axis=1)
         G = block_diag(jnp.where(keep[..., None], rows, 0.0))             # (K (L + 1), 6K)
         n_rows = jnp.sum(jnp.where(act, geo.count + 1, 0))
-        f = cone_qp(H, g, G, n_rows)
-
         def local(f):
             fv = f.reshape(K, 2, 3)
             return jnp.concatenate([jnp.einsum("mij,mj->mi", basis, fv[:, 0]),
@@ -227,19 +228,21 @@ class JointContactSystem:
         r2 = jnp.stack([jnp.einsum("mlj,mj->ml", r, geo.e1),
                         jnp.einsum("mlj,mj->ml", r, geo.e2)], axis=2)
         r2 = jnp.where(valid[..., None], r2, 0.0)
-        # eq. 32's norm(v_l): the slip with only the normal parts of the QP's wrenches
-        fv = f.reshape(K, 2, 3)
-        fn_part = jnp.sum(fv[:, 0] * n, axis=1)[:, None] * n
-        tn_part = fv[:, 1] - jnp.sum(fv[:, 1] * n, axis=1)[:, None] * n
-        v_trial = (A @ jnp.concatenate([fn_part, tn_part], axis=1).reshape(-1) + bvec
-                   ).reshape(K, 2, 3)
-        vl = v_trial[:, None, 0] + jnp.cross(v_trial[:, None, 1], r)
-        vl2 = jnp.stack([jnp.einsum("mlj,mj->ml", vl, geo.e1),
-                         jnp.einsum("mlj,mj->ml", vl, geo.e2)], axis=2)
-        speed = jnp.sqrt(jnp.sum(vl2 ** 2, axis=2))
-        dirs = jnp.where((speed > self.eps_v)[..., None],
-                         -vl2 / jnp.maximum(speed, 1e-300)[..., None], 0.0)
-        dirs = jnp.where(valid[..., None], dirs, 0.0)
+
+        def slip_directions(f):
+            """Eq. 32's norm(v_l): the slip with only the normal parts of the QP's wrenches."""
+            fv = f.reshape(K, 2, 3)
+            fn_part = jnp.sum(fv[:, 0] * n, axis=1)[:, None] * n
+            tn_part = fv[:, 1] - jnp.sum(fv[:, 1] * n, axis=1)[:, None] * n
+            v_trial = (A @ jnp.concatenate([fn_part, tn_part], axis=1).reshape(-1) + bvec
+                       ).reshape(K, 2, 3)
+            vl = v_trial[:, None, 0] + jnp.cross(v_trial[:, None, 1], r)
+            vl2 = jnp.stack([jnp.einsum("mlj,mj->ml", vl, geo.e1),
+                             jnp.einsum("mlj,mj->ml", vl, geo.e2)], axis=2)
+            speed = jnp.sqrt(jnp.sum(vl2 ** 2, axis=2))
+            dirs = jnp.where((speed > self.eps_v)[..., None],
+                             -vl2 / jnp.maximum(speed, 1e-300)[..., None], 0.0)
+            return jnp.where(valid[..., None], dirs, 0.0)
         mu_s = jnp.asarray([ms for ms, _ in self.mu])
         mu_d = jnp.asarray([mk for _, mk in self.mu])
         if self.ground:           # the ground's μ are parameters (traced), as the one-body path
@@ -261,7 +264,7 @@ class JointContactSystem:
                 return kinetic_correction(w, r2, cnt, d, md)
             return previous_kinetic(w, r2, cnt, md)
 
-        def judge(ws, slipping):
+        def judge(ws, slipping, dirs):
             """Static friction per contact; the kinetic correction (eq. 32–34) of those it
             does not hold, computed only when there is one (a `cond`: its supports are the
             step's largest work)."""
@@ -271,36 +274,44 @@ class JointContactSystem:
                 ws, r2, count, dirs, mu_d), lambda: ws)
             return jnp.where(stick[:, None], ws, kinetic), stick
 
-        ws, sticks = judge(local(f), jnp.zeros(K, bool))
-        # the consistency passes: Hn from the first slipping set (numba computes it once)
-        Qs_n = jnp.where(sticks[:, None, None], Qs, Qn)
-        AQs = A.T @ block_diag(Qs_n)
-        Hn = AQs @ A + (H - A.T @ Qbig @ A)
-        gn = AQs @ bvec - A.T @ cn
+        def consistency(sticks):
+            """Hn, gn of the consistency passes, from the first pass's slipping set (numba
+            computes them once)."""
+            AQs = A.T @ block_diag(jnp.where(sticks[:, None, None], Qs, Qn))
+            return AQs @ A + (H - A.T @ Qbig @ A), AQs @ bvec - A.T @ cn
         e1w, e2w = geo.e1, geo.e2
         slip_cols = jnp.zeros((K, 6, 6)).at[:, :3, 0].set(n).at[:, 3:, 1].set(e1w) \
             .at[:, 3:, 2].set(e2w)
 
         def one_pass(st):
-            """Sticking contacts free; slipping ones (f_n, τ_1, τ_2) along (n, e1, e2), their
-            friction fixed; unused columns zero (identity rows in the QP)."""
-            it, ws, sticks, _ = st
+            """One QP (16) and its friction verdict. Pass 0 is the QP itself: every contact
+            counts as sticking, so Z = I, f0 = 0 and (Hn, gn) = (H, g) — the same numbers as a
+            separate first solve, in one copy of the NNLS and of the friction tests (compile
+            time). Later passes: sticking contacts free; slipping ones (f_n, τ_1, τ_2) along
+            (n, e1, e2), their friction fixed; unused columns zero (identity rows)."""
+            p, ws, sticks, _, dirs, Hn, gn = st
             Z = block_diag(jnp.where(sticks[:, None, None], jnp.eye(6), slip_cols))
             f0 = jnp.where(sticks[:, None], 0.0, jnp.concatenate([
                 ws[:, 1:2] * e1w + ws[:, 2:3] * e2w, ws[:, 3:4] * n], axis=1)).reshape(-1)
             unused = jnp.where(jnp.repeat(sticks, 6), 0.0,
                                jnp.tile(jnp.array([0.0, 0, 0, 1, 1, 1]), K))
             Hz = Z.T @ Hn @ Z + jnp.diag(unused)
-            y = cone_qp(Hz, Z.T @ (Hn @ f0 + gn), G @ Z, n_rows)
-            previous = local(f0 + Z @ y)
-            new, new_sticks = judge(previous, ~sticks)
+            f = f0 + Z @ cone_qp(Hz, Z.T @ (Hn @ f0 + gn), G @ Z, n_rows)
+            first = p == 0
+            dirs = jnp.where(first, slip_directions(f), dirs)
+            previous = local(f)
+            new, new_sticks = judge(previous, ~sticks, dirs)
             change = jnp.max(jnp.abs(new - previous))
-            done = change <= 1e-10 * jnp.max(jnp.abs(new))
-            return it + 1, new, new_sticks, done
+            done = ~first & (change <= 1e-10 * jnp.max(jnp.abs(new)))
+            Hn, gn = lax.cond(first, lambda: consistency(new_sticks), lambda: (Hn, gn))
+            return p + 1, new, new_sticks, done, dirs, Hn, gn
 
-        _, ws, sticks, _ = lax.while_loop(
-            lambda st: (st[0] < self.kinetic_iterations) & ~st[3] & ~jnp.all(st[2]),
-            one_pass, (jnp.asarray(0), ws, sticks, jnp.asarray(False)))
+        # pass 0, then up to kinetic_iterations consistency passes while one slips
+        _, ws, sticks, *_ = lax.while_loop(
+            lambda st: (st[0] == 0) | ((st[0] <= self.kinetic_iterations) & ~st[3]
+                                       & ~jnp.all(st[2])),
+            one_pass, (jnp.asarray(0), jnp.zeros((K, 6)), jnp.ones(K, bool),
+                       jnp.asarray(False), jnp.zeros((K, L, 2)), H, g))
         ws = jnp.where(act[:, None], ws, 0.0)
         fw = jnp.einsum("mji,mj->mi", basis, ws[:, :3])
         tw = jnp.einsum("mji,mj->mi", basis, ws[:, 3:])
