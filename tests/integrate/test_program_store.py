@@ -15,7 +15,11 @@ import pytest
 
 import stickslip as ss
 from stickslip.integrate import _program_store
-from stickslip.integrate._fingerprint import Unfingerprintable, fingerprint
+from stickslip.integrate._fingerprint import (
+    Unfingerprintable,
+    changed_constants,
+    fingerprint,
+)
 from stickslip.integrate._fixed_step import integrate_padded
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -117,6 +121,55 @@ def test_a_changed_closure_value_or_global_is_a_new_program(store):
     new_process()
     d = run(block(force=scope["push"]))
     assert np.max(np.abs(d["fe"])) == pytest.approx(3 * np.max(np.abs(c["fe"])))
+
+
+def test_a_module_constant_changed_at_run_time_is_a_new_program(store, monkeypatch):
+    # a threshold a trace reads (here the block-factor switch of the 3-D joints) is baked
+    # into the program: a process that sets it gets programs of its own, and one that
+    # leaves it as written finds the programs stored without it
+    from stickslip.spatial import _link_dynamics
+
+    first = run(block())
+    traced = ss.integrate.traces(integrate_padded)
+    monkeypatch.setattr(_link_dynamics, "BLOCK_ROWS", 8)
+    assert changed_constants() == (("stickslip.spatial._link_dynamics", "BLOCK_ROWS", "8"),)
+    new_process()
+    np.testing.assert_array_equal(run(block())["p"], first["p"])
+    assert ss.integrate.traces(integrate_padded) == traced + 1
+    assert len(list(store.glob("integrate_padded-*.jaxexec"))) == 2
+    monkeypatch.undo()
+    new_process()
+    run(block())
+    assert ss.integrate.traces(integrate_padded) == traced + 1      # the first one, loaded
+
+
+def test_a_module_constant_set_to_an_object_is_not_guessed(monkeypatch):
+    from stickslip.spatial import _link_dynamics
+
+    monkeypatch.setattr(_link_dynamics, "BLOCK_ROWS", np.int64(8))  # not a plain literal
+    with pytest.raises(Unfingerprintable, match="BLOCK_ROWS"):
+        changed_constants()
+
+
+def test_no_module_constant_differs_from_its_source_after_import_and_a_run():
+    # otherwise the store's keys would depend on which modules a process imported
+    code = textwrap.dedent("""
+        import importlib, pkgutil
+        import stickslip
+        for info in pkgutil.walk_packages(stickslip.__path__, "stickslip."):
+            if not info.name.endswith("__main__"):
+                importlib.import_module(info.name)
+        from stickslip.integrate._fingerprint import changed_constants
+        before = changed_constants()
+        law = stickslip.laws.CoulombODE(F=1.0, K=1e3, beta=0.02)
+        stickslip.simulate(stickslip.systems.FrictionMass(M=1.0, law=law, force=lambda t: 0.5),
+                           0.01, dt=1e-3)
+        print(repr((before, changed_constants())))
+    """)
+    env = dict(os.environ, PYTHONPATH=SRC, STICKSLIP_JAX_CACHE="0")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.strip().splitlines()[-1]
+    assert out == "((), ())"
 
 
 def test_a_planar_mechanism_is_stored_and_found_by_structure(store):

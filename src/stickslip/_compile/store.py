@@ -10,8 +10,8 @@ starts. A :class:`ProgramStore` keys a program by the *inputs* of tracing instea
   by their code; :mod:`stickslip.integrate._fingerprint` — and the step rule);
 * the tree structure, shapes and dtypes of the traced arguments;
 * the versions of Python, JAX and jaxlib and of the packages the store's `versions` names
-  (stickslip's: equinox, diffrax, NumPy, SciPy, lineax, optimistix and stickslip's own
-  source hash), the processor, the backend, the JAX settings that change a trace (x64,
+  (stickslip's: equinox, diffrax, NumPy, SciPy, lineax, optimistix, stickslip's own
+  source hash and its module constants changed at run time), the processor, the backend, the JAX settings that change a trace (x64,
   matmul precision, NaN checks) and ``XLA_FLAGS`` —
 
 and keeps the *compiled* program (the XLA executable, through

@@ -28,10 +28,12 @@ Anything else — an instance of a class outside those packages without
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import enum
 import functools
 import hashlib
+import re
 import sys
 import types
 from pathlib import Path
@@ -39,7 +41,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Unfingerprintable", "code_versions", "fingerprint", "source_hash"]
+__all__ = ["Unfingerprintable", "changed_constants", "code_versions", "fingerprint",
+           "source_hash"]
 
 # the packages whose code computes a run or its analysis, by version: a new version may
 # compute other numbers from the same user code (jax, jaxlib, equinox, diffrax: the traced
@@ -90,12 +93,16 @@ def code_versions() -> dict[str, str]:
     """What pins the code this module names instead of walking (see the module docstring):
     stickslip's version and a hash of its source files, and the versions of the packages in
     ``_VERSIONED``. Read at every call (a package's ``__version__`` where it is imported, so
-    a test can change one), except the source hash (once per process)."""
+    a test can change one), except the source hash (once per process); with the module
+    constants changed at run time (:func:`changed_constants`)."""
     from .._version import __version__
 
     versions = {"stickslip": __version__, "stickslip source": source_hash()}
     for name in _VERSIONED:
         versions[name] = _version(name)
+    changed = changed_constants()
+    if changed:                    # absent when none is: the keys of plain runs stay as they were
+        versions["stickslip constants"] = repr(changed)
     return versions
 
 
@@ -130,15 +137,70 @@ def _installed_version(name: str) -> str:
         return "unknown"
 
 
-@functools.lru_cache(maxsize=1)
 def source_hash() -> str:
     """A hash of every stickslip source file (its path and bytes)."""
+    return _source()[0]
+
+
+# a module-level constant: an upper-case name (a leading underscore allowed) given a literal
+_CONSTANT = re.compile(r"^(_?[A-Z][A-Z0-9_]*)[ \t]*(?::[^=\n]*)?=[ \t]*([^#\n]+?)[ \t]*(?:#.*)?$",
+                       re.MULTILINE)
+_LITERALS = (int, float, str, bool, bytes, tuple, complex)
+
+
+@functools.lru_cache(maxsize=1)
+def _source() -> tuple[str, dict[str, dict[str, Any]]]:
+    """(The source hash, the literal module constants of each module by its name), in one
+    pass over the files (once per process)."""
     root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
+    constants: dict[str, dict[str, Any]] = {}
     for path in sorted(root.rglob("*.py")):
-        digest.update(str(path.relative_to(root)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+        relative = path.relative_to(root)
+        text = path.read_bytes()
+        digest.update(str(relative).encode())
+        digest.update(text)
+        parts = (root.name,) + relative.with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found = {}
+        for match in _CONSTANT.finditer(text.decode("utf-8", "replace")):
+            try:
+                value = ast.literal_eval(match[2])
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                continue                         # not a literal (an expression, a call)
+            if isinstance(value, _LITERALS):
+                found[match[1]] = value
+        if found:
+            constants[module] = found
+    return digest.hexdigest(), constants
+
+
+def changed_constants() -> tuple:
+    """The module constants of stickslip that differ in this process from their literal in
+    the source: ``((module, name, repr(value)), ...)``, sorted; empty when none does.
+
+    A trace reads module constants — a threshold that picks a factorisation
+    (``spatial._link_dynamics.BLOCK_ROWS``), the number of proximal solves — and bakes their
+    values into the program. The source hash pins the values written in the files; a value
+    set at run time (a benchmark's route table, a test forcing a route) is not in it, so the
+    program store would hand out a program traced with the other value. Only constants that
+    differ enter the key: a process that changes none has the same keys whichever modules
+    it imported. A constant set to something that is not a plain literal raises
+    :class:`Unfingerprintable` (the store then traces and compiles; it never guesses)."""
+    changed = []
+    for name, constants in _source()[1].items():
+        module = sys.modules.get(name)
+        if module is None:
+            continue
+        for constant, literal in constants.items():
+            value = module.__dict__.get(constant, _Missing)
+            if value is _Missing or (type(value) is type(literal) and value == literal):
+                continue
+            if not isinstance(value, _LITERALS):
+                raise Unfingerprintable(f"{name}.{constant} was set to a "
+                                        f"{type(value).__name__}, not a literal")
+            changed.append((name, constant, repr(value)))
+    return tuple(sorted(changed))
 
 
 def _pinned(module) -> bool:

@@ -5,8 +5,8 @@ The store itself — key, file format and checks, memory, concurrency — is
 :data:`STORE`, and gives it what only this layer knows: how to fingerprint a model's static
 part (:mod:`._fingerprint`: classes, static fields, topology, user callables by their code)
 and the versions of the code that fingerprint names instead of reading (equinox, diffrax,
-NumPy, SciPy, lineax, optimistix, and stickslip's version and source hash:
-:func:`._fingerprint.code_versions`).
+NumPy, SciPy, lineax, optimistix, and stickslip's version and source hash, and the module
+constants a process changed at run time: :func:`._fingerprint.code_versions`).
 
 Its directory is ``<stickslip's cache directory>/stickslip-programs/``
 (:func:`stickslip._compile.jax_cache.compile_cache_dir`: ``~/.cache/stickslip/jax`` on Linux,
