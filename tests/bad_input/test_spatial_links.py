@@ -106,7 +106,53 @@ CASES = [
     ("volume_route_option_on_links", lambda: _arm(_hinge()).simulate(0.01, lp_solver="highs"),
      "simulate.lp_solver"),
     ("bad_contact_route", lambda: _arm().simulate(0.01, contact="mesh"), "simulate.contact"),
+    # what a run would otherwise get wrong without a word
+    ("two_drivers_on_one_joint", _freeze(_hinge(), sp.JointDriver("hinge", velocity=1.0,
+                                                                  name="slow"),
+                                         sp.JointDriver("hinge", velocity=2.0, name="fast")),
+     "already fix"),
+    ("flat_four_bar_start", lambda: _flat_four_bar(0.0).link_system(), "singular"),
+    ("four_bar_round_off_from_flat", lambda: _flat_four_bar(1e-6).link_system(), "singular"),
+    ("joint_named_like_a_channel", lambda: _arm(sp.PrismaticJoint(
+        "ground", "link", point=(0, 0, 0), axis=(1, 0, 0), name="constraint")).simulate(
+        0.002, dt=1e-3), "'constraint.position'"),
+    ("initial_off_the_joint", lambda: _arm(_hinge()).simulate(
+        0.002, dt=1e-3, initial=_moved_link(x=0.2)), "hinge[0]"),
+    ("initial_zero_quaternion", lambda: _arm(_hinge()).simulate(
+        0.002, dt=1e-3, initial=_moved_link(q=(0, 0, 0, 0))), "body 'link'"),
 ]
+
+
+def _moved_link(x=0.0, q=(1, 0, 0, 0)):
+    """The arm's body state with its centre moved along x by `x` and orientation `q`."""
+    X = _arm().initial_state().copy()
+    X[0, 0] += x
+    X[0, 3:7] = q
+    return X
+
+
+def _flat_four_bar(tilt):
+    """A four-bar of hinges about z (crank 0.3, coupler 1.0, rocker 0.2, ground 1.1: a
+    change-point linkage) with its rocker turned `tilt` [rad] from the flat pose, where all
+    four pivots are on one line and the loop's rows lose a rank."""
+    a, b, c, d = 0.3, 1.0, 0.2, 1.1
+    C = np.array([d + c * np.cos(tilt), c * np.sin(tilt), 0.0])
+    dist = np.linalg.norm(C)
+    along = (a * a - b * b + dist * dist) / (2 * dist)
+    e = C / dist
+    B = along * e - np.sqrt(max(a * a - along * along, 0.0)) * np.array([-e[1], e[0], 0.0])
+    m = sp.SpatialModel(gravity=(0, -9.81, 0))
+    for name, p, q, mass in (("crank", np.zeros(3), B, 1.0), ("coupler", B, C, 2.0),
+                             ("rocker", np.array([d, 0, 0.0]), C, 1.5)):
+        length, angle = np.linalg.norm(q - p), np.arctan2(q[1] - p[1], q[0] - p[0])
+        inertia = mass * length ** 2 / 12
+        m.add_body(name, mass=mass, inertia=(1e-4 * inertia, inertia, inertia), shape=None,
+                   position=(p + q) / 2, orientation=(np.cos(angle / 2), 0, 0,
+                                                      np.sin(angle / 2)))
+    for name, i, j, point in (("A", "ground", "crank", (0, 0, 0)), ("B", "crank", "coupler", B),
+                              ("C", "coupler", "rocker", C), ("D", "ground", "rocker", (d, 0, 0))):
+        m.add(sp.RevoluteJoint(i, j, point=point, axis=(0, 0, 1), name=name))
+    return m
 
 
 @pytest.mark.parametrize("case, expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
@@ -122,3 +168,25 @@ def test_every_freeze_problem_is_listed_at_once():
     with pytest.raises(ss.ModelError) as err:
         m.link_system()
     assert "'arm'" in str(err.value) and "'elbow'" in str(err.value)
+
+
+def test_a_four_bar_off_its_flat_pose_builds_and_keeps_its_loop_closed():
+    # the singular-start check must not refuse a regular pose near the change point: 1e-3
+    # rad off it the three redundant rows of parallel hinges are dropped and the loop holds
+    m = _flat_four_bar(1e-3)
+    assert len(m.link_system().parameters()["redundant_rows"]) == 3
+    res = m.simulate(0.5, dt=1e-3, dt_out=0.05)
+    assert np.max(np.abs(res["constraint.position"])) < 1e-10
+
+
+def test_an_initial_state_off_in_velocity_is_made_consistent_as_the_build_does():
+    # a vertical velocity of a body on a ball joint at the origin, with the arm along −z:
+    # the joint takes it out (the build's smallest mass-weighted change), so the first sample
+    # already has the energy the run keeps, as with the model's own initial state
+    X = _arm().initial_state().copy()
+    X[0, 7:10] = (0.0, 0.0, 3.0)
+    m = _arm(sp.SphericalJoint("ground", "link", point=(0, 0, 0)))
+    res = m.simulate(0.01, dt=1e-3, dt_out=1e-3, initial=X, method="rk4")
+    assert abs(res["link.vz"][0]) < 1e-12
+    assert np.ptp(res["energy"]) < 1e-9
+    assert np.max(np.abs(res["constraint.velocity"])) < 1e-12

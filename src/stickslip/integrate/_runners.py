@@ -12,7 +12,7 @@ from pathlib import Path
 import jax.numpy as jnp
 import numpy as np
 
-from ..errors import ParameterError, SimulationError
+from ..errors import ModelError, ParameterError, SimulationError
 from ..results import Results
 from ._adaptive import integrate_adaptive, integrate_adaptive_batch, solver_label
 from ._arguments import as_count, as_flag, as_real, as_time
@@ -271,6 +271,9 @@ def _to_results(system, ts, xs, outputs, meta, batched=False):
     for i, name in enumerate(system.state_names):
         channels[name] = xs[..., i]
     for name, value in outputs.items():
+        if name in channels:             # would replace the state's channel without a word
+            raise ModelError(f"{type(system).__name__}: an output channel is named {name!r}, "
+                             "as a state is. Rename the element whose name it carries.")
         channels[name] = np.asarray(value)
     final = xs[..., -1, :]
     return Results(ts, channels, units=system.units, meta=meta, final_state=final)

@@ -337,8 +337,11 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
     minv = inverse_mass(system, X0)
     scale = np.sqrt(np.diag(minv))
     kept = independent_rows(J * scale[None, :])
-    redundant = tuple(_row_label(joints, drivers, int(r)) for r in
-                      sorted(set(range(n_rows_total)) - set(kept.tolist())))
+    dropped = sorted(set(range(n_rows_total)) - set(kept.tolist()))
+    redundant = tuple(_row_label(joints, drivers, int(r)) for r in dropped)
+    if dropped:
+        _check_regular_start(system, X0, J, kept, holonomic_all, joints, drivers)
+        _check_drivers_independent(J * scale[None, :], kept, dropped, joints, drivers)
     hol = holonomic_all[kept]
     if np.abs(phi[kept][hol]).max(initial=0.0) > 1e-9:
         k = int(np.argmax(np.abs(phi[kept]) * hol))
@@ -358,17 +361,142 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
     return system
 
 
-def _kinematics(system, X):
-    """(Φ, J, Φ̇) of every row at t = 0: one small program, kept by the program store (a
-    later process loads it)."""
+def _quat_step(q, theta):
+    """Quaternion q (w, x, y, z) turned by the world rotation vector θ [rad]."""
+    angle = float(np.linalg.norm(theta))
+    if angle == 0.0:
+        return q
+    w, v = np.cos(angle / 2), np.sin(angle / 2) * theta / angle
+    qw, qv = q[0], q[1:]
+    out = np.concatenate([[w * qw - v @ qv], w * qv + qw * v + np.cross(v, qv)])
+    return out / np.linalg.norm(out)
+
+
+def _moved(X, nu, step):
+    """Body states X (n_b, 13) with the poses moved by `step` times the twists ν (6 n_b,)."""
+    out = X.copy()
+    for k, twist in enumerate(np.asarray(nu).reshape(-1, 6)):
+        out[k, 0:3] += step * twist[:3]
+        out[k, 3:7] = _quat_step(out[k, 3:7], step * twist[3:])
+    return out
+
+
+def _check_regular_start(system, X0, J, kept, holonomic, joints, drivers):
+    """Raise `ModelError` when the initial pose is at (or within round-off of) a singular
+    configuration of the rows: where rows are dropped as redundant, their rank at a nearby
+    pose — the start moved along a generic admissible motion by about 1e-3 rad or 1e-3 of
+    the model's size, then put back on the rows by Newton steps — must equal the rank at the
+    start. Otherwise a row that only looks dependent at the start (a four-bar released at its
+    flat change point, or 1e-6 rad from it) would be dropped for the whole run and its joint
+    would come apart unseen."""
+    import jax
+
+    from ._link_dynamics import inverse_mass
+
+    def weighted(X):
+        return np.sqrt(np.diag(inverse_mass(system, X)))
+
+    scale = weighted(X0)
+    Jw = J[kept] * scale[None, :]
+    _, sv, Vt = np.linalg.svd(Jw)
+    free = Vt[int(np.sum(sv > 1e-9 * max(sv.max(initial=0.0), 1e-300))):]
+    if not free.shape[0]:
+        return                                   # nothing moves: no other pose to compare
+    nu = scale * (np.random.default_rng(0).standard_normal(free.shape[0]) @ free)
+    twists = nu.reshape(-1, 6)
+    size = max(float(np.ptp(X0[:, :3], axis=0).max()), 1e-2)
+    reach = max(np.abs(twists[:, 3:]).max(), np.abs(twists[:, :3]).max() / size)
+    X = _moved(X0, nu, 1e-3 / reach)
+    hol = kept[holonomic[kept]]
+    for _ in range(8):                           # back onto the position rows (Newton)
+        phi, Jx, _ = (np.asarray(v) for v in _kinematics(system, jax.device_put(X)))
+        if np.abs(phi[hol]).max(initial=0.0) < 1e-13 * size:
+            break
+        X = _moved(X, -np.linalg.lstsq(Jx[hol], phi[hol], rcond=None)[0], 1.0)
+    else:
+        return      # the rows could not be met near the start: no comparison (the build's
+        #             residual check at the start stands)
+    nearby = independent_rows(Jx * weighted(X)[None, :])
+    if nearby.size > kept.size:
+        dropped = sorted(set(range(J.shape[0])) - set(kept.tolist()))
+        raise ModelError(
+            f"the initial pose is at (or within round-off of) a singular configuration: "
+            f"the joints' and drivers' rows have rank {kept.size} there and {nearby.size} "
+            f"after a small motion. Of the rows that look redundant at the start "
+            f"({', '.join(_row_label(joints, drivers, int(r)) for r in dropped)}), "
+            f"{nearby.size - kept.size} are not, and dropping them would let a joint come "
+            "apart. Start the mechanism away from the singular pose (e.g. turn a link by a "
+            "few degrees).")
+
+
+def _check_drivers_independent(Jw, kept, dropped, joints, drivers):
+    """Raise `ModelError` when a driver's row depends on the other rows: the joints and
+    other drivers already fix the coordinate it drives (two drivers on one joint, a driver
+    on a coordinate a loop holds). Dropping it as redundant would ignore the driver."""
+    n_joint_rows = sum(JOINT_ROW_COUNTS[j[1]] for j in joints)
+    for r in dropped:
+        if r < n_joint_rows:
+            continue
+        c = np.linalg.lstsq(Jw[kept].T, Jw[r], rcond=None)[0]
+        on = kept[np.abs(c) > 1e-6 * np.abs(c).max(initial=0.0)]
+        raise ModelError(
+            f"JointDriver {_row_label(joints, drivers, r)!r} drives a coordinate that "
+            f"{[_row_label(joints, drivers, int(k)) for k in on]} already fix (its row "
+            "depends on theirs at the initial pose), so it would be ignored. A joint takes "
+            "one driver, and a driver cannot move what the joints hold: remove one of them.")
+
+
+def consistent_initial(system, X, t0: float = 0.0,
+                       owner: str = "simulate.initial") -> np.ndarray:
+    """Body states X (n_b, 13) given to a run (``initial=``) made ready for it as the build
+    makes the model's own: each orientation quaternion normalised (a zero or non-finite one
+    is an error naming the body), the poses checked against the joints and position drivers
+    at t = 0 (a residual above 1e-6 is an error naming the row: the run would otherwise pull
+    the bodies together in its first step, unseen), and the velocities made consistent with
+    the rows by the smallest mass-weighted change, δν = −M⁻¹Jᵀ(J M⁻¹ Jᵀ)⁻¹ Φ̇ (the rows at
+    the run's start t0 [s]: a position driver's value there)."""
+    import jax
+
+    from ._link_dynamics import inverse_mass
+
+    layout = system.layout
+    X = np.array(X, dtype=float)
+    for k, name in enumerate(layout.bodies):
+        norm = np.linalg.norm(X[k, 3:7])
+        if not (np.isfinite(norm) and norm > 1e-12):
+            raise ParameterError(f"`{owner}`: body {name!r} has the orientation quaternion "
+                                 f"{X[k, 3:7].tolist()}; give a nonzero (w, x, y, z) (it is "
+                                 "normalised).")
+        X[k, 3:7] /= norm
+    if not layout.kept.size:
+        return X
+    phi, J, rate = (np.asarray(v) for v in _kinematics(system, jax.device_put(X), t0))
+    hol = np.asarray(layout.holonomic, dtype=bool)
+    bad = np.abs(phi) * hol
+    if bad.max(initial=0.0) > 1e-6:
+        k = int(np.argmax(bad))
+        label = _row_label(layout.joints, layout.drivers, int(layout.kept[k]))
+        raise ModelError(
+            f"`{owner}`: the bodies' poses do not satisfy {label} (residual {bad[k]:.3g}). "
+            "Give poses that keep the joints together (a position driver at its value at "
+            "t0), e.g. a state of an earlier run (`Results.final_state`).")
+    minv = inverse_mass(system, X)
+    nu = X[:, 7:13].reshape(-1)
+    X[:, 7:13] = (nu - minv @ J.T @ np.linalg.solve(J @ minv @ J.T, rate)).reshape(-1, 6)
+    return X
+
+
+def _kinematics(system, X, t: float = 0.0):
+    """(Φ, J, Φ̇) of every row at time t [s]: one small program, kept by the program store
+    (a later process loads it)."""
     from ..integrate import call_with_system
 
-    return call_with_system(_kinematics_kernel, system, X)
+    return call_with_system(_kinematics_kernel, system, X, np.float64(t))
 
 
 @runs_once
-def _kinematics_kernel(system, X):
-    phi, J, rate, _ = system.joint_terms(0.0, X, derivatives=False)
+def _kinematics_kernel(system, X, t):
+    phi, J, rate, _ = system.joint_terms(t, X, derivatives=False)
     return phi, J, rate
 
 

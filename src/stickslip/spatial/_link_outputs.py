@@ -6,9 +6,23 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from ..errors import ModelError
 from ._link_kinematics import joint_coordinate
 
 __all__ = ["link_channels"]
+
+
+class _Channels(dict):
+    """The channels by name, refusing a name given twice: an element named like one of the
+    run's own channels ("energy", "constraint.position", "contact.status") would otherwise
+    replace it, or be replaced, without a word."""
+
+    def __setitem__(self, name, value):
+        if name in self:
+            raise ModelError(f"two output channels are named {name!r}: an element's name "
+                             f"({name.split('.')[0]!r}) clashes with another channel. "
+                             "Rename the joint, spring or contact.")
+        super().__setitem__(name, value)
 
 
 def link_channels(system, x, X, d):
@@ -18,7 +32,7 @@ def link_channels(system, x, X, d):
     the constraint residuals."""
     layout = system.layout
     r, R, v, w = system.poses(X)
-    out = {"energy": system.energy(X)}
+    out = _Channels(energy=system.energy(X))
     friction_of = {jk: k for k, (jk, _) in enumerate(layout.frictions)}
     for jk, (name, kind, i, j) in enumerate(layout.joints):
         if kind == "FreeJoint":
@@ -59,7 +73,7 @@ def link_channels(system, x, X, d):
                                   if layout.holonomic.any() else jnp.zeros(()))
     out["constraint.velocity"] = (jnp.max(jnp.abs(d["rate"])) if d["rate"].size
                                   else jnp.zeros(()))
-    return out
+    return dict(out)
 
 
 def _proxy_rate(system, k, d):

@@ -39,6 +39,7 @@ from ..errors import PainleveError, ParameterError
 from ..integrate import FIXED_STEP_METHODS, check_time_arguments
 from ..results import Results
 from . import _volume_host
+from ._link_build import consistent_initial
 from ._model_options import route_name
 
 __all__ = ["route_simulate", "simulate_link"]
@@ -113,11 +114,21 @@ def simulate_link(model, t_end, dt, method, forces, friction, dt_out, lp_solver,
              if k in options}
     system = model.link_system(**build)
     if initial is not None and not isinstance(initial, Results):
+        # the bodies' states checked and made consistent with the joints, as the build does
+        # with the model's own (quaternions normalised, poses on the rows, velocities
+        # projected): `consistent_initial`; a state of the wrong shape is the core's error
         X = np.asarray(initial, dtype=float)
-        if X.shape == (len(model.bodies), 13):
+        n_b = len(model.bodies)
+        start = 0.0 if t0 is None else float(t0)
+        if X.shape == (n_b, 13) and np.all(np.isfinite(X)):
+            X = consistent_initial(system, X, start)
             initial = np.concatenate([X.reshape(-1), np.asarray(system.s0),
                                       np.asarray(system.revolute_angles(X)),
                                       np.zeros(1 if system.layout.contacts else 0)])
+        elif X.shape == np.shape(system.initial_state()) and np.all(np.isfinite(X)):
+            initial = X.copy()
+            initial[:13 * n_b] = consistent_initial(
+                system, X[:13 * n_b].reshape(n_b, 13), start).reshape(-1)
     if t0 is not None:
         options["t0"] = t0
     if initial is not None:
