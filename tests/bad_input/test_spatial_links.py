@@ -118,9 +118,18 @@ CASES = [
         0.002, dt=1e-3), "'constraint.position'"),
     ("initial_off_the_joint", lambda: _arm(_hinge()).simulate(
         0.002, dt=1e-3, initial=_moved_link(x=0.2)), "hinge[0]"),
+    ("volume_links_initial_off_the_joint", lambda: _boxed_arm().simulate(
+        0.002, dt=1e-3, contact="volume", initial=_moved_link(x=0.2)), "hinge[0]"),
     ("initial_zero_quaternion", lambda: _arm(_hinge()).simulate(
         0.002, dt=1e-3, initial=_moved_link(q=(0, 0, 0, 0))), "body 'link'"),
 ]
+
+
+def _boxed_arm():
+    """The arm with a box for a link, on its hinge above a ground (volume contact)."""
+    m = _arm(_hinge(), shape=sp.Box(0.1, 0.1, 0.1))
+    m.add_ground(mu_s=0.5, mu_k=0.3)
+    return m
 
 
 def _moved_link(x=0.0, q=(1, 0, 0, 0)):

@@ -78,6 +78,7 @@ from ..integrate import (
     initial_state_of,
     step_grid,
 )
+from ._link_build import consistent_initial
 from ._volume_jax import (
     CONTACT_FIELDS,
     VolumeContactSystem,
@@ -429,10 +430,18 @@ def simulate_model(model, t_end, dt, method, forces, friction, dt_out, lp_solver
         t0 = float(initial.t[-1]) if t0 is None else t0
         initial = initial.final_state
     elif initial is not None:
+        # checked and made consistent with the joints as the link route does
+        # (`_link_build.consistent_initial`)
         X = np.asarray(initial, dtype=float)
-        if X.shape == (len(model.bodies), 13):
+        n_b, start = len(model.bodies), 0.0 if t0 is None else float(t0)
+        if X.shape == (n_b, 13) and np.all(np.isfinite(X)):
+            X = consistent_initial(system.link, X, start)
             initial = np.concatenate([X.reshape(-1), np.asarray(system.link.s0),
                                       np.asarray(system.link.revolute_angles(X))])
+        elif X.ndim == 1 and X.size >= 13 * n_b and np.all(np.isfinite(X)):
+            initial = X.copy()
+            initial[:13 * n_b] = consistent_initial(
+                system.link, X[:13 * n_b].reshape(n_b, 13), start).reshape(-1)
     return run_volume_links(system, t_end, dt=dt, dt_out=dt_out,
                             method="rk_gill" if method is None else method,
                             initial=initial, t0=0.0 if t0 is None else t0)
