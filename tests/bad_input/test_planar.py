@@ -276,3 +276,27 @@ def test_a_joint_axis_whose_norm_overflows_is_still_a_direction():
     # (1e308, 1e308): its norm overflows to inf; the direction is (1, 1)/√2, not (0, 0)
     joint = P.TranslationalJoint("ground", "link", axis_i=(1e308, 1e308), name="rail")
     np.testing.assert_allclose(np.asarray(joint.axis_i), [2 ** -0.5, 2 ** -0.5], rtol=1e-15)
+
+
+def _slider_crank_start(coordinate, change):
+    """The slider–crank example's assembled state with one entry changed."""
+    m = P.examples.slider_crank()
+    x = np.asarray(m.assemble().final_state, dtype=float).copy()
+    x[list(m.system().state_names).index(coordinate)] += change
+    return m, x
+
+
+def test_an_initial_state_off_a_joint_is_refused_naming_it():
+    # the run's first projection would pull the crank back 0.2 m without a word
+    m, x = _slider_crank_start("crank.x", 0.2)
+    with pytest.raises(ss.ModelError, match="RevoluteJoint 'B'.*residual 0.2"):
+        m.simulate(0.01, dt=1e-3, initial=x, max_drift=1.0)
+
+
+def test_an_initial_velocity_off_the_joints_is_made_consistent_before_the_run():
+    # as assembly does with the model's own state: the smallest mass-weighted change, so the
+    # first sample already has the energy the run keeps (before, the first step removed it)
+    m, x = _slider_crank_start("crank.xd", 1.0)
+    res = m.simulate(0.01, dt=1e-3, initial=x)
+    assert res["constraint.velocity"][0] < 1e-12
+    assert np.ptp(res["energy"]) < 1e-8

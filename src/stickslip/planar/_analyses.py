@@ -158,6 +158,32 @@ def consistent_velocity(system, q, qd, t, keep=None):
     return qd - minv * (J.T @ lam)
 
 
+def consistent_start(system, x, t: float, owner: str, tol: float = 1e-6) -> np.ndarray:
+    """A state vector x = [q; q̇; …] given to a run (``initial=``) made ready for it as
+    :func:`assemble` makes the model's own: the poses checked against every constraint row
+    at t (a residual above `tol` raises `ModelError` naming the element and equation — the
+    run's first projection would otherwise pull the bodies back unseen) and the velocities
+    made consistent (:func:`consistent_velocity`: the first step would otherwise remove the
+    difference, and its energy, without a word). Returns the new vector."""
+    layout = system.layout
+    n = layout.n_coordinates
+    x = np.array(x, dtype=float)
+    if not layout.n_rows:
+        return x
+    q = x[:n]
+    phi = _phi(system, q, t)
+    worst = int(np.argmax(np.abs(phi)))
+    if abs(phi[worst]) > tol:
+        element, row = layout.row_owner(worst)
+        raise ModelError(
+            f"`{owner}`: the state does not satisfy {element.describe()} at t={t:g} s "
+            f"(equation {row + 1}, residual {phi[worst]:.4g}). Give a state on the "
+            "constraints, e.g. an earlier run's `Results.final_state` or the run itself "
+            "(`initial=results`).")
+    x[n:2 * n] = consistent_velocity(system, q, x[n:2 * n], t)
+    return x
+
+
 def single_sample(system, t, q, qd, analysis):
     layout = system.layout
     channels = {}
