@@ -83,8 +83,11 @@ def dof(system: PlanarSystem) -> int:
             f"planar model {layout.name!r} has redundant (or contradictory) constraints: "
             + "; ".join(redundant)
             + f". Counting gives DOF = {n_c} − {n_h} = {n_c - n_h}, but these rows add "
-            "nothing to the rank of Φ_q. Remove them, or replace a joint by one that "
-            "removes fewer DOF (e.g. a RevoluteJoint by a RevoluteTranslationalJoint).")
+            "nothing to the rank of Φ_q at the initial configuration. Remove them, or "
+            "replace a joint by one that removes fewer DOF (e.g. a RevoluteJoint by a "
+            "RevoluteTranslationalJoint); if the model is right, the start may be a "
+            "singular pose (a four-bar with all pivots on one line, a crank at dead centre): "
+            "start it a few degrees away.")
     return n_c - n_h
 
 
