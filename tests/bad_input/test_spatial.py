@@ -103,6 +103,12 @@ CASES = [
      "contact_update"),
     ("sim_stage_with_restitution", lambda: _model(restitution=0.5).simulate(
         0.1, contact_update="stage"), "contact_update"),
+    # k·dt > 1 with a restitution: the position correction would lift a dropped box above its
+    # drop (5 cm → 16 cm at dt = 0.01, k = 1000), under the energy guard's bound
+    ("sim_restitution_step_beyond_1_over_k", lambda: _model(restitution=0.0).simulate(
+        0.05, dt=0.01), "k·dt = 10"),
+    ("sim_restitution_step_beyond_1_over_k_jax", lambda: _model(restitution=0.5).simulate(
+        0.05, dt=0.005, engine="jax"), "k·dt = 5"),
     ("sim_initial_shape", lambda: _model().simulate(0.1, initial=np.zeros(12)), "initial"),
     ("sim_initial_nan", lambda: _model().simulate(0.1, initial=np.full((1, 13), np.nan)),
      "initial"),

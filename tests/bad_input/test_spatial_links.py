@@ -118,11 +118,24 @@ CASES = [
         0.002, dt=1e-3), "'constraint.position'"),
     ("initial_off_the_joint", lambda: _arm(_hinge()).simulate(
         0.002, dt=1e-3, initial=_moved_link(x=0.2)), "hinge[0]"),
+    ("point_contact_body_starting_in_the_ground", lambda: _sunk_box(1e-3).link_system(),
+     "starts 0.001 m inside the ground"),
+    ("initial_not_finite", lambda: _arm(_hinge()).simulate(
+        0.002, dt=1e-3, initial=_moved_link(x=np.nan)), "body 'link' is not finite"),
     ("volume_links_initial_off_the_joint", lambda: _boxed_arm().simulate(
         0.002, dt=1e-3, contact="volume", initial=_moved_link(x=0.2)), "hinge[0]"),
     ("initial_zero_quaternion", lambda: _arm(_hinge()).simulate(
         0.002, dt=1e-3, initial=_moved_link(q=(0, 0, 0, 0))), "body 'link'"),
 ]
+
+
+def _sunk_box(depth):
+    """A 0.1 m cube on point contacts (`contact="point"`), `depth` [m] into the ground."""
+    m = sp.SpatialModel(gravity=(0, 0, -9.81))
+    m.add_body("box", mass=1.0, shape=sp.Box(0.1, 0.1, 0.1), position=(0, 0, 0.05 - depth))
+    m.add_ground(mu_s=0.5, mu_k=0.3)
+    m.add(sp.PointForce("box", force=(1.0, 0, 0)))
+    return m
 
 
 def _boxed_arm():
@@ -199,3 +212,8 @@ def test_an_initial_state_off_in_velocity_is_made_consistent_as_the_build_does()
     assert abs(res["link.vz"][0]) < 1e-12
     assert np.ptp(res["energy"]) < 1e-9
     assert np.max(np.abs(res["constraint.velocity"])) < 1e-12
+
+
+def test_a_body_within_round_off_of_the_ground_is_accepted():
+    # a box placed with a rounded coordinate (1e-9 m in) is on the ground, not in it
+    assert _sunk_box(1e-9).link_system() is not None

@@ -120,7 +120,13 @@ def simulate_link(model, t_end, dt, method, forces, friction, dt_out, lp_solver,
         X = np.asarray(initial, dtype=float)
         n_b = len(model.bodies)
         start = 0.0 if t0 is None else float(t0)
-        if X.shape == (n_b, 13) and np.all(np.isfinite(X)):
+        if X.shape == (n_b, 13) and not np.all(np.isfinite(X)):
+            k = int(np.argwhere(~np.isfinite(X))[0, 0])
+            raise ParameterError(f"`simulate.initial`: the state of body "
+                                 f"{model.bodies[k].name!r} is not finite "
+                                 f"({X[k].tolist()}); give finite positions, orientations "
+                                 "and velocities.")
+        if X.shape == (n_b, 13):
             X = consistent_initial(system, X, start)
             initial = np.concatenate([X.reshape(-1), np.asarray(system.s0),
                                       np.asarray(system.revolute_angles(X)),

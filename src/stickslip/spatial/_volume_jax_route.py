@@ -56,6 +56,7 @@ from ..results import Results
 from ._volume_host import (
     MAX_STEP_PENETRATION_GROUND,
     _EnergyGuard,
+    check_restitution_step,
     check_run_options,
     check_swept,
     raise_diverged,
@@ -324,6 +325,7 @@ def run_jax(model, t_end, dt, method, forces, friction, dt_out, lp_solver, initi
     default)."""
     t0, X = start_state(model, initial, t0)
     check_run_options(model, method, forces, friction, lp_solver, contact_update)
+    check_restitution_step(model, dt)
     grid = step_grid(t0, t_end, dt, dt_out, owner="SpatialModel.simulate")
     check_run_memory("SpatialModel.simulate", samples=grid.n_out + 1,
                      channels=len(model.bodies) * 13 + len(model._pairs()) * 16,
