@@ -449,9 +449,9 @@ def _check_regular_start(system, X0, J, kept, holonomic, joints, drivers):
             f"the joints' and drivers' rows have rank {kept.size} there and {nearby.size} "
             f"after a small motion. Of the rows that look redundant at the start "
             f"({', '.join(_row_label(joints, drivers, int(r)) for r in dropped)}), "
-            f"{nearby.size - kept.size} are not, and dropping them would let a joint come "
-            "apart. Start the mechanism away from the singular pose (e.g. turn a link by a "
-            "few degrees).")
+            f"{nearby.size - kept.size} {'is' if nearby.size - kept.size == 1 else 'are'} "
+            "not, and dropping it would let a joint come apart. Start the mechanism away "
+            "from the singular pose (e.g. turn a link by a few degrees).")
 
 
 def _check_drivers_independent(Jw, kept, dropped, joints, drivers):
