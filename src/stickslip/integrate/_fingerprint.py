@@ -194,11 +194,17 @@ def changed_constants() -> tuple:
             continue
         for constant, literal in constants.items():
             value = module.__dict__.get(constant, _Missing)
-            if value is _Missing or (type(value) is type(literal) and value == literal):
+            if value is _Missing:
                 continue
-            if not isinstance(value, _LITERALS):
+            try:                       # a literal's own value, or a tuple holding arrays
+                plain = ast.literal_eval(repr(value)) == value
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                plain = False
+            if not (isinstance(value, _LITERALS) and plain):
                 raise Unfingerprintable(f"{name}.{constant} was set to a "
                                         f"{type(value).__name__}, not a literal")
+            if type(value) is type(literal) and value == literal:
+                continue
             changed.append((name, constant, repr(value)))
     return tuple(sorted(changed))
 

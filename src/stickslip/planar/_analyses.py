@@ -161,7 +161,7 @@ def consistent_velocity(system, q, qd, t, keep=None):
     return qd - minv * (J.T @ lam)
 
 
-def consistent_start(system, x, t: float, owner: str, tol: float = 1e-6) -> np.ndarray:
+def consistent_start(system, x, t: float, owner: str, tol: float = 1e-3) -> np.ndarray:
     """A state vector x = [q; q̇; …] given to a run (``initial=``) made ready for it as
     :func:`assemble` makes the model's own: the poses checked against every constraint row
     at t (a residual above `tol` raises `ModelError` naming the element and equation — the
@@ -182,7 +182,7 @@ def consistent_start(system, x, t: float, owner: str, tol: float = 1e-6) -> np.n
             f"`{owner}`: the state does not satisfy {element.describe()} at t={t:g} s "
             f"(equation {row + 1}, residual {phi[worst]:.4g}). Give a state on the "
             "constraints, e.g. an earlier run's `Results.final_state` or the run itself "
-            "(`initial=results`).")
+            "(`initial=results`); the tolerance is the run's `max_drift`.")
     x[n:2 * n] = consistent_velocity(system, q, x[n:2 * n], t)
     return x
 

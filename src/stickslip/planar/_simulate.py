@@ -95,22 +95,24 @@ def simulate_model(model, t_end, dt, method, dt_out, *, baumgarte, projection, m
         start = analyses.assemble(system, t=float(options.get("t0", 0.0)))
         system = system.with_state(*analyses.state_of(start, len(model.bodies) * 3))
     else:
-        _check_initial(system, options)
+        _check_initial(system, options, max_drift)
     # moreau_jean: the rigid stops travel in the system (PlanarSystem.stops)
     stops = () if stepping else tuple(s for s in model.stops if s.law is None)
     return analyses.simulate(system, t_end, dt, method, dt_out, max_drift=max_drift,
                              events=stops, **options)
 
 
-def _check_initial(system, options) -> None:
+def _check_initial(system, options, max_drift) -> None:
     """A state vector given as ``initial=`` checked against the constraints and its
-    velocities made consistent, in `options` (`analyses.consistent_start`); a `Results`
-    (a run continued where it ended) is taken as it is, and a vector of the wrong shape is
-    left to the core's own message."""
+    velocities made consistent, in `options` (`analyses.consistent_start`), with the run's
+    own drift bound `max_drift` as the tolerance (the final state of a run it accepted is
+    accepted as a start); a `Results` (a run continued where it ended) is taken as it is,
+    and a vector of the wrong shape is left to the core's own message."""
     x = _state_vector(options["initial"], system)
     if x is not None and not isinstance(options["initial"], Results):
         options["initial"] = analyses.consistent_start(
-            system, x, float(options.get("t0", 0.0)), f"{OWNER}.initial")
+            system, x, float(options.get("t0", 0.0)), f"{OWNER}.initial",
+            tol=float(max_drift))
 
 
 def _with_contacts(model, t_end, dt, method, dt_out, baumgarte, projection,
@@ -155,7 +157,7 @@ def _with_contacts(model, t_end, dt, method, dt_out, baumgarte, projection,
         start = analyses.assemble(system, t=float(options.get("t0", 0.0)))
         system = system.with_state(*analyses.state_of(start, model.layout.n_coordinates))
     elif options.get("initial") is not None:
-        _check_initial(system, options)
+        _check_initial(system, options, max_drift)
     initial = options.get("initial")
     if not isinstance(initial, Results):     # a continued run starts where one ended
         x0 = system.initial_state() if initial is None else _state_vector(initial, system)

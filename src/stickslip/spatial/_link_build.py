@@ -507,7 +507,9 @@ def consistent_initial(system, X, t0: float = 0.0,
             "t0), e.g. a state of an earlier run (`Results.final_state`).")
     minv = inverse_mass(system, X)
     nu = X[:, 7:13].reshape(-1)
-    X[:, 7:13] = (nu - minv @ J.T @ np.linalg.solve(J @ minv @ J.T, rate)).reshape(-1, 6)
+    # least squares: a state at a singular pose must not stop here with a bare LinAlgError
+    X[:, 7:13] = (nu - minv @ J.T @ np.linalg.lstsq(J @ minv @ J.T, rate, rcond=None)[0]
+                  ).reshape(-1, 6)
     return X
 
 

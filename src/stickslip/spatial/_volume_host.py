@@ -266,8 +266,8 @@ TOUCH_DEPTH = 1e-9
 
 
 def on_the_ground(model, X: np.ndarray) -> np.ndarray:
-    """The model's initial states X with each body placed exactly on the ground (its lowest
-    vertex within TOUCH_DEPTH above it) lowered to TOUCH_DEPTH into it.
+    """The model's initial states X with each body placed exactly on the ground on a face
+    (its lowest vertices within TOUCH_DEPTH above it) lowered to TOUCH_DEPTH into it.
 
     The volume contact engages only where bodies overlap (SPEC §7). A body at zero depth
     therefore falls for its first step and lands with an impact: eq. 3's target removes the
@@ -283,16 +283,15 @@ def on_the_ground(model, X: np.ndarray) -> np.ndarray:
     height = float(model.ground["height"])
     out = X.copy()
     for k, body in enumerate(model.bodies):
-        w, x, y, z = out[k, 3:7]
-        R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                      [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-        arms = np.asarray(body.shape.vertices) @ R.T
+        arms = np.asarray(body.shape.vertices) @ quat_to_matrix(out[k, 3:7]).T
         low = int(np.argmin(arms[:, 2]))
         gap = out[k, 2] + arms[low, 2] - height
         # placed on it, not arriving: an impact at t0 stays one (the tunnelling guard's case)
         arriving = out[k, 9] + np.cross(out[k, 10:13], arms[low])[2] < 0.0
-        if 0.0 <= gap < TOUCH_DEPTH and not arriving:
+        # resting on a face (three vertices at the lowest height or more): a body on an edge
+        # or a vertex would start with a sliver 1e-9 m deep, and it does not rest anyway
+        on_a_face = np.sum(arms[:, 2] <= arms[low, 2] + TOUCH_DEPTH) >= 3
+        if 0.0 <= gap < TOUCH_DEPTH and on_a_face and not arriving:
             out[k, 2] -= gap + TOUCH_DEPTH
     return out
 
