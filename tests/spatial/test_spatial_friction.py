@@ -111,7 +111,7 @@ def test_static_friction_holds_rejects_bad_input():
 def test_a_box_placed_on_the_ground_holds_under_a_sub_static_push(engine):
     # placed at zero depth, the box used to fall for one step and land with an impact whose
     # next step carried half its weight: 4 N < mu_s m g broke it loose and it slid on at
-    # mu_k (0.048 m in 0.3 s). It now starts 1e-9 m in (`_volume_host.on_the_ground`).
+    # mu_k (0.048 m in 0.3 s). It now starts 1e-9 m in (`_model_touch.placed_in_touch`).
     m = ss.spatial.SpatialModel(gravity=(0, 0, -9.81))
     m.add_body("box", mass=1.0, shape=ss.spatial.Box(0.1, 0.1, 0.1), position=(0, 0, 0.05))
     m.add_ground(mu_s=0.5, mu_k=0.3)
@@ -119,3 +119,19 @@ def test_a_box_placed_on_the_ground_holds_under_a_sub_static_push(engine):
     res = m.simulate(0.3, dt=1e-3, dt_out=0.01, forces=push, engine=engine)
     assert abs(res["box.x"][-1]) < 1e-9
     assert res["box.z"][0] == pytest.approx(0.05 - 1e-9, abs=1e-15)
+
+
+@pytest.mark.parametrize("engine", ["numba", pytest.param("jax", marks=pytest.mark.slow)])
+def test_a_stack_placed_on_the_ground_holds_under_a_sub_static_push(engine):
+    # two 1 kg cubes placed exactly on each other and on the ground, 4 N on the top one
+    # (< mu_s m g = 4.905 N between them, < mu_s 2 m g under the lower one). Started at zero
+    # depth, the top cube landed with an impact and slid 0.047 m in 0.3 s; the stack now
+    # starts each level 1e-9 m into the one under it (`_model_touch.placed_in_touch`).
+    m = ss.spatial.SpatialModel(gravity=(0, 0, -9.81))
+    m.add_body("low", mass=1.0, shape=ss.spatial.Box(0.1, 0.1, 0.1), position=(0, 0, 0.05))
+    m.add_body("top", mass=1.0, shape=ss.spatial.Box(0.1, 0.1, 0.1), position=(0, 0, 0.15))
+    m.add_ground(mu_s=0.5, mu_k=0.3)
+    push = {"top": lambda t, s: ((4.0, 0.0, 0.0), (0.0, 0.0, 0.0))}
+    res = m.simulate(0.3, dt=1e-3, dt_out=0.01, forces=push, engine=engine)
+    assert abs(res["top.x"][-1]) < 1e-9 and abs(res["low.x"][-1]) < 1e-9
+    assert res["top.z"][0] == pytest.approx(0.15 - 2e-9, abs=1e-15)

@@ -24,7 +24,8 @@ from stickslip.figures._spatial_fig8 import box_model
 from stickslip.spatial import (Box, BodyTorque, ContactPair, JointDriver, PointForce,
                                PrismaticJoint, RevoluteJoint, SpatialModel)
 from stickslip.spatial._volume_jax import BodyLoad, VolumeContactSystem, run_volume
-from stickslip.spatial._volume_links import (VolumeLinkSystem, _links_chunk, constrained_motion,
+from stickslip.spatial._volume_links import (VolumeLinkSystem, _links_chunk,
+                                             _placed_on_the_ground, constrained_motion,
                                              run_volume_links)
 
 G = 9.81
@@ -271,6 +272,40 @@ def test_public_route_runs_the_arm_with_volume_contact():
         m.simulate(0.05, dt=1e-3, contact="volume", lp_solver="highs")
     with pytest.raises(ParameterError, match="unknown options"):
         m.simulate(0.05, dt=1e-3, contact="volume", max_polgon=8)
+
+
+def hinged_pair_model():
+    """Two 1 kg cubes hinged side by side, placed exactly on the ground, 6 N on one (below
+    μ_s 2 m g = 9.81 N), beside a pendulum hinged to the ground (a mechanism not moved)."""
+    m = SpatialModel(gravity=(0, 0, -G))
+    m.add_body("a", mass=1.0, shape=Box(0.1, 0.1, 0.1), position=(0, 0, 0.05))
+    m.add_body("b", mass=1.0, shape=Box(0.1, 0.1, 0.1), position=(0.12, 0, 0.05))
+    m.add_body("rod", mass=0.5, shape=Box(0.02, 0.02, 0.3), position=(1, 0, 0.2))
+    m.add(RevoluteJoint("a", "b", point=(0.06, 0, 0.05), axis=(0, 1, 0), name="hinge"))
+    m.add(RevoluteJoint("ground", "rod", point=(1, 0, 0.35), axis=(0, 1, 0), name="top"))
+    m.add(PointForce("a", force=(6.0, 0.0, 0.0)))
+    m.add_ground(mu_s=0.5, mu_k=0.3)
+    return m
+
+
+def test_a_mechanism_placed_on_the_ground_starts_in_contact_and_a_grounded_one_stays():
+    """As on the volume route (tests/spatial/test_model_touch.py): the hinged pair goes down
+    by 1e-9 m together (its hinge kept), the pendulum hinged to the ground is not moved."""
+    m = hinged_pair_model()
+    system = VolumeLinkSystem(m)
+    x0 = np.asarray(system.link.initial_state())
+    placed = _placed_on_the_ground(m, system)
+    np.testing.assert_allclose((x0 - placed)[2:39:13], [1e-9, 1e-9, 0.0], rtol=1e-6, atol=0)
+    np.testing.assert_array_equal(np.delete(x0 - placed, [2, 15]), 0.0)
+
+
+@pytest.mark.slow    # compiles its own link and contact stages (~20 s on 2 shared cores)
+def test_a_mechanism_placed_on_the_ground_holds_under_a_sub_static_push():
+    # at zero depth the pair fell one step, landed with an impact, and the push slid it
+    # (3.0 mm in 0.3 s)
+    res = hinged_pair_model().simulate(0.3, dt=DT, dt_out=0.01, contact="volume")
+    assert abs(res["a.x"][-1]) < 1e-8 and abs(res["b.x"][-1] - 0.12) < 1e-8
+    assert res["ground-a.stick"][1:].min() == 1.0
 
 
 def test_a_new_model_run_length_or_step_reuses_the_compiled_run(caplog):

@@ -31,6 +31,7 @@ from ..integrate import FIXED_STEP_METHODS, check_run_memory, step_grid
 from ..results import Results
 from ._dynamics import finish_step, quat_to_matrix, rigid_body_rates, stage_state
 from ._model_rules import check_scalar
+from ._model_touch import placed_in_touch
 from ._volume_wrench import ContactRecord, contact_step
 
 __all__ = [
@@ -255,45 +256,9 @@ def start_state(model, initial, t0) -> tuple[float, np.ndarray]:
     t0 = 0.0 if t0 is None else check_scalar("simulate", "t0", t0)
     if check_overlap:
         model._reject_overlaps(X)
-    if initial is None:
-        X = on_the_ground(model, X)
+    if initial is None:                 # resting bodies start in contact (`_model_touch`)
+        X = placed_in_touch(model, X)
     return t0, X
-
-
-# a body of the model's own initial state whose lowest point is this close above the ground
-# [m] is placed on it: it starts this deep in it (`on_the_ground`)
-TOUCH_DEPTH = 1e-9
-
-
-def on_the_ground(model, X: np.ndarray) -> np.ndarray:
-    """The model's initial states X with each body placed exactly on the ground on a face
-    (its lowest vertices within TOUCH_DEPTH above it) lowered to TOUCH_DEPTH into it.
-
-    The volume contact engages only where bodies overlap (SPEC §7). A body at zero depth
-    therefore falls for its first step and lands with an impact: eq. 3's target removes the
-    landing depth in one step and leaves the body moving up, so the next step's normal force
-    is about half the weight. A 1 kg box placed on the ground and pushed by 4 N < μ_s m g
-    broke loose there and slid on at μ_k (0.53 m in 1 s); started 1e-9 m in, it is in
-    contact from the first step, carries its weight at once and holds (1.2e-11 m). A body
-    placed higher falls, as it should; one whose lowest point moves toward the ground lands
-    (an impact at t0 stays one); a continued run or an `initial=` state is taken as
-    given."""
-    if model.ground is None:
-        return X
-    height = float(model.ground["height"])
-    out = X.copy()
-    for k, body in enumerate(model.bodies):
-        arms = np.asarray(body.shape.vertices) @ quat_to_matrix(out[k, 3:7]).T
-        low = int(np.argmin(arms[:, 2]))
-        gap = out[k, 2] + arms[low, 2] - height
-        # placed on it, not arriving: an impact at t0 stays one (the tunnelling guard's case)
-        arriving = out[k, 9] + np.cross(out[k, 10:13], arms[low])[2] < 0.0
-        # resting on a face (three vertices at the lowest height or more): a body on an edge
-        # or a vertex would start with a sliver 1e-9 m deep, and it does not rest anyway
-        on_a_face = np.sum(arms[:, 2] <= arms[low, 2] + TOUCH_DEPTH) >= 3
-        if 0.0 <= gap < TOUCH_DEPTH and on_a_face and not arriving:
-            out[k, 2] -= gap + TOUCH_DEPTH
-    return out
 
 
 def applied_loads(model, forces, t: float, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -79,6 +79,7 @@ from ..integrate import (
     step_grid,
 )
 from ._link_build import consistent_initial
+from ._model_touch import placed_in_touch
 from ._volume_jax import (
     CONTACT_FIELDS,
     VolumeContactSystem,
@@ -219,6 +220,13 @@ class VolumeLinkSystem:
         for _ in range(n_b):
             chain = (chain.astype(int) @ chain.astype(int)) > 0
         self.chain = chain[:, self.index]                 # (n_b, n_c)
+        self.mechanism = chain                            # (n_b, n_b): joined by joints
+        # bodies of a chain with a joint to the ground
+        to_ground = np.zeros(n_b, dtype=bool)
+        for (_, kind, i, j) in layout.joints:
+            if kind != "FreeJoint" and (i >= n_b) != (j >= n_b):
+                to_ground[min(i, j)] = True
+        self.grounded = chain @ to_ground > 0
         # bodies with a joint (to another body or the ground): the screw update (step 3)
         self.jointed = np.zeros(n_b, dtype=bool)
         for (_, kind, i, j) in layout.joints:
@@ -442,6 +450,24 @@ def simulate_model(model, t_end, dt, method, forces, friction, dt_out, lp_solver
             initial = X.copy()
             initial[:13 * n_b] = consistent_initial(
                 system.link, X[:13 * n_b].reshape(n_b, 13), start).reshape(-1)
+    else:
+        initial = _placed_on_the_ground(model, system)
     return run_volume_links(system, t_end, dt=dt, dt_out=dt_out,
                             method="rk_gill" if method is None else method,
                             initial=initial, t0=0.0 if t0 is None else t0)
+
+
+def _placed_on_the_ground(model, system: VolumeLinkSystem) -> np.ndarray:
+    """The link system's initial state with each contact body placed exactly on the ground
+    started in contact, as on the volume route (`_model_touch.placed_in_touch`): lowered to
+    TOUCH_DEPTH into it, together with the bodies joined to it (a translation keeps their
+    joints). A mechanism with a joint to the ground is not moved off it."""
+    x0 = np.array(initial_state_of(system.link), dtype=float)
+    n_b = len(model.bodies)
+    X = x0[:13 * n_b].reshape(n_b, 13)
+    movable = np.zeros(n_b, dtype=bool)
+    movable[system.index] = ~system.grounded[system.index]
+    drop = X[:, 2] - placed_in_touch(model, X, bodies=False, movable=movable)[:, 2]
+    drop = np.max(np.where(system.mechanism, drop[None, :], 0.0), axis=1)
+    x0[2:13 * n_b:13] -= drop
+    return x0
