@@ -45,19 +45,40 @@ def test_fast_box_does_not_tunnel_through_another_box():
 
 
 @pytest.mark.parametrize("e", [0.0, 0.3, 0.8, 1.0])
-def test_rebound_speed_matches_the_requested_restitution(e):
+def test_rebound_keeps_e_squared_of_the_impact_energy(e):
     # the paper's eq. 3 (k = 1/Δt) rebounds anywhere between 4 % and 99 % of the impact
     # speed depending on how deep the impact step happened to go; with `restitution` the
-    # rebound is e times the impact speed, whatever the speed and the phase, to λ = 1e-3
+    # bounce keeps e² of the energy it met the ground with, whatever the speed and the
+    # phase (`_volume_wrench.rebound_speed`): ½v² + g z of the box's bottom after the
+    # impact step is e² times that at its start, to eq. 10's λ = 1e-3 (the rebound speed
+    # (1 + e) λ low). With v⁺ = e·v_in, a bounce at e = 1 gained m g (depth + Δt v⁺):
+    # 1.5 % of the energy at 1.4 m/s
     for v in (1.0, 5.0, 20.0, 50.0):
         for gap in (0.0005, 0.004, 0.009):
             model = _box_model(0.05 + gap + 1e-3 * v, -v, restitution=e)
             res = model.simulate(0.03, dt=1e-3)
             first = int(np.argmax(res["ground-box.active"] > 0))
-            v_in = -res["box.vz"][first - 1]            # speed at the impact step's start
-            v_out = res["box.vz"][first]
-            assert v_out == pytest.approx(e * v_in, abs=(1 + e) * 1.5e-3 * v_in + 1e-9)
+            energy = 0.5 * res["box.vz"] ** 2 + G * (res["box.z"] - 0.05)
+            before, after = energy[first - 1], energy[first]
+            assert after == pytest.approx(e * e * before,
+                                          abs=2 * (1 + e) * 1.5e-3 * before + 1e-9)
+            # at speed, the rebound speed is e times the impact speed
+            v_out, v_in = res["box.vz"][first], -res["box.vz"][first - 1]
+            assert v_out == pytest.approx(e * v_in, abs=(1 + e) * 1.5e-3 * v_in
+                                          + 2 * G * 1e-3 + 1e-9)
             assert np.min(res["box.z"]) > 0.05 - 1e-3 * v      # never deeper than one step
+
+
+def test_a_box_bouncing_with_e_1_keeps_its_energy_bounce_after_bounce():
+    # ten bounces from 10 cm in 3 s: with v⁺ = e·v_in the peaks rose 0.1013, 0.1031, …,
+    # 0.1148 m (+15 % energy); now each keeps its energy to eq. 10's λ (0.4 % a bounce)
+    res = _box_model(0.15, restitution=1.0).simulate(3.0, dt=1e-3, dt_out=1e-3)
+    z = res["box.z"] - 0.05
+    energy = 0.5 * res["box.vz"] ** 2 + G * z
+    assert energy.max() <= energy[0] * (1 + 1e-9)
+    peaks = [z[k] for k in range(1, len(z) - 1) if z[k - 1] < z[k] >= z[k + 1] and z[k] > 1e-3]
+    assert len(peaks) == 10
+    np.testing.assert_allclose(np.diff(peaks) / peaks[:-1], -0.004, atol=0.001)
 
 
 @pytest.mark.parametrize("e", [0.0, 0.5, 1.0])

@@ -12,8 +12,9 @@ contacts):
 
 The routing of `simulate` is in :mod:`._model_routes`; starting overlaps are refused by
 :mod:`._model_overlaps` (`ModelError` naming the bodies and the volume); the argument checks
-are in :mod:`._model_rules`. With a `restitution`, eq. 3's target is split into a velocity
-part e·v_in and a position-only part k h (see `SpatialModel` and docs/spatial.md).
+are in :mod:`._model_rules`. With a `restitution`, eq. 3's target is split into a rebound
+speed (e·v_in between bodies, its energy-consistent counterpart on the ground) and a
+position-only part k h (see `SpatialModel` and docs/spatial.md).
 """
 
 from __future__ import annotations
@@ -103,10 +104,12 @@ class SpatialModel:
         deep the impact step happened to penetrate: anywhere from 0 to ~100 % of the impact
         speed when k = 1/Δt) or a coefficient of restitution e in [0, 1] between bodies (the
         ground's comes from `add_ground`). With e, eq. 3's target becomes
-        v⁺_n = e·max(0, −v⁻_n) (v⁻_n: the relative normal velocity at p_g at the step's
-        start) and the penetration k h is removed by a position-only correction (the same
-        QP with the free motion removed, its velocity not kept), so an impact rebounds at
-        e times its speed (to λ: about (1 + e)·λ of it). Tested for e = 0…1 at 1–20 m/s.
+        v⁺_n = e·max(0, −v⁻_n) between bodies (v⁻_n: the relative normal velocity at p_g at
+        the step's start), on the ground its energy-consistent counterpart
+        (`_volume_wrench.rebound_speed`), and the penetration k h is removed by a
+        position-only correction (the same QP with the free motion removed, its velocity not
+        kept), so an impact keeps e² of its energy and, at speed, rebounds at e times its
+        speed (to λ: about (1 + e)·λ of it). Tested for e = 0…1 at 1–50 m/s.
 
     Examples
     --------

@@ -39,7 +39,7 @@ from ._volume_jax_friction import (
 from ._volume_jax_previous import previous_kinetic, previous_static
 from ._volume_jax_qp import QPDual, nnls, qp_dual, qp_primal
 from ._volume_jax_section import ground_geometry
-from ._volume_wrench import RESTING_SPEED_STEPS
+from ._volume_wrench import RESTING_SPEED_STEPS, rebound_speed
 
 __all__ = ["body_contact", "rotation"]
 
@@ -87,11 +87,13 @@ def body_contact(tables, x, F, T, mass, inertia, inv_i, params, dt, P, eps_v, it
         area = jnp.where(active, geo.Q[0, 0], 1.0)
         Qs = geo.Q / area                                     # per unit area (docs/spatial.md 6)
         cn = params.k * geo.nc / area
-        if rebound:                      # eq. 3's target: e·v_in n uniform over S
+        if rebound:                      # eq. 3's target: the rebound v⁺ n uniform over S
             v_in = -(n @ (x[7:10] + jnp.cross(x[10:13], pg - x[:3])))
             v_rest = RESTING_SPEED_STEPS * jnp.sqrt(jnp.sum(params.gravity ** 2)) * dt
             cn_pen = cn
-            cn = jnp.where(v_in > v_rest, params.restitution * v_in, 0.0) * (Qs[:, :3] @ n)
+            # the energy-consistent rebound (`_volume_wrench.rebound_speed`)
+            cn = rebound_speed(params.restitution, v_in, v_rest, -(n @ params.gravity),
+                               (geo.nc[:3] @ n) / area, dt, jnp) * (Qs[:, :3] @ n)
         if motion is None:
             # free motion over the step (eq. 13 without contact forces), eq. 6 and eq. 15
             w = x[10:13]

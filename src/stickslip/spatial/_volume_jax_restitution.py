@@ -2,10 +2,12 @@
 the numba `_volume_wrench.contact_step` with per-pair coefficients (`SpatialModel._pairs_e`)
 for the slots of `_volume_jax_joint`.
 
-* eq. 3's target of a contact with a restitution e is e·v_in n uniform over S (per unit
-  area: e·v_in Q[:, :3] n / area), v_in = −n·(v_B − v_A) at the volume's centroid p_g, and 0
-  (plastic) when it approaches slower than RESTING_SPEED_STEPS·|g|·Δt (`_volume_wrench.
-  _rebound`); a contact without one keeps the paper's k·nᵀc per unit area;
+* eq. 3's target of a contact with a restitution e is v⁺ n uniform over S (per unit area:
+  v⁺ Q[:, :3] n / area): v⁺ = e·v_in between two bodies and its energy-consistent
+  counterpart on the ground, v_in = −n·(v_B − v_A) at the volume's centroid p_g, and 0
+  (plastic) when it approaches slower than RESTING_SPEED_STEPS·|g|·Δt
+  (`_volume_wrench.rebound_speed`); a contact without one keeps the paper's k·nᵀc per
+  unit area;
 * the penetration goes to a position-only solve: the QP (16) with the free motion removed
   (b = 0), the target k h n at the contacts with a restitution (0 at the others), the same
   constraints (25), without eq. 10's λ; its wrenches, moved to the centres of mass, give the
@@ -21,7 +23,7 @@ import jax.numpy as jnp
 
 from ._volume_jax_contact import rotation
 from ._volume_jax_qp import cone_qp
-from ._volume_wrench import RESTING_SPEED_STEPS
+from ._volume_wrench import RESTING_SPEED_STEPS, rebound_speed
 
 __all__ = ["body_wrenches", "position_correction", "rebound_targets"]
 
@@ -34,11 +36,15 @@ def _point_velocity(X, body, p):
 
 
 def rebound_targets(X, a, b, n, pg, Qs, e, has_e, cn, dt, params):
-    """eq. 3's targets per slot (K, 6): the rebound e·v_in·Q[:, :3] n where the slot's contact
+    """eq. 3's targets per slot (K, 6): the rebound v⁺·Q[:, :3] n where the slot's contact
     has a restitution (`has_e`), `cn` (k·nᵀc per unit area) elsewhere (module docstring)."""
     v_in = -jnp.sum((_point_velocity(X, b, pg) - _point_velocity(X, a, pg)) * n, axis=1)
     v_rest = RESTING_SPEED_STEPS * jnp.sqrt(jnp.sum(params.gravity ** 2)) * dt
-    speed = jnp.where(v_in > v_rest, e * v_in, 0.0)
+    # the energy-consistent rebound: gravity's approach on the ground, none between bodies;
+    # the depth from eq. 3's k h n per unit area
+    a_n = jnp.where(a < 0, -(n @ params.gravity), 0.0)
+    depth = jnp.sum(cn[:, :3] * n, axis=1) / params.k
+    speed = rebound_speed(e, v_in, v_rest, a_n, depth, dt, jnp)
     target = speed[:, None] * jnp.einsum("kij,kj->ki", Qs[:, :, :3], n)
     return jnp.where(has_e[:, None], target, cn)
 

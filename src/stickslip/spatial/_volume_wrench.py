@@ -2,7 +2,8 @@
 active contacts' geometry (eq. 1–9), the QP (16) with the centre of pressure in S (24–25),
 the static friction check (the pyramid LP of eq. 26–31, or the separate limits of the
 "previous" method) and the kinetic correction (eq. 32–34), with an optional restitution
-(eq. 3's target split into e·v_in and a position-only part k h, :func:`_position_correction`).
+(eq. 3's target split into a rebound speed and a position-only part k h,
+:func:`_position_correction`).
 The numba kernels (`_volume`, `_contact_qp`, `_qp`, `_friction`) do the arithmetic; this
 module orchestrates them for one `SpatialModel` state.
 """
@@ -28,7 +29,8 @@ from ._volume import (
     pair_contact_geometry,
 )
 
-__all__ = ["RESTING_SPEED_STEPS", "ContactRecord", "contact_geometries", "contact_step"]
+__all__ = ["RESTING_SPEED_STEPS", "ContactRecord", "contact_geometries", "contact_step",
+           "rebound_speed"]
 
 # with a restitution, contacts approaching slower than the speed gravity gives in this many
 # steps (0.1 m/s at Δt = 1 ms) do not bounce
@@ -120,16 +122,18 @@ def contact_step(model, X, F_app, T_app, dt, friction, lp_solver):
     area = [g.Q[0, 0] for _, g in geos]
     es = [pairs[k][4] for k, _ in geos]
     # eq. 3's target per contact as k·nᵀc (per unit area): the paper's k h n, or, with a
-    # restitution e, e·v_in n uniform over S (∫_S Jᵀn dA = Q[:, :3] n) with the
-    # penetration left to the position-only solve below
+    # restitution e, the rebound v⁺ n uniform over S (`rebound_speed`; ∫_S Jᵀn dA =
+    # Q[:, :3] n) with the penetration left to the position-only solve below
     split = any(e is not None for e in es)
     if not split:
         ncs = np.array([model.k * g.nc / a for (_, g), a in zip(geos, area)])
     else:
         v_rest = RESTING_SPEED_STEPS * float(np.linalg.norm(model.gravity)) * dt
         ncs = np.array([model.k * g.nc / a if e is None
-                        else _rebound(e, -_normal_velocity(X, pairs[k][0], pairs[k][1], g),
-                                      v_rest) * (g.Q[:, :3] @ g.normal) / a
+                        else rebound_speed(
+                            e, -_normal_velocity(X, pairs[k][0], pairs[k][1], g), v_rest,
+                            _approach_acceleration(model.gravity, pairs[k][0], g.normal),
+                            g.nc[:3] @ g.normal / a, dt) * (g.Q[:, :3] @ g.normal) / a
                         for (k, g), a, e in zip(geos, area, es)])
     Hq, grad, rows, A, bvec, Q, cn = contact_qp(
         X, F_app, T_app, mass, inertia, inv_i, model.gravity, float(dt), 1.0, model.lam,
@@ -277,12 +281,32 @@ def _position_correction(model, X, geos, area, es, pairs, Q, rows, A, dt):
 # --- simulation -----------------------------------------------------------------------
 
 
-def _rebound(e: float, v_in: float, v_rest: float) -> float:
-    """Target separation speed e·v_in of a contact approaching at v_in; 0 (plastic) below
-    v_rest, the speed gravity gives in RESTING_SPEED_STEPS steps: a body resting on a contact
-    approaches it at g Δt every step, and bouncing that back made it hop ever higher (the
-    hop lasts about one step, and the position correction returns the depth it sank)."""
-    return e * v_in if v_in > v_rest else 0.0
+def rebound_speed(e, v_in, v_rest, a_n, depth, dt, xp=np):
+    """Target separation speed v⁺ [m/s] at the end of the step of a contact approaching at
+    v_in [m/s] with a restitution e, `depth` [m] deep, under the free normal acceleration
+    a_n [m/s^2] toward the contact (gravity's, on the ground); 0 (plastic) below v_rest, the
+    speed gravity gives in RESTING_SPEED_STEPS steps: a body resting on a contact approaches
+    it at g Δt every step, and bouncing that back made it hop ever higher (the hop lasts
+    about one step, and the position correction returns the depth it sank).
+
+    Energy-consistent: the body met the surface at v_s = √(v_in² − 2 a_n d) (v_in was
+    gained `depth` below it), leaves it at e·v_s, and v⁺ is the speed whose end-of-step
+    state has the energy of that departure: the step advances the position by Δt·v⁺ from
+    the surface (the correction lifts the depth), so ½v⁺² + a_n Δt v⁺ = ½(e v_s)²,
+    v⁺ = (e v_s)² / (√((e v_s)² + (a_n Δt)²) + a_n Δt). With v⁺ = e·v_in instead, each
+    bounce gained m a_n (d + Δt v⁺): a box bouncing with e = 1 from 10 cm gained 1.5 % of
+    its energy a bounce (15 % in 3 s at Δt = 1 ms). Between two bodies a_n = 0: v⁺ = e·v_in
+    (Newton's law; momentum is kept). `xp`: NumPy or jax.numpy (the engines share it)."""
+    a_n = xp.maximum(a_n, 0.0)
+    u2 = e * e * xp.maximum(v_in * v_in - 2.0 * a_n * depth, 0.0)
+    c = a_n * dt
+    return xp.where(v_in > v_rest, u2 / (xp.sqrt(u2 + c * c) + c + 1e-300), 0.0)
+
+
+def _approach_acceleration(gravity, a: int, normal) -> float:
+    """The free normal acceleration [m/s^2] of B toward A: gravity's on the ground (A = −1),
+    0 between two bodies (both fall alike)."""
+    return -float(np.dot(gravity, normal)) if a < 0 else 0.0
 
 
 def _normal_velocity(X: np.ndarray, a: int, b: int, g: ContactGeometry) -> float:
