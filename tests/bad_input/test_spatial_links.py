@@ -126,7 +126,20 @@ CASES = [
         0.002, dt=1e-3, contact="volume", initial=_moved_link(x=0.2)), "hinge[0]"),
     ("initial_zero_quaternion", lambda: _arm(_hinge()).simulate(
         0.002, dt=1e-3, initial=_moved_link(q=(0, 0, 0, 0))), "body 'link'"),
+    # point contacts are inelastic: a ball given e = 1 stopped dead on the ground
+    ("restitution_on_point_contacts", lambda: _ball(ground_restitution=1.0).simulate(
+        0.002, dt=1e-3), "restitution=1.0 is not supported by point contacts"),
+    ("model_restitution_on_point_contacts", lambda: _ball(restitution=0.5).link_system(),
+     "restitution=0.5"),
 ]
+
+
+def _ball(ground_restitution=None, **model_kw):
+    """A ball (always point contacts) above the ground."""
+    m = sp.SpatialModel(gravity=(0, 0, -9.81), **model_kw)
+    m.add_body("ball", mass=1.0, shape=sp.Sphere(0.05), position=(0, 0, 0.15))
+    m.add_ground(mu_s=0.3, mu_k=0.3, restitution=ground_restitution)
+    return m
 
 
 def _sunk_box(depth):

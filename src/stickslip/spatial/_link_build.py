@@ -275,6 +275,15 @@ def build_link_system(model, *, delta: float = 1e-3, zeta: float = 1.0,
             continue
         contacts.extend(_contact_points(model, p, index, problems))
     problems.extend(_ground_overlaps(contacts, bodies, rs, Rs))
+    restitution = (model.restitution if model.restitution is not None
+                   else (model.ground or {}).get("restitution"))
+    if contacts and restitution is not None:
+        # the point contacts are inelastic (SPEC §6's λ-problem: an impact ends in contact);
+        # a restitution here was ignored, and a ball given e = 1 stopped dead
+        problems.append(f"restitution={restitution!r} is not supported by point contacts "
+                        "(an impact ends in contact: restitution 0); remove it, or run "
+                        "free polyhedral bodies on the volume contact "
+                        "(`simulate(contact='volume')`), which takes one.")
     if problems:
         raise ModelError("the spatial model has problems:\n  " + "\n  ".join(problems))
 

@@ -370,12 +370,34 @@ def _box_faces(p, half):
     return jnp.sum(normals * p, axis=1) - jnp.concatenate([half, half]), normals
 
 
+# a vertex at (or within round-off outside) a box's edge is in it, and takes the face whose
+# distance plus this fraction of the box's smallest half-size times the face normal's cosine
+# toward the vertex's body is largest (`_vertex_box`)
+EDGE_ROUND_OFF = 1e-9
+EDGE_BAND = 0.05
+
+
 def _vertex_box(ra, Ra, rb, Rb, c):
     """Vertex of body b against box a: the gap is the largest face distance (exact inside
-    and in front of a face; below the true distance beside an edge), normal that face's."""
+    and in front of a face; below the true distance beside an edge), normal that face's.
+
+    A vertex on an edge (a cube on an identical cube: every corner on the lower one's top
+    rim) is as far from the side face (0) as from the top (0), and once it sank by
+    round-off the side face won: the gap read 0 along a horizontal normal, nothing held the
+    top cube up, and it fell through the lower one unseen. A vertex inside the box (or on
+    its surface) therefore takes the face that maximises its distance plus EDGE_BAND times
+    the box's smallest half-size times the cosine between its normal and the direction to
+    body b's centre: of faces about as deep, the one looking toward body b (up, for a body
+    stacked on it; sideways, for one beside it)."""
     P = rb + mv(Rb, c["point"])
-    dist, normals = _box_faces(mtv(Ra, P - ra), c["half_a"])
-    k = jnp.argmax(dist)
+    half = c["half_a"]
+    dist, normals = _box_faces(mtv(Ra, P - ra), half)
+    toward = mtv(Ra, rb - ra)
+    toward = toward / jnp.sqrt(jnp.sum(toward * toward) + 1e-300)
+    size = jnp.min(half)
+    inside = jnp.max(dist) <= EDGE_ROUND_OFF * size
+    k = jnp.where(inside, jnp.argmax(dist + EDGE_BAND * size * (normals @ toward)),
+                  jnp.argmax(dist))
     n = mv(Ra, normals[k])
     return dist[k], tangent_basis(n), P - ra, P - rb
 
