@@ -381,6 +381,71 @@ def test_attribute_rules(tmp_path, body, pattern):
             read_mjcf(path)
 
 
+HULL = ('<asset><mesh name="m" maxhullvert="4" vertex="0.1 0 0  -0.1 0 0  0 0.1 0  0 -0.1 0'
+        '  0 0 0.1  0 0 -0.15"/></asset>')
+BOX = '<geom type="box" size="1 1 1"/>'
+
+
+# each of these ran without a word and differed from MuJoCo (a fuzz campaign against MuJoCo
+# 4.0, 2026-11-27): a box fitted to a mesh took its own size; a group-6 geom counted in the
+# mass; a class's damping on a free joint was dropped; a motor on a ball joint was left out;
+# a disabled actuator group still pushed; sleeping bodies still moved; maxhullvert's reduced
+# hull was not used
+@pytest.mark.parametrize("head, body, tail, pattern", [
+    ('<asset><mesh name="m" vertex="0 0 0  0.1 0 0  0 0.2 0  0 0 0.3"/></asset>',
+     '<body name="a"><joint/><geom type="box" mesh="m" size="1 1 1"/></body>', "",
+     "a box fitted to mesh 'm' is not supported"),
+    ("", f'<body name="a"><joint/>{BOX[:-2]} group="6"/></body>', "",
+     "group=\"6\": a geom outside groups 0-5 has no mass in MuJoCo"),
+    ("", f'<body name="a"><joint/>{BOX[:-2]} group="2"/></body>', "", None),
+    ('<default><default class="soft"><joint damping="0.5"/></default></default>',
+     f'<body name="a"><joint type="free" class="soft"/>{BOX}</body>', "",
+     "damping=\"0.5\" is not supported"),
+    ("", f'<body name="a"><joint type="free"/>{BOX}</body>', "", None),
+    ("", f'<body name="b"><joint name="k" type="ball"/>{BOX}</body>',
+     '<actuator><motor joint="k"/></actuator>',
+     "joint 'k' is a ball joint; motors on ball joints are not supported"),
+    ('<option actuatorgroupdisable="0"/>', f'<body name="a"><joint name="j"/>{BOX}</body>',
+     '<actuator><motor joint="j"/></actuator>', "actuatorgroupdisable=\"0\" is not supported"),
+    ('<option><flag sleep="enable"/></option>', f'<body name="a"><joint/>{BOX}</body>', "",
+     "sleep=\"enable\" is not supported"),
+    (HULL, '<body name="a"><joint/><geom type="mesh" mesh="m"/></body>', "",
+     "maxhullvert=\"4\" is not supported"),
+])
+def test_what_mujoco_runs_differently_is_refused(tmp_path, head, body, tail, pattern):
+    path = tmp_path / "model.xml"
+    path.write_text(f"<mujoco>{head}<worldbody>{body}</worldbody>{tail}</mujoco>")
+    if pattern is None:
+        assert isinstance(read_mjcf(path), MjcfScene)
+    else:
+        with pytest.raises(ModelError, match=pattern):
+            read_mjcf(path)
+
+
+@pytest.mark.parametrize("head", [
+    # a second <compiler> reset the first's angle="radian" to degrees
+    '<compiler angle="radian"/><compiler autolimits="true"/>',
+    # a second top-level <default> replaced the first (its density was lost)
+    '<default><geom density="100"/></default><default><joint axis="0 1 0"/></default>',
+])
+def test_repeated_compiler_and_default_elements_add_up_as_in_mujoco(tmp_path, head):
+    mujoco = pytest.importorskip("mujoco")
+    path = tmp_path / "model.xml"
+    path.write_text(f'<mujoco>{head}<worldbody><body name="b" pos="0 0 1" euler="0 1.2 0">'
+                    '<joint/><geom type="box" size="0.02 0.02 0.2" pos="0 0 -0.2"/>'
+                    '<geom type="sphere" size="0.05" pos="0.2 0 0" contype="0" '
+                    'conaffinity="0"/></body></worldbody>'
+                    '</mujoco>')
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    (body,) = read_mjcf(path).bodies
+    assert body.mass == pytest.approx(m.body_mass[1], rel=1e-12)
+    np.testing.assert_allclose(body.position, d.xipos[1], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(body.frame_rotation, d.xmat[1].reshape(3, 3), rtol=0,
+                               atol=1e-12)
+
+
 def test_unreadable_files_are_model_errors(tmp_path):
     with pytest.raises(ModelError, match="cannot read the MJCF file"):
         from_mjcf(tmp_path / "missing.xml")

@@ -151,7 +151,13 @@ class _BodyReader(_GeomReader):
             self.read_joint(joints[0], cls, frame, parent, name)
         elif len(joints) == 1:
             self.joint_count += 1
-            self.check_attrs(joints[0], joints[0].attrib)
+            # <joint type="free"> takes its class's damping, stiffness, armature as MuJoCo
+            # does (checked merged: a default damping was dropped and the body fell
+            # undamped); <freejoint> has none
+            if joints[0].tag == "freejoint":
+                self.check_attrs(joints[0], joints[0].attrib)
+            else:
+                self.attrs(joints[0], cls, slot="joint")
             if joints[0].get("name"):
                 self.new_name(joints[0], "joint", self.joint_count)
             self.joints.append(MjcfJoint("free", joints[0].get("name"), "ground", name))

@@ -70,6 +70,18 @@ class _GeomReader(_AttrReader):
         if kind not in ("plane", "box", "sphere", "capsule", "cylinder", "ellipsoid", "mesh"):
             self.problem(el, f"type=\"{kind}\" is not a geom type stickslip knows.")
             return None
+        if kind != "mesh" and "mesh" in a:
+            # MuJoCo fits the primitive to the mesh and ignores size; stickslip took size
+            self.problem(el, f"a {kind} fitted to mesh '{a['mesh']}' is not supported; give "
+                             "the geom its own size (and no mesh=), or use type=\"mesh\".")
+            return None
+        if a.get("group", "0").strip() not in ("0", "1", "2", "3", "4", "5"):
+            # MuJoCo's inertiagrouprange (0 5) leaves such a geom out of the body's mass;
+            # stickslip counted it
+            self.problem(el, f"group=\"{a['group']}\": a geom outside groups 0-5 has no mass "
+                             "in MuJoCo, and stickslip would count it. Remove the geom or "
+                             "put it in a group from 0 to 5.")
+            return None
         size = self.floats(el, a, "size", (1, 2, 3))
         friction = self.floats(el, a, "friction", (1, 2, 3))
         condim = a["condim"]

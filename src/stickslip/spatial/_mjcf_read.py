@@ -68,22 +68,24 @@ class _Reader(_BodyReader):
                          self.actuators, ground, contacts)
 
     def read_compiler(self, el) -> None:
+        # each <compiler> changes what it sets, as MuJoCo's do (a second one reset the
+        # first's angle="radian" to degrees)
         a = self.attrs(el)
-        angle = a.get("angle", "degree")
+        angle = a.get("angle", "degree" if self.degree else "radian")
         if angle not in ("degree", "radian"):
             self.problem(el, f"angle=\"{angle}\" must be 'degree' or 'radian'.")
         self.degree = angle != "radian"
-        seq = a.get("eulerseq", "xyz")
+        seq = a.get("eulerseq", self.eulerseq)
         if len(seq) != 3 or any(c not in "xyzXYZ" for c in seq):
             self.problem(el, f"eulerseq=\"{seq}\" must be three letters from xyzXYZ.")
         else:
             self.eulerseq = seq
-        ifg = a.get("inertiafromgeom", "auto")
+        ifg = a.get("inertiafromgeom", self.inertiafromgeom)
         if ifg not in ("auto", "true", "false"):
             self.problem(el, f"inertiafromgeom=\"{ifg}\" must be auto, true or false.")
         else:
             self.inertiafromgeom = ifg
-        self.autolimits = a.get("autolimits", "true") == "true"
+        self.autolimits = a.get("autolimits", "true" if self.autolimits else "false") == "true"
         for child in el:
             if child.tag != "lengthrange":
                 self.problem(child, "is not a <compiler> child stickslip knows. Remove it.")
@@ -93,7 +95,8 @@ class _Reader(_BodyReader):
         if name is None:
             self.problem(el, "a nested <default> needs a class name. Add class=\"...\".")
             return
-        inherited = self.defaults.get(parent, {}) if parent else {}
+        # a top-level <default> adds to the main class (a second one replaced the first)
+        inherited = self.defaults.get(parent if parent else name, {})
         table = {slot: dict(values) for slot, values in inherited.items()}
         for child in el:
             if child.tag == "default":
@@ -229,6 +232,11 @@ class _Reader(_BodyReader):
                 else:
                     ranges.append((float(r[0]), float(r[1])))
             if self.joint_kinds[joint] == "spherical":
+                # was skipped without a word, and the file ran with the motor left out
+                self.problem(child, f"joint '{joint}' is a ball joint; motors on ball joints "
+                                    "are not supported (stickslip drives hinge and slide "
+                                    "joints). Remove the motor or model the ball joint as "
+                                    "three hinges.")
                 continue
             self.actuators.append(MjcfActuator(name, joint, 1.0 if gear is None else
                                                float(gear[0]), ranges[0], ranges[1]))

@@ -42,13 +42,13 @@ _RULES: dict[str, _Rule] = {
         "apirate impratio tolerance ls_tolerance noslip_tolerance ccd_tolerance mpr_tolerance "
         "integrator collision cone jacobian solver iterations ls_iterations "
         "noslip_iterations ccd_iterations mpr_iterations sdf_iterations sdf_initpoints "
-        "o_margin o_solref o_solimp o_friction magnetic actuatorgroupdisable sleep_tolerance",
-        wind="0 0 0", density="0", viscosity="0"),
+        "o_margin o_solref o_solimp o_friction magnetic sleep_tolerance",
+        wind="0 0 0", density="0", viscosity="0", actuatorgroupdisable=""),
     "flag": _rule(
         "gravity filterparent",
         "warmstart refsafe sensor energy fwdinv invdiscrete sensornoise multiccd island "
-        "nativeccd eulerdamp autoreset midphase sleep",
-        constraint="enable", equality="enable", frictionloss="enable", limit="enable",
+        "nativeccd eulerdamp autoreset midphase",
+        sleep="disable", constraint="enable", equality="enable", frictionloss="enable", limit="enable",
         contact="enable", passive="enable", spring="enable", damper="enable",
         clampctrl="enable", actuation="enable", override="disable"),
     "body": _rule("name childclass pos " + _ORIENT, "user", mocap="false", gravcomp="0"),
@@ -68,8 +68,8 @@ _RULES: dict[str, _Rule] = {
         priority="0", solmix="1", solref="0.02 1", solimp="0.9 0.95 0.001 0.5 2",
         margin="0", gap="0", shellinertia="false", fluidshape="none"),
     "mesh": _rule("name class vertex face scale file inertia",
-                  "normal texcoord smoothnormal maxhullvert content_type material",
-                  refpos="0 0 0", refquat="1 0 0 0"),
+                  "normal texcoord smoothnormal content_type material",
+                  refpos="0 0 0", refquat="1 0 0 0", maxhullvert="-1"),
     "motor": _rule(
         "name class joint gear ctrlrange ctrllimited forcerange forcelimited",
         "group user lengthrange cranklength actlimited actrange actdim actearly",
@@ -133,6 +133,10 @@ _WHAT = {
     "springdamper": "a joint spring-damper", "stiffness": "a joint spring",
     "armature": "rotor inertia added to the joint", "damping": "joint damping",
     "frictionloss": "constant joint friction", "ref": "a joint reference angle",
+    "actuatorgroupdisable": "switches actuators off: they would still act here",
+    "sleep": "freezes bodies at rest: they would still move here",
+    "maxhullvert": "a reduced hull, for the mass and the collision shape: stickslip uses "
+                   "the full hull",
     "springref": "a joint spring's rest position",
     "actuatorgravcomp": "gravity compensation by the actuators",
     "priority": "which geom's contact parameters win", "solmix": "mixing of contact softness",
