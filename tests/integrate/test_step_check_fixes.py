@@ -66,3 +66,44 @@ def test_batch_step_check_runs_on_planar_mechanisms():
     single = ss.simulate(system, 0.02, dt=1e-4)
     name = single.names[0]
     np.testing.assert_allclose(res[name][1], single[name], rtol=0, atol=1e-12)
+
+
+def test_monotone_step_limit_is_where_a_stage_first_passes_the_equilibrium():
+    from stickslip.integrate import FIXED_STEP_METHODS as tableaus
+    from stickslip.integrate import monotone_step_limit
+    rate = 1e4
+    # Euler: x+ = (1 - h rate) x passes 0 at h = 1/rate
+    assert monotone_step_limit(tableaus["euler"], -rate + 0j) == pytest.approx(1 / rate)
+    # RK4: the last stage, 1 + z(1 + z/2 + z^2/4), is the first to reach 0 (z = -1.2956)
+    h = monotone_step_limit(tableaus["rk4"], -rate + 0j)
+    z = -rate * h
+    assert 1 + z * (1 + z / 2 + z * z / 4) == pytest.approx(0.0, abs=1e-9)
+    assert h < ss.largest_stable_step(Decay(rate=rate), "rk4")
+    # an oscillating mode overshoots by itself: no limit of this kind
+    assert monotone_step_limit(tableaus["rk4"], -rate + 2 * rate * 1j) == float("inf")
+
+
+def _held_block(law, share=0.9):
+    # a 20 g block pushed at `share` of the static level F_s = 0.4 N
+    return ss.systems.FrictionMass(M=0.02, law=law, force=lambda t: share * 0.4)
+
+
+def test_a_two_level_law_is_held_to_a_step_that_does_not_overshoot_its_stick_mode():
+    # stick mode M s^2 + K beta s + K (zeta = 17.7: overdamped, fast eigenvalue -2.5e4 1/s);
+    # at dt = 1e-4 s, inside RK4's stability limit (1.12e-4 s), the stages carried the proxy
+    # past the load and past F_s: the block, pushed at 0.9 F_s, broke loose and slid at the
+    # kinetic level for good (a fuzz campaign's revolute joint, the same law)
+    law = ss.laws.CoulombODE(F=0.2, F_s=0.4, K=1e4, beta=5e-2)
+    slid = ss.simulate(_held_block(law), 0.3, dt=1e-4, method="rk4", check_step=False)
+    assert abs(slid["v"][-1]) > 0.1                        # what the check now prevents
+    with pytest.raises(ss.ParameterError, match=r"stick .* carries it past its equilibrium "
+                                                r"for dt > 5\.1\de-05 s \(a two-level"):
+        ss.simulate(_held_block(law), 0.3, dt=1e-4, method="rk4")
+    # held: it gives only the proxy's elastic offset, 0.9 F_s / K, and settles onto it
+    held = ss.simulate(_held_block(law), 0.3, dt=5e-5, method="rk4")
+    assert np.abs(held["p"]).max() <= 0.36 / 1e4 * (1 + 1e-6)
+    assert abs(held["v"][-1]) < 1e-5
+    # one level: an overshoot stays below F and is harmless; the stability limit stands
+    one = ss.laws.CoulombODE(F=0.4, K=1e4, beta=5e-2)
+    run = ss.simulate(_held_block(one), 0.3, dt=1e-4, method="rk4")
+    assert np.abs(run["p"]).max() <= 0.36 / 1e4 * (1 + 1e-3) and abs(run["v"][-1]) < 1e-5

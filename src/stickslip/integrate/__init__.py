@@ -36,6 +36,8 @@ _NAMES = {
     "AbstractSystem": "._system",
     "largest_stable_step": "._simulate",
     "mode_step_limit": "._stability",
+    "monotone_step_limit": "._stability",
+    "NO_OVERSHOOT": "._stability",
     "simulate": "._simulate",
     "simulate_batch": "._simulate",
     "stack_systems": "._simulate",
@@ -88,6 +90,8 @@ if TYPE_CHECKING:              # for static tools (documentation, type checkers)
     from ._system import AbstractSystem as AbstractSystem
     from ._simulate import largest_stable_step as largest_stable_step
     from ._stability import mode_step_limit as mode_step_limit
+    from ._stability import monotone_step_limit as monotone_step_limit
+    from ._stability import NO_OVERSHOOT as NO_OVERSHOOT
     from ._simulate import simulate as simulate
     from ._simulate import simulate_batch as simulate_batch
     from ._simulate import stack_systems as stack_systems

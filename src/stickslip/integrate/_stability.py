@@ -17,7 +17,15 @@ from ._tableaus import FIXED_STEP_METHODS
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-__all__ = ["check_stability", "check_stability_members", "mode_step_limit"]
+__all__ = ["NO_OVERSHOOT", "check_stability", "check_stability_members", "mode_step_limit",
+           "monotone_step_limit"]
+
+# a mode whose label (`linear_modes`) ends with this must not overshoot its equilibrium in a
+# step or a stage: a two-level friction law's stick mode, whose proxy force would pass the
+# load and, past the static level, break loose for good (a revolute joint held at 0.9 of its
+# static level broke loose with RK4 at dt = 1e-4 s, inside the mode's stability limit,
+# 1.12e-4 s): `monotone_step_limit`
+NO_OVERSHOOT = " (must not overshoot)"
 
 
 def mode_step_limit(tableau, lam: complex) -> float:
@@ -42,6 +50,34 @@ def mode_step_limit(tableau, lam: complex) -> float:
     return lo
 
 
+def _stage_values(tableau, z: float) -> list[float]:
+    """The stage values and the step's end of the test equation ẋ = λx from x = 1 at
+    z = λh (an explicit tableau)."""
+    g: list[float] = []
+    for row in tableau.a:
+        g.append(1.0 + z * sum(a * gj for a, gj in zip(row, g)))
+    return g + [1.0 + z * sum(b * gj for b, gj in zip(tableau.b, g))]
+
+
+def monotone_step_limit(tableau, lam: complex) -> float:
+    """The largest step [s] at which no stage and no step of `tableau` carries the real
+    decaying mode ẋ = λx past its equilibrium (every stage value and the step's end ≥ 0);
+    ``inf`` for a complex (oscillating: it overshoots by itself) or non-decaying mode. For
+    a real λ: Euler 1/|λ|, RK4 ≈ 1.6/|λ| (its stability limit: 2.785/|λ|)."""
+    if lam.real >= 0 or abs(lam.imag) > 1e-9 * abs(lam):
+        return math.inf
+    rate = -float(lam.real)
+    monotone = lambda h: min(_stage_values(tableau, -rate * h)) >= -1e-12  # noqa: E731
+    hi = 10.0 / rate
+    if monotone(hi):
+        return math.inf
+    lo = 0.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if monotone(mid) else (lo, mid)
+    return lo
+
+
 def check_stability(system, method, dt):
     tableau = FIXED_STEP_METHODS[method]
     labels, eigs = [], []
@@ -54,18 +90,28 @@ def check_stability(system, method, dt):
     lam: npt.NDArray[np.complex128] = np.concatenate(eigs)
     damped = (lam.real <= 0) & (np.abs(lam) > 0)   # growing physics is not the step's fault
     unstable = damped & (np.abs(tableau.stability(lam * dt)) > 1 + 1e-12)
-    if not unstable.any():
+    limits = {int(k): mode_step_limit(tableau, lam[k]) for k in np.nonzero(unstable)[0]}
+    monotone = {k: monotone_step_limit(tableau, lam[k]) for k in range(len(lam))
+                if labels[k].endswith(NO_OVERSHOOT) and damped[k]}
+    for k, limit in monotone.items():
+        limits[k] = min(limit, limits.get(k, math.inf))
+    limits = {k: v for k, v in limits.items() if dt > v}
+    if not limits:
         return
-    limits = {k: mode_step_limit(tableau, lam[k]) for k in np.nonzero(unstable)[0]}
     k = min(limits, key=limits.__getitem__)
     limit, label, lam_k = limits[k], labels[k], lam[k]
-    if not dt > limit:
-        return
     suggestion = _round_down_1sig(0.9 * limit) if 0.9 * limit > 0 else limit
+    if label.endswith(NO_OVERSHOOT) and monotone.get(k) == limit:
+        what = (f"{method} carries it past its equilibrium for dt > {limit:.3g} s (a "
+                "two-level friction law: the overshoot passes the static level and breaks "
+                "the contact loose below it)")
+        label = label[:-len(NO_OVERSHOOT)]
+    else:
+        what = f"{method} is stable only for dt <= {limit:.3g} s"
     raise ParameterError(
         f"dt={dt:g} s is too large for the stiffness of {type(system).__name__}: its "
-        f"{label} mode has eigenvalue {lam_k.real:.4g}{lam_k.imag:+.4g}j 1/s, and {method} is "
-        f"stable only for dt <= {limit:.3g} s. Use dt={suggestion:g} or smaller, soften "
+        f"{label} mode has eigenvalue {lam_k.real:.4g}{lam_k.imag:+.4g}j 1/s, and {what}. "
+        f"Use dt={suggestion:g} or smaller, soften "
         "the law (lower K, adjust beta), or use an adaptive method such as "
         "method='kvaerno5'. (check_step=False skips this check.)")
 

@@ -367,7 +367,14 @@ class CoulombODE(AbstractFrictionLaw):
         K, beta = np.asarray(self.K), np.asarray(self.beta)
         disc = np.sqrt((K * beta) ** 2 - 4 * mass * K + 0j)
         stick = np.stack([(-K * beta + disc) / (2 * mass), (-K * beta - disc) / (2 * mass)])
-        modes = [("stick (M s² + Kβ s + K = 0)", stick), ("slip (−1/β)", -1.0 / beta + 0j)]
+        from ..integrate import NO_OVERSHOOT
+
+        # with a static level above the kinetic one, a step that carries the proxy past its
+        # equilibrium can pass the static level and break loose below it, for good: the
+        # step check keeps the stick mode's stages from overshooting
+        two_level = self.F_s is not None or self.mu_s is not None
+        modes = [("stick (M s² + Kβ s + K = 0)" + (NO_OVERSHOOT if two_level else ""), stick),
+                 ("slip (−1/β)", -1.0 / beta + 0j)]
         if self.viscous is not None:
             modes.append(("slip with viscous friction", self._slip_modes(
                 mass, np.asarray(self.viscous, dtype=float))))
