@@ -100,6 +100,8 @@ def test_a_two_level_law_is_held_to_a_step_that_does_not_overshoot_its_stick_mod
                                                 r"for dt > 5\.1\de-05 s \(a two-level"):
         ss.simulate(_held_block(law), 0.3, dt=1e-4, method="rk4")
     # held: it gives only the proxy's elastic offset, 0.9 F_s / K, and settles onto it
+    # the largest step the check accepts
+    assert ss.largest_stable_step(_held_block(law), "rk4") == pytest.approx(5.19e-5, rel=1e-3)
     held = ss.simulate(_held_block(law), 0.3, dt=5e-5, method="rk4")
     assert np.abs(held["p"]).max() <= 0.36 / 1e4 * (1 + 1e-6)
     assert abs(held["v"][-1]) < 1e-5

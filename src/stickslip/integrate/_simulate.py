@@ -29,7 +29,8 @@ from ._moreau_jean import TIME_STEPPING_METHODS, time_stepping_program
 from ._options import Output, Steps, legacy_positionals, merge_options
 from ._runners import (_run_adaptive, _run_batch_chunks, _run_fixed_chunks, _StreamWriter,
                        _to_results, likely_channels)
-from ._stability import check_stability, check_stability_members, mode_step_limit
+from ._stability import (NO_OVERSHOOT, check_stability, check_stability_members,
+                         mode_step_limit, monotone_step_limit)
 from ._system import AbstractSystem
 from ._tableaus import FIXED_STEP_METHODS
 
@@ -381,16 +382,20 @@ def stack_systems(systems: Sequence[AbstractSystem]) -> AbstractSystem:
 
 def largest_stable_step(system: AbstractSystem, method: str = "rk4") -> float:
     """Largest fixed step [s] for which every stiff mode of `system` is inside the
-    stability region of `method` (from ``system.linear_modes()``); inf when unbounded."""
+    stability region of `method` (from ``system.linear_modes()``) and a mode that must not
+    overshoot (a two-level law's stick mode, `NO_OVERSHOOT`) is not carried past its
+    equilibrium: the largest step ``simulate``'s check accepts; inf when unbounded."""
     _check_system(system, "largest_stable_step")
     method = _check_method(method, "largest_stable_step")
     if method not in FIXED_STEP_METHODS:
         return math.inf
     tableau = FIXED_STEP_METHODS[method]
     limit = math.inf
-    for _, eig in system.linear_modes():
+    for label, eig in system.linear_modes():
         for lam in np.ravel(np.asarray(eig, dtype=complex)):
             limit = min(limit, mode_step_limit(tableau, lam))
+            if label.endswith(NO_OVERSHOOT) and lam.real <= 0:
+                limit = min(limit, monotone_step_limit(tableau, lam))
     return limit
 
 
