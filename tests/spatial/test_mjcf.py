@@ -411,6 +411,10 @@ BOX = '<geom type="box" size="1 1 1"/>'
      "sleep=\"enable\" is not supported"),
     (HULL, '<body name="a"><joint/><geom type="mesh" mesh="m"/></body>', "",
      "maxhullvert=\"4\" is not supported"),
+    # MuJoCo rejects these; they were read as the identity
+    ("", f'<body name="a" quat="0 0 0 0"><joint/>{BOX}</body>', "", "zero quaternion"),
+    ("", f'<body name="a" axisangle="0 0 0 30"><joint/>{BOX}</body>', "", "zero axis"),
+    ("", f'<body name="a" zaxis="0 0 0"><joint/>{BOX}</body>', "", "zero axis"),
 ])
 def test_what_mujoco_runs_differently_is_refused(tmp_path, head, body, tail, pattern):
     path = tmp_path / "model.xml"

@@ -97,3 +97,16 @@ def test_a_cube_on_an_identical_cube_is_held_up_by_its_corners_on_the_rim(mode, 
     fn = sum(res[name][-1] for name in res.names
              if name.startswith("low-top.") and name.endswith(".fn"))
     assert fn == pytest.approx(9.81, rel=1e-6)
+
+
+def test_point_contacts_from_a_ground_with_two_levels_warn_that_they_take_one():
+    # the ground's mu_s was dropped without a word: 4 N (between mu_k m g and mu_s m g) slid
+    # here and held on model.simulate(contact="point")
+    model = ss.spatial.SpatialModel(gravity=(0, 0, -9.81))
+    model.add_body("box", mass=1.0, shape=ss.spatial.Box(0.1, 0.1, 0.1), position=(0, 0, 0.05))
+    model.add_ground(mu_s=0.5, mu_k=0.3)
+    with pytest.warns(UserWarning, match=r"mu_s=0\.5 above mu_k=0\.3.*one friction level"):
+        pc = ss.spatial.PointContacts.from_model(model)
+    assert float(pc.mu) == 0.3
+    pc = ss.spatial.PointContacts.from_model(model, mu=0.5)      # chosen: no warning
+    assert float(pc.mu) == 0.5

@@ -218,12 +218,20 @@ class _AttrReader:
         key = given[0]
         if key == "quat":
             q = self.floats(el, attrs, key, 4)
-            if q is None or np.linalg.norm(q) == 0:
+            if q is None:
+                return np.eye(3)
+            if np.linalg.norm(q) < 1e-12:        # MuJoCo rejects it; it was read as identity
+                self.problem(el, f"quat=\"{attrs[key]}\" is a zero quaternion. Give a "
+                                 "nonzero (w, x, y, z).")
                 return np.eye(3)
             return _quat_matrix(q)
         if key == "axisangle":
             a = self.floats(el, attrs, key, 4)
-            if a is None or np.linalg.norm(a[:3]) == 0:
+            if a is None:
+                return np.eye(3)
+            if np.linalg.norm(a[:3]) < 1e-12:
+                self.problem(el, f"axisangle=\"{attrs[key]}\" has a zero axis. Give a "
+                                 "nonzero axis.")
                 return np.eye(3)
             return _quat_matrix(_axis_angle_quat(a[:3], self.angle(a[3])))
         if key == "xyaxes":
@@ -240,7 +248,11 @@ class _AttrReader:
             return np.column_stack([x, y, np.cross(x, y)])
         if key == "zaxis":
             a = self.floats(el, attrs, key, 3)
-            if a is None or np.linalg.norm(a) == 0:
+            if a is None:
+                return np.eye(3)
+            if np.linalg.norm(a) < 1e-12:
+                self.problem(el, f"zaxis=\"{attrs[key]}\" is a zero axis. Give a nonzero "
+                                 "one.")
                 return np.eye(3)
             return _quat_matrix(_z_to(a))
         a = self.floats(el, attrs, key, 3)        # euler

@@ -32,6 +32,7 @@ impact under θ < 1), restitution 0.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
@@ -261,8 +262,9 @@ class PointContacts(AbstractSystem, AbstractTimeSteppingHost):
         """Point contacts for the bodies of `model` (a :class:`stickslip.spatial.Model` with
         a ground).
 
-        mu: friction coefficient (default: the ground's kinetic ``mu_k``). delta [s], zeta [-]: the
-        relaxation. formulation: ``"kikuuwe"`` | ``"anitescu"`` | ``"nakaoka"``.
+        mu: friction coefficient (default: the ground's kinetic ``mu_k``; a ground whose
+        ``mu_s`` is above it warns: one level, a load between the two slides). delta [s],
+        zeta [-]: the relaxation. formulation: ``"kikuuwe"`` | ``"anitescu"`` | ``"nakaoka"``.
         spheres: ``{body: radius [m]}`` — these bodies touch the ground as spheres (one
         contact at the lowest point) instead of at their vertices.
         forces: ``fn(t, X) -> (F, T)`` with X the (n_bodies, 13) state, F and T
@@ -314,6 +316,15 @@ class PointContacts(AbstractSystem, AbstractTimeSteppingHost):
                              "model.add_ground(mu_s=..., mu_k=...) first.")
         if not model.bodies:
             raise ModelError("the model has no bodies. Add one with `model.add_body(...)`.")
+        if mu is None and model.ground["mu_s"] > model.ground["mu_d"]:
+            # one level: a push between mu_k m g and mu_s m g slid here and held on
+            # `model.simulate(contact="point")`, without a word
+            warnings.warn(
+                f"PointContacts.from_model: the ground has mu_s={model.ground['mu_s']:g} above "
+                f"mu_k={model.ground['mu_d']:g}, and PointContacts has one friction level: it "
+                "takes mu_k, so a load between the kinetic and the static limit slides. Pass "
+                "mu= to choose the level, or run `model.simulate(contact='point')`, which "
+                "uses both.", UserWarning, stacklevel=2)
         mu = model.ground["mu_d"] if mu is None else _check_scalar("PointContacts", "mu", mu,
                                                                    nonnegative=True)
         FRICTION_COEFFICIENT.check_plausible("PointContacts", "mu", mu)
