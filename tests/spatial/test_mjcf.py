@@ -450,6 +450,17 @@ def test_repeated_compiler_and_default_elements_add_up_as_in_mujoco(tmp_path, he
                                atol=1e-12)
 
 
+def test_a_body_with_only_an_inertial_keeps_it_under_inertiafromgeom_true(tmp_path):
+    # MuJoCo overrides an <inertial> with the geoms' mass, and keeps it in a body without
+    # geoms (stickslip refused that body: "has no mass")
+    path = write(tmp_path, '<body name="b" pos="0 0 1"><joint axis="0 1 0"/><inertial '
+                           'pos="0.1 0 0" mass="2" diaginertia="0.1 0.2 0.3"/></body>',
+                 '<compiler inertiafromgeom="true"/>')
+    (body,) = read_mjcf(path).bodies
+    assert body.mass == 2.0
+    np.testing.assert_allclose(body.position, (0.1, 0, 1), atol=1e-15)
+
+
 def test_unreadable_files_are_model_errors(tmp_path):
     with pytest.raises(ModelError, match="cannot read the MJCF file"):
         from_mjcf(tmp_path / "missing.xml")

@@ -158,7 +158,10 @@ class _GeomReader(_AttrReader):
     def mass_properties(self, el, inertials, geoms):
         """Mass, inertia about the centre of mass (in the centre-of-mass frame), the centre
         of mass and the rotation of the centre-of-mass frame, both in the body frame."""
-        use_inertial = inertials and self.inertiafromgeom != "true"
+        # inertiafromgeom="true" overrides an <inertial> with the geoms' mass; a body
+        # without geoms keeps its <inertial>, as in MuJoCo (it was refused: "no mass")
+        massive = [g for g in geoms if g.kind != "plane"]
+        use_inertial = inertials and (self.inertiafromgeom != "true" or not massive)
         if len(inertials) > 1:
             self.problem(inertials[1], "a second <inertial>. Keep one.")
         if use_inertial:
@@ -195,7 +198,6 @@ class _GeomReader(_AttrReader):
                                            "to the world body. Move it there.")
         if self.inertiafromgeom == "false" or not geoms:
             return 0.0, np.eye(3), np.zeros(3), np.eye(3)
-        massive = [g for g in geoms if g.kind != "plane"]
         mass = float(sum(g.mass for g in massive))
         if mass <= 0:
             return 0.0, np.eye(3), np.zeros(3), np.eye(3)
