@@ -137,6 +137,25 @@ def test_a_block_is_held_by_the_static_level_and_slides_at_the_kinetic_one(push)
     np.testing.assert_allclose(res["slide.normal"], 2.0 * G, rtol=1e-12)
 
 
+@pytest.mark.slow      # compiles a model of its own (13 s)
+def test_a_block_on_a_slope_its_static_level_holds_stays_put():
+    # 20°: μ = 0.3 < tan 20° = 0.364 < μ_s = 0.5. The stuck block's velocity is round-off
+    # (1e-19), as large as its whole slide rate, so the step's rest test (relative to the
+    # motion alone) called it sliding from step 2: the kinetic level acted and it slid
+    # 2.63 m in 3 s (a fuzz campaign; `_mj_step`'s rest test now has the step's velocity
+    # change as a scale too)
+    m = ss.planar.Model(gravity=(0.0, -9.8))
+    block = m.add_body("block", mass=1.0, inertia=0.1)
+    law = ss.laws.CoulombODE(mu=0.3, mu_s=0.5, K=1e5, beta=1e-2)
+    angle = math.radians(20.0)
+    m.add(ss.planar.TranslationalJoint(m.ground, block, axis_i=(math.cos(angle),
+                                                                -math.sin(angle)),
+                                       friction=law, name="slide"))
+    res = m.simulate(1.0, method="moreau_jean", dt=1e-2, dt_out=0.1)
+    assert np.max(np.hypot(res["block.x"], res["block.y"])) < 1e-12
+    np.testing.assert_allclose(res["slide.friction"][1:], -9.8 * math.sin(angle), rtol=1e-9)
+
+
 @pytest.mark.slow
 def test_the_ode_route_converges_to_the_route_as_K_grows():
     # the proxy's error falls as K^-1/2 (measured: |Δφ(0.3 s)| = 6.6e-5, 2.1e-5, 6.4e-6,

@@ -82,3 +82,39 @@ def test_a_body_falling_onto_another_lands_and_only_movable_ground_bodies_are_lo
     np.testing.assert_allclose(drops(m, movable=np.array([False, True])), [0.0, TOUCH_DEPTH],
                                rtol=1e-6)
     assert np.all(drops(model(("a", (0, 0, 0.05)), ground=False)) == 0.0)
+
+
+def _box_on_a_wedge():
+    """A 10 kg wedge (0.5 m long, 0.2 m high: a 21.8° slope) on the ground, a 0.1 m cube
+    placed exactly on its slope, turned with it (μ_s = 0.5 > tan 21.8° = 0.4)."""
+    L, H, W = 0.5, 0.2, 0.3
+    points = np.array([(0, 0, 0), (L, 0, 0), (0, W, 0), (L, W, 0), (0, 0, H), (0, W, H)], float)
+    centre = ss.spatial.ConvexHull(points).centroid
+    m = ss.spatial.SpatialModel(gravity=(0, 0, -9.81))
+    m.add_body("wedge", mass=10.0, shape=ss.spatial.ConvexHull(points - centre),
+               position=tuple(centre))
+    slope = np.arctan2(H, L)
+    normal = np.array([np.sin(slope), 0.0, np.cos(slope)])
+    m.add_body("box", mass=1.0, shape=ss.spatial.Box(CUBE, CUBE, CUBE),
+               position=tuple(np.array([L / 2, W / 2, H / 2]) + CUBE / 2 * normal),
+               orientation=(np.cos(slope / 2), 0.0, np.sin(slope / 2), 0.0))
+    m.add_ground(mu_s=0.5, mu_k=0.3)
+    return m, normal
+
+
+def test_a_box_placed_on_a_slope_moves_into_it_along_its_normal():
+    m, normal = _box_on_a_wedge()
+    X = m.initial_state()
+    moved = placed_in_touch(m, X)[:, :3] - X[:, :3]
+    np.testing.assert_allclose(moved[0], (0, 0, -TOUCH_DEPTH), rtol=1e-6)
+    # the wedge's own move, then TOUCH_DEPTH into the slope
+    np.testing.assert_allclose(moved[1], moved[0] - TOUCH_DEPTH * normal, rtol=1e-6)
+
+
+def test_a_box_placed_on_a_slope_does_not_slide_down_it():
+    # at zero depth it landed on the slope with an impact and slid 0.11 m down it in 0.5 s
+    # (tan 21.8° = 0.4 < μ_s = 0.5)
+    m, _ = _box_on_a_wedge()
+    res = m.simulate(0.5, dt=1e-3, dt_out=1e-2)
+    assert abs(res["box.x"][-1] - res["box.x"][0]) < 1e-5
+    assert res["wedge-box.stick"][1:].min() == 1.0
