@@ -144,6 +144,10 @@ CASES = [
      "PointOnPlane.v0"),
     ("PointOnPlane force shape", lambda: ss.systems.PointOnPlane(M=1.0, force=lambda t: t),
      "PointOnPlane.force"),
+    # a fixed level braked a point in free flight (10 m up, 1 m/s: stopped in mid-air)
+    ("PointOnPlane fixed friction level", lambda: ss.systems.PointOnPlane(
+        M=1.0, friction=ss.laws.CoulombODE(F=3.0, K=1e4, beta=2e-2)),
+     "`PointOnPlane.friction` must scale with the normal force"),
     ("TwoBlocks M2<0", lambda: ss.systems.TwoBlocksConveyor(M2=-2.0), "TwoBlocksConveyor.M2"),
     ("TwoBlocks two contacts", lambda: ss.systems.TwoBlocksConveyor(contacts=(WALL, WALL)),
      "TwoBlocksConveyor.contacts"),

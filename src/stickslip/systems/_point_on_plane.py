@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._parameters import GRAVITY, MASS, AbstractParametrised, Rule
-from .._validation import check_finite_matrix, check_shape
+from .._validation import check_finite_matrix, check_shape, concrete
 from ..errors import ParameterError
 from ..integrate import (
     TIME_STEPPING_METHODS,
@@ -153,6 +153,15 @@ class PointOnPlane(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHos
             raise ParameterError(f"`PointOnPlane.contact` must be a contact law; got "
                                  f"{type(self.contact).__name__}.")
         check_law_scalars("PointOnPlane", "friction", self.friction)
+        # a level that does not scale with the normal force acts in free flight too: a
+        # point launched 10 m above the plane with CoulombODE(F=3) stopped in mid-air
+        free_flight = concrete(self.friction.level(0.0))
+        if free_flight is not None and np.any(free_flight != 0.0):
+            raise ParameterError(
+                f"`PointOnPlane.friction` must scale with the normal force (a friction "
+                f"coefficient, mu=...); {type(self.friction).__name__} has the level "
+                f"{free_flight.tolist()} N at zero normal force, so it would brake the "
+                "point in free flight. Pass e.g. CoulombODE(mu=0.5, K=..., beta=...).")
         check_law_scalars("PointOnPlane", "contact", self.contact)
         check_time_function("PointOnPlane", "force", self.force, (3,))
 
