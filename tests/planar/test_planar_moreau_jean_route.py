@@ -137,6 +137,23 @@ def test_a_block_is_held_by_the_static_level_and_slides_at_the_kinetic_one(push)
     np.testing.assert_allclose(res["slide.normal"], 2.0 * G, rtol=1e-12)
 
 
+@pytest.mark.slow      # compiles a model of its own
+def test_a_pin_whose_static_level_holds_its_rod_keeps_it_still():
+    # a horizontal rod (1 kg, 1 m) on a pin of radius 2 at its end: stuck, the reaction is
+    # m g and μ_s a m g = 11.8 N m holds the 4.9 N m of gravity. The step's fixed point
+    # started from the swinging rod's reaction (m g / 4): the static level looked too low,
+    # its first round broke the pin loose, and the sliding solution (consistent too) swung
+    # the rod 1.02 rad in 1 s; the ODE route holds it. It starts from the stuck reactions
+    m = ss.planar.Model(gravity=(0.0, -9.81))
+    rod = m.add_body("rod", mass=1.0, inertia=1.0 / 12, x=0.5, y=0.0, phi=0.0)
+    law = ss.laws.CoulombODE.tuned(1.0 / 3, 1e4, mu=0.2, mu_s=0.6)
+    m.add(ss.planar.RevoluteJoint(m.ground, rod, point_j=(-0.5, 0), friction=law,
+                                  pin_radius=2.0, name="pin"))
+    res = m.simulate(0.5, method="moreau_jean", dt=1e-3, dt_out=0.05)
+    assert np.abs(res["rod.phi"]).max() < 1e-12
+    np.testing.assert_allclose(np.abs(res["pin.friction"][1:]), 9.81 * 0.5, rtol=1e-9)
+
+
 @pytest.mark.slow      # compiles a model of its own (13 s)
 def test_a_block_on_a_slope_its_static_level_holds_stays_put():
     # 20°: μ = 0.3 < tan 20° = 0.364 < μ_s = 0.5. The stuck block's velocity is round-off

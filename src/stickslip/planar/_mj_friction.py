@@ -31,8 +31,8 @@ N_k the normal force the joint's law sees — ``a·√(F_x² + F_y²)`` of a pin
 normal reaction (or the two edge loads of a ``slider_length``) of a translational joint, plus
 the preload — computed from the mean joint reactions P_b/h exactly as the ODE route's
 ``normal`` (:meth:`PlanarSystem.friction_normals`). The step therefore solves the fixed point
-N = 𝒩(P_b(B(N))) by iteration (Picard), started from the reactions without friction and
-stops. F_k is the law's static level (``level``: μ_s·N) for a joint at rest at the step's
+N = 𝒩(P_b(B(N))) by iteration (Picard), started from the reactions with the frictions at
+rest held and no stops (the stuck solution: where it holds, it is the one kept). F_k is the law's static level (``level``: μ_s·N) for a joint at rest at the step's
 start, its curve at the start's slide rate (``friction_curve``: μ·N, with a Stribeck drop
 where the law has one) for a sliding joint, and — the classical rule of the 1-D hosts — the
 kinetic level once a joint at rest breaks loose within the step (a joint whose stick would need
@@ -192,9 +192,17 @@ def solve_impulses(A, b, n_b, laws, names, normals, h, speed, rest, active, *,
         P, w, status = solve(jnp.zeros(0))
         return StepImpulses(P, w, jnp.zeros(0), _status(status), jnp.asarray(-1),
                             jnp.asarray(1))
-    # the start: the reactions of the joints alone (no friction, no stop)
+    # the start: the reactions of the joints with the frictions at rest held (no stop), the
+    # stuck solution: from the reactions of the joints alone, a pin whose static level holds
+    # its rod (the stuck reaction m g) saw the swinging rod's smaller reaction, its first
+    # round broke it loose, and the sliding solution, consistent too, was kept (a rod swung
+    # 1.02 rad that the ODE route holds). Least squares: held frictions may be redundant
+    # with the joints (a 1-DOF chain with several stuck frictions)
     if n_b:
-        P_b0 = jnp.linalg.solve(A[:n_b, :n_b], b[:n_b])
+        held = jnp.concatenate([jnp.ones(n_b, dtype=bool), rest])
+        A_h = jnp.where(held[:, None] & held[None, :], A[:n_b + n_f, :n_b + n_f],
+                        jnp.eye(n_b + n_f))
+        P_b0 = jnp.linalg.lstsq(A_h, jnp.where(held, b[:n_b + n_f], 0.0))[0][:n_b]
     else:
         P_b0 = jnp.zeros(0)
     N0 = normals(P_b0)
