@@ -224,6 +224,22 @@ def test_vmap_over_loads_equals_a_loop(system, settled):
                                       np.asarray(recs[:, :, 15]))
 
 
+def test_from_model_starts_a_box_placed_on_the_ground_in_contact(model, system):
+    # as SpatialModel.simulate does (`_model_touch`): 1e-9 m into the ground
+    start = model.simulate(0.001, dt=DT)
+    assert float(system.initial_state()[0, 2]) == pytest.approx(start["box.z"][0], abs=1e-15)
+    assert start["box.z"][0] == pytest.approx(0.05 - 1e-9, abs=1e-15)
+
+
+@pytest.mark.slow    # compiles the whole contact stage (30-40 s on 2 cores)
+def test_a_box_placed_on_the_ground_holds_a_sub_static_push(system):
+    # from the model's own start (no `initial=`): at zero depth it landed with an impact
+    # and 4 N < mu_s m g slid it 0.0475 m in 0.3 s
+    load = BodyLoad(jnp.asarray([[4.0, 0.0, 0.0]]), jnp.zeros((1, 3)), jnp.asarray([ARM]))
+    res = run_volume(system, 0.3, dt=DT, dt_out=0.01, load=load)
+    assert np.abs(res["box.x"] - res["box.x"][0]).max() < 1e-9
+
+
 def test_from_model_rejects_what_is_not_ported():
     from stickslip.errors import ModelError
     from stickslip.spatial import SpatialModel

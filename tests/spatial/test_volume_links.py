@@ -295,6 +295,7 @@ def test_a_mechanism_placed_on_the_ground_starts_in_contact_and_a_grounded_one_s
     system = VolumeLinkSystem(m)
     x0 = np.asarray(system.link.initial_state())
     placed = _placed_on_the_ground(m, system)
+    np.testing.assert_array_equal(system.start, placed)     # run_volume_links' default
     np.testing.assert_allclose((x0 - placed)[2:39:13], [1e-9, 1e-9, 0.0], rtol=1e-6, atol=0)
     np.testing.assert_array_equal(np.delete(x0 - placed, [2, 15]), 0.0)
 

@@ -217,3 +217,25 @@ def test_a_leaf_wrongly_read_as_shared_falls_back_to_batching_every_leaf():
                                               jax.tree.leaves(stacked)
                                               if isinstance(leaf, jnp.ndarray)])
     assert batched.law.F.shape == (2,) and batched.M is None and shared.M.shape == ()
+
+
+def _held_push(t):
+    return 0.36 + 0.0 * t
+
+
+def _two_level_block(M):
+    # a block held at 0.9 of its static level F_s = 0.4 N (fast stick mode for small M)
+    law = ss.laws.CoulombODE(F=0.2, F_s=0.4, K=1e4, beta=5e-2)
+    return ss.systems.FrictionMass(M=M, law=law, force=_held_push)
+
+
+def test_a_vmapped_sweep_refuses_a_step_that_overshoots_a_two_level_law():
+    # M = 0.02 kg: dt = 1e-4 s is inside RK4's stability limit (1.12e-4 s) but past the
+    # overshoot-free one (5.19e-5 s) that ss.simulate checks; the sweep ran it, and the
+    # block broke loose below its static level (v = 2.4 m/s after 0.3 s)
+    design = pd.DataFrame({"M": [1.0, 0.02]})
+    table = ss.sweep(_two_level_block, design, ["max_abs(v)"], t_end=0.3, dt=1e-4,
+                     method="rk4")
+    assert table.attrs["mode"] == "vmap"
+    assert table.loc[0, "error"] is None and table.loc[0, "max_abs(v)"] < 1e-3
+    assert "too large" in table.loc[1, "error"] and np.isnan(table.loc[1, "max_abs(v)"])

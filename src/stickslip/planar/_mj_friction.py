@@ -32,9 +32,10 @@ normal reaction (or the two edge loads of a ``slider_length``) of a translationa
 the preload — computed from the mean joint reactions P_b/h exactly as the ODE route's
 ``normal`` (:meth:`PlanarSystem.friction_normals`). The step therefore solves the fixed point
 N = 𝒩(P_b(B(N))) by iteration (Picard), started from the reactions with the frictions at
-rest held and no stops (the stuck solution: where it holds, it is the one kept). F_k is the law's static level (``level``: μ_s·N) for a joint at rest at the step's
-start, its curve at the start's slide rate (``friction_curve``: μ·N, with a Stribeck drop
-where the law has one) for a sliding joint, and — the classical rule of the 1-D hosts — the
+rest held and no stops (the stuck solution: where it holds, it is the one kept). F_k is the
+law's static level (``level``: μ_s·N) for a joint at rest at the step's start, its curve
+at the start's slide rate (``friction_curve``: μ·N, with a Stribeck drop where the law has
+one) for a sliding joint, and — the classical rule of the 1-D hosts — the
 kinetic level once a joint at rest breaks loose within the step (a joint whose stick would need
 more than the static level slides at the kinetic one).
 

@@ -169,12 +169,10 @@ def _step(system, t, x, h, theta):
     A = 0.5 * (A + A.T)
     b = target - J @ v_free
     rates = W @ v
-    # at rest: the slide rate is round-off of the bodies' motion or of the velocity change
-    # the step's forces make (a one-DOF block stuck on a slope keeps v ~ 1e-19, as large as
-    # its whole slide rate: with the first scale alone it counted as sliding from step 2,
-    # took the kinetic level and slid down a slope its static level held)
-    # (a pendulum's pin: its applied torque about the centre is 0, so the largest velocity
-    # change of the step sets the scale)
+    # at rest: the slide rate is round-off of the bodies' motion or of the largest velocity
+    # change the step's forces make. With the motion alone as the scale, a one-DOF block
+    # stuck on a slope (v ~ 1e-19, its whole slide rate) counted as sliding from step 2,
+    # took the kinetic level and slid down a slope its static level held
     scale = jnp.max(jnp.abs(v) + h * jnp.abs(Q / mech.masses), initial=0.0)
     rest = jnp.abs(rates) <= 1e-12 * (jnp.abs(W) @ jnp.abs(v)
                                       + jnp.sum(jnp.abs(W), axis=1) * scale)

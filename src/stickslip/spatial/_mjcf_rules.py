@@ -48,8 +48,8 @@ _RULES: dict[str, _Rule] = {
         "gravity filterparent",
         "warmstart refsafe sensor energy fwdinv invdiscrete sensornoise multiccd island "
         "nativeccd eulerdamp autoreset midphase",
-        sleep="disable", constraint="enable", equality="enable", frictionloss="enable", limit="enable",
-        contact="enable", passive="enable", spring="enable", damper="enable",
+        sleep="disable", constraint="enable", equality="enable", frictionloss="enable",
+        limit="enable", contact="enable", passive="enable", spring="enable", damper="enable",
         clampctrl="enable", actuation="enable", override="disable"),
     "body": _rule("name childclass pos " + _ORIENT, "user", mocap="false", gravcomp="0"),
     "worldbody": _rule("", "name childclass"),

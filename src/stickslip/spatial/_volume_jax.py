@@ -51,6 +51,7 @@ from jax import lax
 from .._compile.options import compiler_options
 from ..errors import ModelError, ParameterError
 from ..integrate import FIXED_STEP_METHODS, step_grid
+from ._model_touch import placed_in_touch
 from ._volume_jax_contact import body_contact as _body_contact
 from ._volume_jax_contact import rotation as _rotation
 from ._volume_jax_geometry import GroundTables, ground_tables
@@ -273,7 +274,10 @@ class VolumeContactSystem:
                    gravity=model.gravity, k=model.k, lam=model.lam, P=model.P,
                    eps_v=model.eps_v, mu_s=ground["mu_s"], mu_d=ground["mu_d"],
                    height=ground["height"], kinetic_iterations=model.kinetic_iterations,
-                   max_polygon=max_polygon, states=model.initial_state(),
+                   max_polygon=max_polygon,
+                   # a body placed exactly on the ground starts in contact, as on
+                   # `SpatialModel.simulate` (`_model_touch`; at zero depth it slid)
+                   states=placed_in_touch(model, model.initial_state(), bodies=False),
                    restitution=model._pairs_e()[0][4] if model._pairs_e() else None,
                    friction=friction, ground=model.ground is not None, patch=model.patch)
 

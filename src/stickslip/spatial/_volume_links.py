@@ -232,6 +232,10 @@ class VolumeLinkSystem:
         for (_, kind, i, j) in layout.joints:
             if kind != "FreeJoint":
                 self.jointed[[b for b in (i, j) if b < n_b]] = True
+        # the run's default start (host side, not read by the traced run: not in the key):
+        # contact bodies placed exactly on the ground start in contact (`_placed_on_the_ground`)
+        self.unplaced = np.array(initial_state_of(self.link), dtype=float)
+        self.start = _placed_on_the_ground(model, self)
 
     def params(self, **changes) -> VolumeParams:
         """The volume contact's traced parameters (k, λ, μ_s, μ_d, …) with `changes`."""
@@ -366,7 +370,8 @@ def run_volume_links(system: VolumeLinkSystem, t_end: float, *, dt: float = 1e-3
 
     link: the `LinkSystem` to run (default ``system.link``; e.g. ``system.with_drivers(...)``
     — the same compiled run); params: the volume contact's `VolumeParams`; initial: a state
-    vector (default the link system's initial state, joint-consistent).
+    vector (default the system's start: the link system's initial state, joint-consistent,
+    with contact bodies placed exactly on the ground started in contact, `system.start`).
 
     Raises `SimulationError` at the first sample whose state is not finite (the core's
     divergence guard, :func:`stickslip.integrate.check_divergence`), after the chunk that
@@ -378,7 +383,13 @@ def run_volume_links(system: VolumeLinkSystem, t_end: float, *, dt: float = 1e-3
                              f"{sorted(FIXED_STEP_METHODS)}; got {method!r}.")
     link = system.link if link is None else link
     params = system.params() if params is None else params
-    x0 = initial_state_of(link) if initial is None else jnp.asarray(initial, dtype=float)
+    if initial is None:
+        # the system's start (placed on the ground) for its own link system or one with other
+        # driver values (the same poses); another link system's own initial state otherwise
+        x0 = np.asarray(initial_state_of(link), dtype=float)
+        x0 = system.start if np.array_equal(x0, system.unplaced) else x0
+    else:
+        x0 = jnp.asarray(initial, dtype=float)
     grid = step_grid(t0, t_end, dt, dt_out, owner="run_volume_links")
     state_names = link.layout.state_names()
     n_c = len(system.names)
@@ -450,8 +461,6 @@ def simulate_model(model, t_end, dt, method, forces, friction, dt_out, lp_solver
             initial = X.copy()
             initial[:13 * n_b] = consistent_initial(
                 system.link, X[:13 * n_b].reshape(n_b, 13), start).reshape(-1)
-    else:
-        initial = _placed_on_the_ground(model, system)
     return run_volume_links(system, t_end, dt=dt, dt_out=dt_out,
                             method="rk_gill" if method is None else method,
                             initial=initial, t0=0.0 if t0 is None else t0)
@@ -462,7 +471,7 @@ def _placed_on_the_ground(model, system: VolumeLinkSystem) -> np.ndarray:
     started in contact, as on the volume route (`_model_touch.placed_in_touch`): lowered to
     TOUCH_DEPTH into it, together with the bodies joined to it (a translation keeps their
     joints). A mechanism with a joint to the ground is not moved off it."""
-    x0 = np.array(initial_state_of(system.link), dtype=float)
+    x0 = system.unplaced.copy()
     n_b = len(model.bodies)
     X = x0[:13 * n_b].reshape(n_b, 13)
     movable = np.zeros(n_b, dtype=bool)

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..errors import ParameterError, SimulationError
 from ..integrate import AbstractSystem, FIXED_STEP_METHODS, largest_stable_step, simulate
+from ..integrate import NO_OVERSHOOT, monotone_step_limit
 from ..integrate import check_divergence, simulate_batch, stack_systems, step_grid, trajectory
 from ..integrate import guard_from_options
 from ..laws import AbstractLaw
@@ -214,19 +215,25 @@ def _stability_errors(stacked, n, run, errors) -> None:
     except Exception:                  # modes of a stacked system unknown: rely on finiteness
         return
     suspect = np.zeros(n, bool)
-    for _, values in modes:
+    for label, values in modes:
         eig: npt.NDArray[np.complex128] = np.asarray(values, dtype=complex)
         if eig.ndim == 0 or eig.shape[-1] != n:
             continue
         damped = (eig.real <= 0) & (np.abs(eig) > 0)
         bad = damped & (np.abs(tableau.stability(eig * dt)) > 1 + 1e-12)
+        if label.endswith(NO_OVERSHOOT):
+            # a two-level law's stick mode: the overshoot-free step, as `ss.simulate` checks
+            # (the sweep ran such members at a step simulate refuses)
+            bad |= damped & (dt > np.vectorize(
+                lambda lam: monotone_step_limit(tableau, lam))(eig))
         suspect |= bad.reshape(-1, n).any(axis=0)
     for i in np.nonzero(suspect)[0]:
         limit = largest_stable_step(member(stacked, i), method)
         if dt > limit and errors[i] is None:
             errors[i] = (f"ParameterError: dt={dt:g} s is too large for this point's stiffness: "
-                         f"{method} is stable only for dt <= {limit:.3g} s. Use a smaller dt "
-                         "for the sweep or narrow the parameter range.")
+                         f"{method} is stable only for dt <= {limit:.3g} s (with a two-level "
+                         "friction law: not overshooting its stick mode). Use a smaller dt for "
+                         "the sweep or narrow the parameter range.")
 
 
 @eqx.filter_jit

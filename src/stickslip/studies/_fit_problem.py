@@ -217,7 +217,8 @@ class _Problem:
         suggestion = float(f"{0.9 * limit:.1g}") if 0.9 * limit > 0 else limit
         message = (f"`fit.dt`: dt={self.dt:g} s is too large for the stiffness of "
                    f"{type(system).__name__} at {where}: {self.method} is stable only for "
-                   f"dt <= {limit:.3g} s, and a fit through an unstable integration finds "
+                   f"dt <= {limit:.3g} s (with a two-level friction law: not overshooting its "
+                   f"stick mode), and a fit through an unstable integration finds "
                    f"parameters of the integration error, not of the data. Use "
                    f"dt={suggestion:g} or smaller, or start from softer values (lower K, "
                    "adjust beta). (check_step=False skips this check.)")
