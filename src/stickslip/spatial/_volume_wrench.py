@@ -300,7 +300,10 @@ def rebound_speed(e, v_in, v_rest, a_n, depth, dt, xp=np):
     a_n = xp.maximum(a_n, 0.0)
     u2 = e * e * xp.maximum(v_in * v_in - 2.0 * a_n * depth, 0.0)
     c = a_n * dt
-    return xp.where(v_in > v_rest, u2 / (xp.sqrt(u2 + c * c) + c + 1e-300), 0.0)
+    # the floor keeps the square root's derivative finite at 0 (e = 0 between two bodies,
+    # or a contact not approaching): a gradient through the run stays a number
+    return xp.where(v_in > v_rest,
+                    u2 / (xp.sqrt(xp.maximum(u2 + c * c, 1e-300)) + c), 0.0)
 
 
 def _approach_acceleration(gravity, a: int, normal) -> float:
