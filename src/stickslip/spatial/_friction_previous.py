@@ -79,7 +79,7 @@ def _previous_kinetic_force(wrench: np.ndarray, r: np.ndarray,
             out[i] = np.nan
         return False, out
     ft = np.hypot(out[1], out[2])
-    lim = mu_d * out[0]
+    lim = mu_d * max(out[0], 0.0)      # a round-off negative f_n: no friction, not reversed
     if ft > lim:
         out[1] *= lim / ft
         out[2] *= lim / ft

@@ -17,7 +17,9 @@ all do the same kind of work (so that under ``vmap`` the lanes stay in step):
    solve eq. 16 again with the normal part Qn of eq. 4's error (3 variables). The kinetic
    LP's supports are enumerated; when none is feasible, a FALLBACK pass solves it by NNLS.
    Stop when the wrench changed < 1e-10 of its size (not on the first correction) or after
-   ``iterations + 1`` corrections. A pass runs only its own work (``lax.cond``).
+   ``iterations + 1`` corrections. A pass runs only its own work (``lax.cond``). Each
+   correction's friction is cut to the share that does not reverse the slip
+   (`_friction_kinetic.slip_stopping_share`, as numba).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ._friction_kinetic import slip_stopping_share
 from ._volume_jax_friction import (
     kinetic_problem,
     kinetic_wrench,
@@ -194,6 +197,15 @@ def body_contact(tables, x, F, T, mass, inertia, inv_i, params, dt, P, eps_v, it
         no_dual = QPDual(jnp.asarray(False), jnp.ones(3), jnp.eye(3), jnp.zeros((3, Lmax + 1)),
                          jnp.zeros(3))
 
+        Tm = jnp.zeros((3, 6)).at[0, :3].set(e1).at[1, :3].set(e2).at[2, 3:].set(n)
+
+        def slip_stopped(w):
+            # the friction (f_1, f_2, τ_n) cut to the share that does not reverse the slip
+            phi = w[1:4]
+            f_all = jnp.concatenate([basis.T @ w[:3], basis.T @ w[3:]])
+            v_free = Tm @ (A @ (f_all - Tm.T @ phi) + bvec)
+            return w.at[1:4].multiply(slip_stopping_share(phi, v_free, Tm @ A @ Tm.T, jnp))
+
         def kinetic_pass(st: _Passes) -> _Passes:
             in_kinetic = st.stage == _KINETIC
             qp3 = in_kinetic & (st.passes > 0)
@@ -221,6 +233,7 @@ def body_contact(tables, x, F, T, mass, inertia, inv_i, params, dt, P, eps_v, it
                 corrected = found | ~in_kinetic
                 new = jnp.where(in_kinetic, kinetic_wrench(kinetic, x), kinetic_wrench(
                     fallback, small_lp_choose(x, False, mu[:Lmax], L)))
+            new = slip_stopped(new)
             change = jnp.max(jnp.abs(new - previous))
             converged = (st.passes > 0) & (change <= 1e-10 * jnp.max(jnp.abs(new)))
             passes = st.passes + corrected

@@ -18,7 +18,8 @@ over the active contacts alone (to round-off):
    target split (`_volume_jax_restitution`);
 2. per contact the static LP (eq. 26–31) or the previous method's tests, the slip directions
    from the normal parts of the joint wrench (eq. 32's norm(v_l)), the kinetic correction
-   (eq. 32–34) where static friction fails;
+   (eq. 32–34) where static friction fails, its friction cut to the share that does not
+   reverse the slip (`_friction_kinetic.slip_stopping_share`, slot after slot, as numba);
 3. up to ``kinetic_iterations`` consistency passes as numba's: the slipping contacts'
    friction fixed, eq. 16 again with their normal parts (f_n, τ_1, τ_2) free and Qn (from the
    first pass's slipping set), the others free; the variables numba drops are decoupled
@@ -39,6 +40,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ._friction_kinetic import slip_stopping_share
 from ._volume_jax_contact import rotation
 from ._volume_jax_friction import kinetic_correction, static_lp_feasible
 from ._volume_jax_geometry import GroundContact, ground_tables
@@ -270,9 +272,31 @@ class JointContactSystem:
             step's largest work)."""
             holds = jax.vmap(holds_one)(ws, r2, count, mu_s)
             stick = ~act | (~slipping & holds)
-            kinetic = lax.cond(jnp.any(~stick), lambda: jax.vmap(kinetic_one)(
-                ws, r2, count, dirs, mu_d), lambda: ws)
+            kinetic = lax.cond(jnp.any(~stick), lambda: slip_stopped(jnp.where(
+                stick[:, None], ws, jax.vmap(kinetic_one)(ws, r2, count, dirs, mu_d)), stick),
+                lambda: ws)
             return jnp.where(stick[:, None], ws, kinetic), stick
+
+        # the friction part (f_1, f_2, τ_n) of slot k's wrench and twist: rows of Tf[k] (3, 6K)
+        Tf = jnp.zeros((K, 3, K, 6))
+        Tf = Tf.at[jnp.arange(K), 0, jnp.arange(K), :3].set(geo.e1)
+        Tf = Tf.at[jnp.arange(K), 1, jnp.arange(K), :3].set(geo.e2)
+        Tf = Tf.at[jnp.arange(K), 2, jnp.arange(K), 3:].set(n).reshape(K, 3, 6 * K)
+
+        def slip_stopped(ws, stick):
+            """The slipping contacts' friction cut, one after the other, to the share that does
+            not reverse their slip (`_friction_kinetic.slip_stopping_share`, as numba)."""
+            def one(k, st):
+                ws, f = st
+                phi = ws[k, 1:4]
+                f_own = Tf[k].T @ phi
+                v_free = Tf[k] @ (A @ (f - f_own) + bvec)
+                share = jnp.where(stick[k], 1.0, slip_stopping_share(
+                    phi, v_free, Tf[k] @ A @ Tf[k].T, jnp))
+                return ws.at[k, 1:4].multiply(share), f - (1.0 - share) * f_own
+            f = jnp.concatenate([jnp.einsum("mji,mj->mi", basis, ws[:, :3]),
+                                 jnp.einsum("mji,mj->mi", basis, ws[:, 3:])], axis=1)
+            return lax.fori_loop(0, K, one, (ws, f.reshape(-1)))[0]
 
         def consistency(sticks):
             """Hn, gn of the consistency passes, from the first pass's slipping set (numba

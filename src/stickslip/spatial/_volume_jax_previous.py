@@ -52,7 +52,7 @@ def previous_kinetic(wrench, r, count, mu_d):
     finite = _finite(wrench, r) & jnp.isfinite(mu_d)
     w = jnp.where(finite, wrench, 0.0)
     ft = jnp.hypot(w[1], w[2])
-    lim = mu_d * w[0]
+    lim = mu_d * jnp.maximum(w[0], 0.0)   # a round-off negative f_n: no friction, not reversed
     s = jnp.where(ft > lim, lim / jnp.where(ft > 0, ft, 1.0), 1.0)
     w = w.at[1].multiply(s).at[2].multiply(s)
     limit = previous_torque_limit(w, jnp.where(jnp.isfinite(r), r, 0.0), count, mu_d)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ._contact_qp import contact_qp
 from ._dynamics import quat_to_matrix
-from ._friction_kinetic import kinetic_correction_host
+from ._friction_kinetic import kinetic_correction_host, slip_stopping_share
 from ._friction_previous import previous_kinetic_host, previous_static_host
 from ._friction_static import static_lp_feasible
 from ._qp import cone_qp
@@ -183,7 +183,30 @@ def contact_step(model, X, F_app, T_app, dt, friction, lp_solver):
                     w = previous_kinetic_host(w, g.r, mu_k)
             out_w.append(w)
             out_s.append(stick)
-        return out_w, out_s
+        return slip_stopped(out_w, out_s), out_s
+
+    def slip_stopped(ws, sticks):
+        """The slipping contacts' friction cut, one after the other, to the share that
+        does not reverse their slip (`slip_stopping_share`): the twist each sees is the
+        step's end with every wrench so far but its own friction."""
+        if all(sticks):
+            return ws
+        f = np.concatenate([np.concatenate([bases[i].T @ w[:3], bases[i].T @ w[3:]])
+                            for i, w in enumerate(ws)])
+        ws = [w.copy() for w in ws]
+        for i in range(m):
+            if sticks[i]:
+                continue
+            n, e1, e2 = bases[i]
+            T = np.zeros((3, 6 * m))
+            T[0, 6 * i:6 * i + 3], T[1, 6 * i:6 * i + 3], T[2, 6 * i + 3:6 * i + 6] = e1, e2, n
+            phi = ws[i][1:4].copy()
+            f_own = T.T @ phi
+            v_free = T @ (A @ (f - f_own) + bvec)
+            share = float(slip_stopping_share(phi, v_free, T @ A @ T.T))
+            ws[i][1:4] *= share
+            f -= (1.0 - share) * f_own
+        return ws
 
     ws, sticks = judge(ws)
     Hn = None
