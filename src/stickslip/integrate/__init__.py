@@ -75,6 +75,7 @@ _NAMES = {
     # what the layers above reuse (studies: option merging, run keys; systems: parameters)
     "module_parameters": "._system",
     "guard_from_options": "._guard",
+    "run_bounds": "._guard",
     "KNOWN_OPTIONS": "._options",
     "merge_options": "._options",
     "legacy_positionals": "._options",
@@ -127,6 +128,7 @@ if TYPE_CHECKING:              # for static tools (documentation, type checkers)
     from ._event_host import EVENT_METHODS as EVENT_METHODS
     from ._system import module_parameters as module_parameters
     from ._guard import guard_from_options as guard_from_options
+    from ._guard import run_bounds as run_bounds
     from ._options import KNOWN_OPTIONS as KNOWN_OPTIONS
     from ._options import legacy_positionals as legacy_positionals
     from ._options import merge_options as merge_options

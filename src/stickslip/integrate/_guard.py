@@ -12,7 +12,11 @@ and raises `SimulationError` at the first sample that
    proxy only up to positions of ~1e10 m), or
 3. (systems that report an energy, see ``AbstractSystem.passive_energy``) has an energy above the
    initial one by more than ``energy_rtol·|E0| + energy_atol``: a system without energy
-   inputs cannot gain energy, so the integration did.
+   inputs cannot gain energy, so the integration did, or
+4. (systems that report state bounds, see ``AbstractSystem.state_bounds``) has a state past
+   the bound the exact solution keeps (``bounds=``, with BOUND_SLACK for round-off): a
+   LuGre bristle stepped past its sliding relaxation limit stays finite and bounded — its
+   block slid at 0.5 m/s where it should at 4.1 — and only the bound shows it.
 
 The error names the time, the first bad sample's time and the last sane state
 (``err.time``, ``err.state``). Every analysis path uses it: fixed-step (per chunk, before
@@ -38,7 +42,10 @@ import numpy as np
 
 from ..errors import ParameterError, SimulationError
 
-__all__ = ["Guard", "check_divergence", "guard_from_options"]
+__all__ = ["BOUND_SLACK", "Guard", "check_divergence", "guard_from_options", "run_bounds"]
+
+# a state may pass its bound by this share of the bound (round-off) before the guard stops
+BOUND_SLACK = 1e-6
 
 
 class Guard(NamedTuple):
@@ -83,9 +90,29 @@ def guard_from_options(options: dict, owner: str = "simulate") -> Guard:
 _DEFAULT = Guard()
 
 
+def run_bounds(system, x0, member: int | None = None) -> dict | None:
+    """`system.state_bounds()` as `check_divergence` takes them: each bound raised to its
+    state's magnitude at the start `x0` (a run continued from a state past it decays back);
+    `member` picks a stacked batch's member; None when there are none."""
+    bounds = system.state_bounds()
+    if not bounds:
+        return None
+    names = list(system.state_names)
+    x0 = np.asarray(x0, dtype=float)
+    if member is not None and x0.ndim == 2:
+        x0 = x0[member]
+    out = {}
+    for name, (bound, why) in bounds.items():
+        b = np.asarray(bound, dtype=float)
+        if member is not None and b.ndim:
+            b = b[member]
+        out[name] = (max(float(b), abs(float(x0[names.index(name)]))), why)
+    return out
+
+
 def check_divergence(name: str, state_names: Sequence[str], ts, xs, *, energy=None,
                      energy0: float | None = None, guard: Guard = _DEFAULT,
-                     member: int | None = None, last_sane=None) -> None:
+                     member: int | None = None, last_sane=None, bounds=None) -> None:
     """Raise `SimulationError` at the first sample of a run that diverged (module docstring).
 
     Parameters
@@ -108,12 +135,21 @@ def check_divergence(name: str, state_names: Sequence[str], ts, xs, *, energy=No
     last_sane
         the state before ``xs[0]`` (a previous chunk's last sample), used when the
         very first sample of this chunk is already bad.
+    bounds
+        ``{state name: (bound, why)}``: |state| may not pass bound·(1 + BOUND_SLACK)
+        (`run_bounds` makes them from the system's `state_bounds`).
     """
     xs = np.asarray(xs, dtype=float)
     ts = np.asarray(ts, dtype=float)
-    if _sane(xs, energy, energy0, guard):
+    limit = None
+    if bounds:
+        limit = np.full(xs.shape[-1], np.inf)
+        for key, (bound, _) in bounds.items():
+            limit[list(state_names).index(key)] = float(bound) * (1 + BOUND_SLACK)
+    if _sane(xs, energy, energy0, guard) and (limit is None or np.all(
+            np.abs(xs) <= limit)):
         return
-    bad = np.zeros(xs.shape[0], dtype=int)          # 0 sane, 1 non-finite, 2 large, 3 energy
+    bad = np.zeros(xs.shape[0], dtype=int)   # 0 sane, 1 non-finite, 2 large, 3 energy, 4 bound
     finite = np.all(np.isfinite(xs), axis=-1)
     bad[~finite] = 1
     if math.isfinite(guard.max_state):
@@ -129,6 +165,10 @@ def check_divergence(name: str, state_names: Sequence[str], ts, xs, *, energy=No
         with np.errstate(invalid="ignore"):
             gained = ~(energy <= allowed)
         bad[gained & (bad == 0)] = 3
+    if limit is not None:
+        with np.errstate(invalid="ignore"):
+            past = np.any(np.abs(xs) > limit, axis=-1)
+        bad[past & (bad == 0)] = 4
     if not bad.any():
         return
     k = int(np.argmax(bad > 0))
@@ -151,14 +191,23 @@ def check_divergence(name: str, state_names: Sequence[str], ts, xs, *, energy=No
         i = int(np.argmax(np.abs(xs[k])))
         what = (f"`{state_names[i]}` reached {xs[k, i]:.3g}, beyond max_state="
                 f"{guard.max_state:g} (a finite blow-up)")
+    elif bad[k] == 4:
+        i = int(np.argmax(np.abs(xs[k]) > limit))
+        key = state_names[i]
+        what = (f"`{key}` reached {xs[k, i]:.3g}, past its bound {float(bounds[key][0]):.3g} "
+                f"({bounds[key][1]})")
     else:                                           # 3: set by the energy check only
         what = (f"its energy rose from {e0:.6g} J to {energy_k:.6g} J although it has no "
                 "energy input (the integration adds energy)")
-    raise SimulationError(
-        f"{who} diverged: {what} {span}. Last sane state: {shown}. Reduce dt (check_step="
-        "False skips the stability check that would name a stable one), check the parameters "
-        "(a too-stiff K or k, too-small beta/alpha), or use an adaptive method such as "
-        "method='kvaerno5'.", time=float(ts[k]), state=state)
+    if bad[k] == 4:
+        fix = ("Reduce dt below the limit named above, or use an adaptive method such as "
+               "method='kvaerno5'.")
+    else:
+        fix = ("Reduce dt (check_step=False skips the stability check that would name a "
+               "stable one), check the parameters (a too-stiff K or k, too-small beta/alpha), "
+               "or use an adaptive method such as method='kvaerno5'.")
+    raise SimulationError(f"{who} diverged: {what} {span}. Last sane state: {shown}. {fix}",
+                          time=float(ts[k]), state=state)
 
 
 def _sane(xs: np.ndarray, energy, energy0, guard: Guard) -> bool:

@@ -19,7 +19,7 @@ from ._arguments import as_count, as_flag, as_real, as_time
 from . import _program_store
 from ._fixed_step import integrate_padded, padded_length, run_capacity, segment
 from ._grid import output_times
-from ._guard import check_divergence, guard_from_options
+from ._guard import check_divergence, guard_from_options, run_bounds
 from ._memory import FLOAT_BYTES, call_bytes, check_run_memory
 
 __all__ = ["_run_fixed_chunks", "_run_batch_chunks", "_run_adaptive", "_to_results",
@@ -54,6 +54,7 @@ def _run_fixed_chunks(dynamic, static, system, x0, grid, rule, guard, options,
     n_calls = math.ceil(grid.n_out / per_call)
     times = grid.times()
     name = type(system).__name__
+    bounds = run_bounds(system, x0)
     xs_all, out_all = np.asarray(x0)[None], {}
     x, done, interrupted, energy0 = x0, 0, False, None
     progress = _progress(progress_on, n_calls)
@@ -69,7 +70,7 @@ def _run_fixed_chunks(dynamic, static, system, x0, grid, rule, guard, options,
                 energy = np.asarray(energy)[: keep + 1]
                 energy0 = energy[0] if energy0 is None else energy0
             check_divergence(name, system.state_names, ts_chunk, xs, energy=energy,
-                             energy0=energy0, guard=guard)
+                             energy0=energy0, guard=guard, bounds=bounds)
             if done == 0:                # the whole run's arrays, now that outputs are known
                 check_grid_memory("simulate", grid, _channels(xs, outputs),
                                   capacity=capacity, extra=extra_bytes)

@@ -23,7 +23,7 @@ from ._event_route import (EVENT_METHODS, buffer_bytes, check_route, event_colum
                            event_program)
 from ._fixed_step import StepRule, integrate_batch, solve_fixed_step
 from ._grid import check_time_arguments, step_grid
-from ._guard import Guard, check_divergence, guard_from_options
+from ._guard import Guard, check_divergence, guard_from_options, run_bounds
 from ._memory import check_run_memory
 from ._moreau_jean import TIME_STEPPING_METHODS, time_stepping_program
 from ._options import Output, Steps, legacy_positionals, merge_options
@@ -203,7 +203,7 @@ def simulate(system: AbstractSystem, t_end: float, *args: Any, dt: float | None 
         ts, xs, outputs, energy, meta = _run_adaptive(dynamic, static, system, t0, x0, t_end,
                                                       dt, dt_out, solver or method, options)
         check_divergence(type(system).__name__, system.state_names, ts, xs, energy=energy,
-                         guard=guard)
+                         guard=guard, bounds=run_bounds(system, x0))
     wall = time.perf_counter() - start
     meta.update(system=type(system).__name__, method=solver_label(solver or method), t0=t0,
                 t_end=t_end,
@@ -301,7 +301,7 @@ def simulate_batch(systems: Sequence[AbstractSystem] | AbstractSystem, t_end: fl
     for member in range(xs.shape[0]):
         check_divergence(type(stacked).__name__, stacked.state_names, ts, xs[member],
                          energy=None if energy is None else energy[member], guard=guard,
-                         member=member)
+                         member=member, bounds=run_bounds(stacked, x0, member))
     meta.update(system=type(stacked).__name__, method=solver_label(solver or method), t0=t0,
                 t_end=t_end,
                 wall_time=wall, batch_size=int(xs.shape[0]))

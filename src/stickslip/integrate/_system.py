@@ -101,6 +101,15 @@ class AbstractSystem(eqx.Module):
         (the default: no energy check)."""
         return None
 
+    def state_bounds(self) -> dict[str, tuple[Any, str]]:
+        """Bounds the states never leave in an exact solution: ``{state name: (bound, why)}``,
+        |state| ≤ bound (a number, or an array over a stacked batch's members), `why` a
+        sentence for the error. The divergence guard stops a run whose samples pass one
+        (`check_divergence`); the bound is raised to the state's start where that is larger.
+        Hosts of friction laws collect their laws' (`AbstractLaw.state_bounds`). Default:
+        none."""
+        return {}
+
     def outputs(self, t: ArrayLike, x: jnp.ndarray) -> dict[str, jnp.ndarray]:
         """Extra channels computed from (t, x); none by default."""
         return {}

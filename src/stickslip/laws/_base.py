@@ -93,6 +93,16 @@ class AbstractLaw(AbstractParametrised):
         """
         return []
 
+    def state_bounds(self, normal_force: ArrayLike = 1.0) -> dict[str, tuple[Any, str]]:
+        """Bounds the law's states never leave in an exact solution, per state name:
+        ``{name: (bound, why)}`` with |state| ≤ bound (the bound [state's unit], a number or
+        an array broadcasting with `normal_force`) and `why` a sentence saying where it comes
+        from and what breaks it. The divergence guard stops a run whose samples pass one
+        (`stickslip.integrate.check_divergence`): a step too large for a mode the step check
+        at the start cannot see stays finite and bounded, and only this shows it. The
+        default is none."""
+        return {}
+
 
 class AbstractFrictionLaw(AbstractLaw):
     """A friction law: sliding velocity and normal force in, friction force out."""

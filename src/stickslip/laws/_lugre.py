@@ -113,6 +113,24 @@ class LuGre(AbstractFrictionLaw):
         force = -(self.k0 * z + self.k1 * z_rate + self.k2 * velocity)
         return force, z_rate[None]
 
+    def state_bounds(self, normal_force=1.0):
+        """|z| ≤ g_max = max(μ_s, μ_k)·N / k0 (Canudas de Wit et al. 1995, property 1: the
+        bristle deflection never leaves the largest g(v)), for a constant N ≥ 0."""
+        n = np.maximum(np.asarray(normal_force, dtype=float), 0.0)
+        mu_top = np.maximum(np.asarray(self.mu_s), np.asarray(self.mu_k))
+        k0 = np.asarray(self.k0, dtype=float)
+        bound = mu_top * n / k0
+        if np.ndim(bound) == 0 and float(n) > 0 and float(np.asarray(self.mu_k)) > 0:
+            at_1 = f" ({2.79 * float(np.asarray(self.mu_k)) * float(n) / float(k0):.3g} s at 1 m/s)"
+        else:
+            at_1 = ""
+        why = ("LuGre's bristle deflection stays within |z| <= max(mu_s, mu_k)*N/k0 (Canudas de "
+               "Wit et al. 1995). A fixed step passes it when it is too large for the bristle's "
+               "relaxation while sliding at speed |v|, eigenvalue -|v|*k0/F(v) with F -> mu_k*N "
+               "(rk4 needs dt <= 2.79*mu_k*N/(k0*|v|)" + at_1 + "); the step check at the start "
+               "sees the mode at rest only")
+        return {"z": (bound, why)}
+
     def linear_modes(self, mass, normal_force=1.0):
         k0 = np.asarray(self.k0)
         c = np.asarray(self.k1) + np.asarray(self.k2)

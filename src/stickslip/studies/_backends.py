@@ -19,7 +19,7 @@ from ..errors import ParameterError, SimulationError
 from ..integrate import AbstractSystem, FIXED_STEP_METHODS, largest_stable_step, simulate
 from ..integrate import NO_OVERSHOOT, monotone_step_limit
 from ..integrate import check_divergence, simulate_batch, stack_systems, step_grid, trajectory
-from ..integrate import guard_from_options
+from ..integrate import guard_from_options, run_bounds
 from ..laws import AbstractLaw
 from ..results import Results
 from ._extras import require
@@ -304,8 +304,8 @@ def _batched_results(stacked, run, varying=None):
 
 
 def _guard_errors(stacked, res, energy, n, run, errors) -> None:
-    """The divergence guard of `ss.simulate` (non-finite, beyond `max_state`, energy gain)
-    on each member of a fast-path chunk, with the message `ss.simulate` gives."""
+    """The divergence guard of `ss.simulate` (non-finite, beyond `max_state`, energy gain,
+    a state past its bound) on each member of a fast-path chunk, with the message `ss.simulate` gives."""
     guard = guard_from_options(run["options"], "sweep")
     names = stacked.state_names
     for i in range(n):
@@ -314,7 +314,8 @@ def _guard_errors(stacked, res, energy, n, run, errors) -> None:
         xs = np.stack([np.asarray(res[c][i], dtype=float) for c in names], axis=-1)
         try:
             check_divergence(type(stacked).__name__, names, res.t, xs, guard=guard,
-                             energy=None if energy is None else energy[i])
+                             energy=None if energy is None else energy[i],
+                             bounds=run_bounds(stacked, xs[0], member=i))
         except SimulationError as exc:
             errors[i] = _error_text(exc)
 

@@ -292,6 +292,10 @@ class FrictionMass(AbstractSystem, AbstractParametrised, AbstractTimeSteppingHos
     def event_outputs(self, t, x, mode):
         return friction_event.outputs(self, t, x, mode)
 
+    def state_bounds(self):
+        return {_CHANNEL_NAMES.get(n, n): bound
+                for n, bound in self.law.state_bounds(np.asarray(self.N)).items()}
+
     def linear_modes(self):
         M = check_finite_matrix("FrictionMass", "M", np.asarray(self.M))
         modes = [(f"{type(self.law).__name__} {label}", eig)
