@@ -150,8 +150,8 @@ def test_more_than_three_bodies_starting_within_reach_are_on_the_route():
 # stacks 6e-14, sliding 1.5e-7 in the states and 1.1e-5 N of the run's largest normal force
 # — the kinetic passes near a stick–slip change; impacts 1e-9); after an impact between
 # bodies the two host-loop runs themselves part (a cube landing on a stack: 1.3e-3 at the
-# worst, 3e-6 at rest; the row's first 50 ms: 1.4e-5), and the JAX run stays within 100×
-# of that. The stacks start in contact (`_model_touch`; the moved run starts from the same
+# worst, 3e-6 at rest; the row's first 50 ms: 1.4e-5), and the JAX run stays within 1000×
+# of that (below). The stacks start in contact (`_model_touch`; the moved run starts from the same
 # placement): remeasured 2026-11-27, the stack of three 6.3e-14 (spread 7.5e-13), the cube
 # landing on a stack 7.8e-10 while clean (spread 4e-4 at the end).
 JOINT = {"state": 1e-5, "p": 1e-5, "n": 1e-7, "force": 1e-6, "volume": 1e-11}
@@ -232,7 +232,11 @@ def test_body_body_contact_runs_as_in_the_host_loop(joint):
         np.testing.assert_allclose(b[clean], a[clean], rtol=0, atol=tol,
                                    err_msg=f"{case}: {name}")
         if "-" not in name.split(".")[0]:           # states: within the reference's spread
-            assert np.all(np.abs(b - a) <= 100 * sensitivity + tol), f"{case}: {name}"
+            # 1000×: where the sliding top of "top slides" comes to rest (t ≈ 0.17 s) the
+            # engines' round-off decides the step it sticks, 140× the spread a 1e-13 m nudge
+            # gives the host loop (measured with the ground contacts' kinetic cut,
+            # `_friction_kinetic.slip_stopping_share`)
+            assert np.all(np.abs(b - a) <= 1000 * sensitivity + tol), f"{case}: {name}"
     if case == "stack of three":          # the weights above each contact (closed form)
         for name, load in (("ground-b0", 3), ("b0-b1", 2), ("b1-b2", 1)):
             assert got[name + ".fn"][-1] == pytest.approx(load * 9.81, rel=1e-9)

@@ -7,7 +7,7 @@ right-hand side, which the previous method's torque limit shares. Non-finite inp
 
 `slip_stopping_share` is ours, not the paper's: the share of a corrected wrench's friction
 that the step can take without reversing the slip (both engines apply it to both friction
-methods; docs/spatial.md).
+methods, on contacts with the ground; docs/spatial.md).
 """
 
 from __future__ import annotations

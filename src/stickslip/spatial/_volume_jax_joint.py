@@ -18,8 +18,9 @@ over the active contacts alone (to round-off):
    target split (`_volume_jax_restitution`);
 2. per contact the static LP (eq. 26–31) or the previous method's tests, the slip directions
    from the normal parts of the joint wrench (eq. 32's norm(v_l)), the kinetic correction
-   (eq. 32–34) where static friction fails, its friction cut to the share that does not
-   reverse the slip (`_friction_kinetic.slip_stopping_share`, slot after slot, as numba);
+   (eq. 32–34) where static friction fails, a ground contact's friction cut to the share
+   that does not reverse the slip (`_friction_kinetic.slip_stopping_share`, slot after slot,
+   as numba);
 3. up to ``kinetic_iterations`` consistency passes as numba's: the slipping contacts'
    friction fixed, eq. 16 again with their normal parts (f_n, τ_1, τ_2) free and Qn (from the
    first pass's slipping set), the others free; the variables numba drops are decoupled
@@ -284,14 +285,15 @@ class JointContactSystem:
         Tf = Tf.at[jnp.arange(K), 2, jnp.arange(K), 3:].set(n).reshape(K, 3, 6 * K)
 
         def slip_stopped(ws, stick):
-            """The slipping contacts' friction cut, one after the other, to the share that does
-            not reverse their slip (`_friction_kinetic.slip_stopping_share`, as numba)."""
+            """The slipping ground contacts' friction cut, one after the other, to the share
+            that does not reverse their slip (`_friction_kinetic.slip_stopping_share`; not
+            between two bodies, as numba's `contact_step`)."""
             def one(k, st):
                 ws, f = st
                 phi = ws[k, 1:4]
                 f_own = Tf[k].T @ phi
                 v_free = Tf[k] @ (A @ (f - f_own) + bvec)
-                share = jnp.where(stick[k], 1.0, slip_stopping_share(
+                share = jnp.where(stick[k] | (a[k] >= 0), 1.0, slip_stopping_share(
                     phi, v_free, Tf[k] @ A @ Tf[k].T, jnp))
                 return ws.at[k, 1:4].multiply(share), f - (1.0 - share) * f_own
             f = jnp.concatenate([jnp.einsum("mji,mj->mi", basis, ws[:, :3]),
