@@ -192,6 +192,7 @@ def check_divergence(name: str, state_names: Sequence[str], ts, xs, *, energy=No
         what = (f"`{state_names[i]}` reached {xs[k, i]:.3g}, beyond max_state="
                 f"{guard.max_state:g} (a finite blow-up)")
     elif bad[k] == 4:
+        assert bounds is not None and limit is not None      # set only with bounds
         i = int(np.argmax(np.abs(xs[k]) > limit))
         key = state_names[i]
         what = (f"`{key}` reached {xs[k, i]:.3g}, past its bound {float(bounds[key][0]):.3g} "
