@@ -29,12 +29,19 @@ def test_lugre_stepped_past_its_sliding_relaxation_stops_naming_the_bristle(dt):
     assert 0 < err.value.time <= 2.0 and "Reduce dt below the limit" in str(err.value)
 
 
-def test_lugre_within_its_sliding_step_runs_and_agrees_with_an_adaptive_run():
+def test_lugre_within_its_sliding_step_runs_and_keeps_the_bound():
+    res = ss.simulate(_block(), 2.0, dt=1e-5, dt_out=0.01)
+    assert np.max(np.abs(res["z"])) <= 3e-5 * (1 + 1e-6)
+    # kvaerno5 at rtol 1e-10 gives 4.129836 m/s (the slow test below)
+    assert res["v"][-1] == pytest.approx(4.129836, rel=1e-6)
+
+
+@pytest.mark.slow        # the adaptive program compiles for ~4 s (the suite's budget)
+def test_lugre_within_its_sliding_step_agrees_with_an_adaptive_run():
     res = ss.simulate(_block(), 2.0, dt=1e-5, dt_out=0.01)
     ref = ss.simulate(_block(), 2.0, method="kvaerno5", dt_out=0.01, rtol=1e-10, atol=1e-12)
-    assert np.max(np.abs(res["z"])) <= 3e-5 * (1 + 1e-6)
+    assert np.max(np.abs(ref["z"])) <= 3e-5 * (1 + 1e-6)
     assert res["v"][-1] == pytest.approx(ref["v"][-1], rel=1e-6)
-    assert res["v"][-1] == pytest.approx(4.13, abs=0.01)
 
 
 def test_a_batch_names_the_member_past_its_bound():
