@@ -40,6 +40,9 @@ def slip_stopping_share(phi, v_free, A_tt, xp=np):
     correction put μ_d f_n where the QP needed 0.6 of that, and the consistency passes
     raised f_n with it). So α = clip(α*, 0, 1); 0 where φ pushes along the slip, 1 where
     φ is zero. `xp`: NumPy or jax.numpy (the engines share it)."""
+    if xp is np:                       # the host loop's scalar: plain floats (4× faster)
+        push, stiff = float(phi @ v_free), float(phi @ (A_tt @ phi))
+        return min(max(-push / stiff, 0.0), 1.0) if stiff > 0.0 else 1.0
     push = phi @ v_free
     stiff = phi @ (A_tt @ phi)
     return xp.where(stiff > 0.0, xp.clip(-push / xp.where(stiff > 0.0, stiff, 1.0), 0.0, 1.0),

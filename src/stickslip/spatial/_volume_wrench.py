@@ -185,6 +185,8 @@ def contact_step(model, X, F_app, T_app, dt, friction, lp_solver):
             out_s.append(stick)
         return slip_stopped(out_w, out_s), out_s
 
+    friction_rows: dict = {}
+
     def slip_stopped(ws, sticks):
         """The slipping ground contacts' friction cut, one after the other, to the share
         that does not reverse their slip (`slip_stopping_share`): the twist each sees is
@@ -192,23 +194,27 @@ def contact_step(model, X, F_app, T_app, dt, friction, lp_solver):
         bodies: there the cut let the vertical friction of boxes pushed in a row stop
         their (indeterminate) relative slip and carry weight, and the row slid 6 % fast
         (`test_boxes_pushed_into_a_row_slide_together_at_the_closed_form_acceleration`)."""
-        if all(sticks):
+        cut = [i for i in range(m) if not sticks[i] and pairs[geos[i][0]][0] < 0]
+        if not cut:
             return ws
-        f = np.concatenate([np.concatenate([bases[i].T @ w[:3], bases[i].T @ w[3:]])
-                            for i, w in enumerate(ws)])
+        f = np.empty(6 * m)
+        for j, w in enumerate(ws):
+            f[6 * j:6 * j + 3], f[6 * j + 3:6 * j + 6] = w[:3] @ bases[j], w[3:] @ bases[j]
+        v = A @ f + bvec                     # every contact's step-end twist, all wrenches
         ws = [w.copy() for w in ws]
-        for i in range(m):
-            if sticks[i] or pairs[geos[i][0]][0] >= 0:
-                continue
-            n, e1, e2 = bases[i]
-            T = np.zeros((3, 6 * m))
-            T[0, 6 * i:6 * i + 3], T[1, 6 * i:6 * i + 3], T[2, 6 * i + 3:6 * i + 6] = e1, e2, n
+        for i in cut:
+            if i not in friction_rows:       # (3, 6): the twist's (v_1, v_2, ω_n) at i
+                n, e1, e2 = bases[i]
+                T = np.zeros((3, 6))
+                T[0, :3], T[1, :3], T[2, 3:] = e1, e2, n
+                friction_rows[i] = T, T @ A[6 * i:6 * i + 6, 6 * i:6 * i + 6] @ T.T
+            T, A_tt = friction_rows[i]
             phi = ws[i][1:4].copy()
-            f_own = T.T @ phi
-            v_free = T @ (A @ (f - f_own) + bvec)
-            share = float(slip_stopping_share(phi, v_free, T @ A @ T.T))
-            ws[i][1:4] *= share
-            f -= (1.0 - share) * f_own
+            v_free = T @ v[6 * i:6 * i + 6] - A_tt @ phi
+            share = slip_stopping_share(phi, v_free, A_tt)
+            if share < 1.0:
+                ws[i][1:4] *= share
+                v -= (1.0 - share) * (A[:, 6 * i:6 * i + 6] @ (T.T @ phi))
         return ws
 
     ws, sticks = judge(ws)
