@@ -19,15 +19,11 @@ from ._lazy_njit import njit
 from ._small_lp import small_lp_max
 
 
-# the friction part (f_1, f_2, τ_n) of a contact-frame wrench (f_n, f_1, f_2, τ_n, τ_1, τ_2),
-# and of a contact-frame twist (v_n, v_1, v_2, ω_n, ω_1, ω_2): conjugate, power f·v + τ·ω
-FRICTION_PART = np.array([1, 2, 3])
-
-
 def slip_stopping_share(phi, v_free, A_tt, xp=np):
     """The share α ∈ [0, 1] of a contact's kinetic friction φ = (f_1, f_2, τ_n) [N, N, N m]
-    (contact frame) that the step takes: at most the share that stops the slip, never
-    reverses it.
+    (contact frame: entries 1–3 of the wrench (f_n, f_1, f_2, τ_n, τ_1, τ_2), conjugate to
+    entries 1–3 of the twist (v_n, v_1, v_2, ω_n, ω_1, ω_2)) that the step takes: at most
+    the share that stops the slip, never reverses it.
 
     v_free (3,) is the contact's tangential twist (v_1, v_2, ω_n) at the step's end with every
     wrench applied except this friction, A_tt (3, 3) the block of eq. 15's A = J M⁻¹ Jᵀ Δt
